@@ -1,0 +1,36 @@
+# Two commands do all the set-up on a fresh machine with Python 3.11+:
+#   make demo   - create .venv, install evogrid, run the main job on the bundled traces
+#   make test   - install the dev extras too, run the whole test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+
+.PHONY: demo test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+demo: $(VENV)/.installed
+	$(BIN)/evogrid demo --out runs/demo
+
+test: $(VENV)/.installed-dev
+	$(BIN)/ruff check evogrid tests experiments
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check evogrid tests experiments
+
+bench: $(VENV)/.installed
+	$(BIN)/python experiments/benchmarks/bench_foundation.py
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache .hypothesis

@@ -1,0 +1,6 @@
+"""Simulation: the compiled core, running it on workloads, and metrics."""
+
+from evogrid.sim.metrics import grid_utilization, site_metrics
+from evogrid.sim.schedule import GridJobs, Schedule, lrms_code, simulate_local
+
+__all__ = ["GridJobs", "Schedule", "grid_utilization", "lrms_code", "simulate_local", "site_metrics"]

@@ -1,0 +1,334 @@
+"""The compiled simulator core (numba, ``cache=True``).
+
+Everything here works on plain int64 numpy arrays (structure of arrays). A
+grid of K sites keeps its state in 2-D arrays with one row per site, and the
+local scheduler (:func:`schedule_site`) is a function over one site's rows,
+so the event loop can route each arrival to any site.
+
+Speed notes: helpers take the site index ``k`` and the whole 2-D arrays
+instead of row views, and are inlined; a view or a non-inlined call with a
+dozen array arguments costs reference counting on every event. Entry points
+take a ``mode`` (the LRMS of every site, or ``MIXED``) that numba compiles as
+a literal (``numba.literally``), so EASY-only work is pruned at compile time
+for FCFS and LIST: left in as a runtime branch, it kept array reference
+counts on the hot path and made FCFS 3-4x slower (docs/benchmarks.md).
+
+Per-site state (row k):
+
+- ``queue[k, head:tail]``: waiting jobs in arrival order;
+- ``sc[k]``: the scalars ``Q_HEAD, Q_TAIL, FREE, N_RUN, N_HEAP``;
+- ``run_est_end[k, :n_run]`` / ``run_job``: running jobs sorted by their
+  *estimated* end (start + estimate), for EASY's shadow time (kept for
+  EASY sites only: it costs a shift per start and per end);
+- ``heap_end[k, :n_heap]`` / ``heap_job``: a binary min-heap of running jobs
+  by their *actual* end, for the next completion.
+
+Event order at one instant (spec 1.3 / 2.1): all completions at every site
+first (one scheduling pass per site that freed processors), then arrivals
+one by one in array order, each enqueued and its site scheduled before the
+next. Callers sort arrivals by (submit, origin site, position in its log).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import njit
+
+#: LRMS codes.
+FCFS, EASY, LIST = 0, 1, 2
+LRMS_CODES: dict[str, int] = {"fcfs": FCFS, "easy": EASY, "list": LIST}
+#: Compilation mode for grids whose sites run different LRMS.
+MIXED = 3
+
+# Columns of the per-site scalar state.
+Q_HEAD, Q_TAIL, FREE, N_RUN, N_HEAP = 0, 1, 2, 3, 4
+N_SCALARS = 5
+
+NEVER = np.iinfo(np.int64).max
+
+
+@njit(cache=True, inline="always")
+def _heap_push(heap_end, heap_job, k, n, end, job):
+    """Push (end, job) onto site k's heap of size n."""
+    i = n
+    while i > 0:
+        parent = (i - 1) >> 1
+        if heap_end[k, parent] <= end:
+            break
+        heap_end[k, i] = heap_end[k, parent]
+        heap_job[k, i] = heap_job[k, parent]
+        i = parent
+    heap_end[k, i] = end
+    heap_job[k, i] = job
+
+
+@njit(cache=True, inline="always")
+def _heap_pop(heap_end, heap_job, k, n):
+    """Remove the root of site k's heap of size n > 0; returns its job."""
+    job = heap_job[k, 0]
+    n -= 1
+    end = heap_end[k, n]
+    last = heap_job[k, n]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= n:
+            break
+        if child + 1 < n and heap_end[k, child + 1] < heap_end[k, child]:
+            child += 1
+        if heap_end[k, child] >= end:
+            break
+        heap_end[k, i] = heap_end[k, child]
+        heap_job[k, i] = heap_job[k, child]
+        i = child
+    if n > 0:
+        heap_end[k, i] = end
+        heap_job[k, i] = last
+    return job
+
+
+@njit(cache=True, inline="always")
+def _run_insert(run_est_end, run_job, k, n_run, est_end, job):
+    i = n_run
+    while i > 0 and run_est_end[k, i - 1] > est_end:
+        run_est_end[k, i] = run_est_end[k, i - 1]
+        run_job[k, i] = run_job[k, i - 1]
+        i -= 1
+    run_est_end[k, i] = est_end
+    run_job[k, i] = job
+
+
+@njit(cache=True, inline="always")
+def _run_remove(run_est_end, run_job, k, n_run, job):
+    i = 0
+    while run_job[k, i] != job:
+        i += 1
+    while i < n_run - 1:
+        run_est_end[k, i] = run_est_end[k, i + 1]
+        run_job[k, i] = run_job[k, i + 1]
+        i += 1
+
+
+@njit(cache=True, inline="always")
+def start_job(
+    k, t, job, mode, lrms, sc, run_est_end, run_job, heap_end, heap_job, procs, run_time,
+    estimate, start,
+):
+    """Start ``job`` at time ``t`` on site ``k`` (whose LRMS is ``lrms``)."""
+    start[job] = t
+    sc[k, FREE] -= procs[job]
+    if mode == EASY or mode == MIXED:
+        if lrms == EASY:
+            _run_insert(run_est_end, run_job, k, sc[k, N_RUN], t + estimate[job], job)
+            sc[k, N_RUN] += 1
+    _heap_push(heap_end, heap_job, k, sc[k, N_HEAP], t + run_time[job], job)
+    sc[k, N_HEAP] += 1
+
+
+@njit(cache=True, inline="always")
+def shadow_time(k, need, free, run_est_end, run_job, n_run, procs):
+    """EASY reservation for a head job needing ``need`` processors at site ``k``.
+
+    Returns ``(T, extra)``: the earliest estimated end time at which ``need``
+    processors are free once every job estimated to end at or before it has
+    ended, and the processors left over then after the head's allocation.
+    """
+    avail = free
+    i = 0
+    while i < n_run:
+        T = run_est_end[k, i]
+        while i < n_run and run_est_end[k, i] == T:
+            avail += procs[run_job[k, i]]
+            i += 1
+        if avail >= need:
+            return T, avail - need
+    return NEVER, 0  # only when need > machine size, which callers exclude
+
+
+@njit(cache=True, inline="always")
+def schedule_site(
+    k, mode, lrms, t, queue, sc, run_est_end, run_job, heap_end, heap_job, procs, run_time, estimate,
+    start,
+):
+    """One scheduling pass of site k's LRMS at time ``t`` (spec 1.3)."""
+    head = sc[k, Q_HEAD]
+    tail = sc[k, Q_TAIL]
+    while head < tail and procs[queue[k, head]] <= sc[k, FREE]:
+        start_job(
+            k, t, queue[k, head], mode, lrms, sc, run_est_end, run_job, heap_end, heap_job,
+            procs, run_time, estimate, start,
+        )
+        head += 1
+    sc[k, Q_HEAD] = head
+    if head == tail or lrms == FCFS or sc[k, FREE] == 0:
+        return
+    T = NEVER
+    extra = 0
+    shadow_known = lrms != EASY
+    # Scan behind the blocked head, compacting the queue in place. For LIST
+    # one scan equals "restart from the head after every start": a job that
+    # did not fit before a start cannot fit after it.
+    write = head + 1
+    read = head + 1
+    while read < tail and sc[k, FREE] > 0:
+        job = queue[k, read]
+        read += 1
+        need = procs[job]
+        go = False
+        if need <= sc[k, FREE]:
+            if not shadow_known:
+                # Computed once per pass, and only when some job could use
+                # the free processors (most blocked passes have none).
+                T, extra = shadow_time(
+                    k, procs[queue[k, head]], sc[k, FREE], run_est_end, run_job, sc[k, N_RUN],
+                    procs,
+                )
+                shadow_known = True
+            if lrms == LIST or t + estimate[job] <= T:
+                go = True
+            elif need <= extra:
+                extra -= need
+                go = True
+        if go:
+            start_job(
+                k, t, job, mode, lrms, sc, run_est_end, run_job, heap_end, heap_job,
+                procs, run_time, estimate, start,
+            )
+        else:
+            queue[k, write] = job
+            write += 1
+    if write == read:
+        write = tail
+    else:
+        while read < tail:
+            queue[k, write] = queue[k, read]
+            write += 1
+            read += 1
+    sc[k, Q_TAIL] = write
+
+
+@njit(cache=True, inline="always")
+def complete_jobs(k, mode, lrms, t, sc, run_est_end, run_job, heap_end, heap_job, procs):
+    """Release every job of site k that ends at ``t``; returns how many."""
+    released = 0
+    while sc[k, N_HEAP] > 0 and heap_end[k, 0] == t:
+        job = _heap_pop(heap_end, heap_job, k, sc[k, N_HEAP])
+        sc[k, N_HEAP] -= 1
+        sc[k, FREE] += procs[job]
+        if mode == EASY or mode == MIXED:
+            if lrms == EASY:
+                _run_remove(run_est_end, run_job, k, sc[k, N_RUN], job)
+                sc[k, N_RUN] -= 1
+        released += 1
+    return released
+
+
+@njit(cache=True)
+def new_state(n_jobs, machine_procs):
+    """Empty state arrays for K sites with the given sizes (processors)."""
+    K = machine_procs.shape[0]
+    cap = max(1, min(n_jobs, machine_procs.max()))
+    queue = np.empty((K, max(1, n_jobs)), dtype=np.int64)
+    sc = np.zeros((K, N_SCALARS), dtype=np.int64)
+    for k in range(K):
+        sc[k, FREE] = machine_procs[k]
+    run_est_end = np.empty((K, cap), dtype=np.int64)
+    run_job = np.empty((K, cap), dtype=np.int64)
+    heap_end = np.empty((K, cap), dtype=np.int64)
+    heap_job = np.empty((K, cap), dtype=np.int64)
+    return queue, sc, run_est_end, run_job, heap_end, heap_job
+
+
+@njit(cache=True, inline="always")
+def next_completion(sc, heap_end):
+    """Earliest actual end time of a running job at any site (NEVER if none)."""
+    tc = NEVER
+    for k in range(sc.shape[0]):
+        if sc[k, N_HEAP] > 0 and heap_end[k, 0] < tc:
+            tc = heap_end[k, 0]
+    return tc
+
+
+def lrms_mode(lrms: np.ndarray) -> int:
+    """The compilation mode for per-site LRMS codes: the common code, or MIXED."""
+    first = int(lrms[0])
+    return first if bool((lrms == first).all()) else MIXED
+
+
+@njit(cache=True)
+def _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrms, mode):
+    """Simulate K sites without exchange: every job runs where it was submitted.
+
+    Args:
+        submit, run_time, procs, estimate, origin: int64, shape (n,), arrival
+            order (sorted by submit, origin, position); seconds, processors,
+            site index.
+        machine_procs, lrms: int64, shape (K,), processors and LRMS code per site.
+        mode: :func:`lrms_mode` of ``lrms`` (compiled as a literal).
+
+    Returns:
+        start: shape (n,), start time of each job in seconds.
+    """
+    numba.literally(mode)
+    n = submit.shape[0]
+    queue, sc, run_est_end, run_job, heap_end, heap_job = new_state(n, machine_procs)
+    start = np.full(n, -1, dtype=np.int64)
+    i = 0
+    while True:
+        tc = next_completion(sc, heap_end)
+        ta = submit[i] if i < n else NEVER
+        if tc == NEVER and ta == NEVER:
+            break
+        if tc <= ta:
+            for k in range(sc.shape[0]):
+                if complete_jobs(
+                    k, mode, lrms[k], tc, sc, run_est_end, run_job, heap_end, heap_job, procs
+                ):
+                    schedule_site(
+                        k, mode, lrms[k], tc, queue, sc, run_est_end, run_job, heap_end, heap_job,
+                        procs, run_time, estimate, start,
+                    )
+        else:
+            job = i
+            i += 1
+            k = origin[job]
+            queue[k, sc[k, Q_TAIL]] = job
+            sc[k, Q_TAIL] += 1
+            schedule_site(
+                k, mode, lrms[k], ta, queue, sc, run_est_end, run_job, heap_end, heap_job,
+                procs, run_time, estimate, start,
+            )
+    return start
+
+
+# One cached trampoline per mode passes it as a compile-time constant; calling
+# the literal-specialised function from Python directly would re-type it on
+# every call.
+@njit(cache=True)
+def _local_fcfs(submit, run_time, procs, estimate, origin, machine_procs, lrms):
+    return _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrms, FCFS)
+
+
+@njit(cache=True)
+def _local_easy(submit, run_time, procs, estimate, origin, machine_procs, lrms):
+    return _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrms, EASY)
+
+
+@njit(cache=True)
+def _local_list(submit, run_time, procs, estimate, origin, machine_procs, lrms):
+    return _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrms, LIST)
+
+
+@njit(cache=True)
+def _local_mixed(submit, run_time, procs, estimate, origin, machine_procs, lrms):
+    return _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrms, MIXED)
+
+
+_LOCAL = {FCFS: _local_fcfs, EASY: _local_easy, LIST: _local_list, MIXED: _local_mixed}
+
+
+def simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrms):
+    """Start times of K sites without exchange (see ``_simulate_local`` for the arrays)."""
+    entry = _LOCAL[lrms_mode(lrms)]
+    return entry(submit, run_time, procs, estimate, origin, machine_procs, lrms)

@@ -1,0 +1,141 @@
+"""Scenarios: which sites, which windows, which LRMS (spec 5.2).
+
+Two forms:
+
+- inline: ``KTH-5+SDSC03-5`` (``+`` between sites, window names as in
+  :mod:`evogrid.workload.traces`), with one LRMS for all sites;
+- a TOML file::
+
+      name = "kth-vs-blue"          # optional
+      lrms = "easy"                 # default for every site
+      [preprocessing]               # optional, see evogrid.workload.Preprocessing
+      kill_at_estimate = true
+      [[sites]]
+      window = "KTH-5"              # trace and 30-day months
+      [[sites]]
+      window = "traces/my.swf@2-7"  # any SWF file
+      procs = 512                   # machine size override (processors)
+      lrms = "fcfs"                 # per-site override
+
+Unknown keys are errors. All windows start at time 0 together.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from evogrid.errors import ScenarioError
+from evogrid.sim.schedule import Schedule, lrms_code, simulate_local
+from evogrid.workload.model import Workload
+from evogrid.workload.preprocess import Preprocessing
+from evogrid.workload.traces import load_window
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SiteConfig(_Strict):
+    window: str = Field(description="window name, e.g. KTH-5, SDSC03@5-11, path.swf")
+    procs: int | None = Field(default=None, gt=0, description="machine size override")
+    lrms: str | None = Field(default=None, description="fcfs, easy or list")
+
+
+class PreprocessingConfig(_Strict):
+    drop_nonpositive_run_time: bool = True
+    requested_procs_fallback: bool = True
+    kill_at_estimate: bool = True
+
+
+class ScenarioConfig(_Strict):
+    name: str | None = None
+    lrms: str = "fcfs"
+    lenient: bool = False
+    preprocessing: PreprocessingConfig = PreprocessingConfig()
+    sites: list[SiteConfig] = Field(min_length=1)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Sites ready to simulate: one workload and one LRMS per site."""
+
+    name: str
+    workloads: tuple[Workload, ...]
+    lrms: tuple[str, ...]
+
+    @property
+    def site_names(self) -> list[str]:
+        return [w.name for w in self.workloads]
+
+    @classmethod
+    def from_config(cls, config: ScenarioConfig, *, label: str = "") -> Scenario:
+        """Load every site's window. Raises ScenarioError / SWFFormatError."""
+        options = Preprocessing(**config.preprocessing.model_dump())
+        workloads, lrms = [], []
+        for site in config.sites:
+            site_options = replace(options, machine_procs=site.procs)
+            w = load_window(site.window, site_options, lenient=config.lenient)
+            name = site.lrms or config.lrms
+            lrms_code(name)  # validates the name
+            workloads.append(w)
+            lrms.append(name.lower())
+        names = [w.name for w in workloads]
+        return cls(config.name or label or "+".join(names), tuple(workloads), tuple(lrms))
+
+    @classmethod
+    def from_spec(
+        cls, spec: str, *, lrms: str | None = None, procs: int | None = None, lenient: bool = False
+    ) -> Scenario:
+        """A scenario from an inline spec (``KTH-5+SDSC03-5``) or a TOML file path.
+
+        ``lrms`` and ``procs`` override the file's values for every site.
+        """
+        path = Path(spec)
+        if path.suffix == ".toml":
+            config = load_scenario_file(path)
+            updates: dict[str, object] = {"lenient": config.lenient or lenient}
+            if lrms is not None:
+                updates["lrms"] = lrms
+                config = config.model_copy(
+                    update={"sites": [s.model_copy(update={"lrms": None}) for s in config.sites]}
+                )
+            config = config.model_copy(update=updates)
+        else:
+            sites = [SiteConfig(window=part) for part in spec.split("+") if part.strip()]
+            if not sites:
+                raise ScenarioError(f"empty scenario {spec!r}")
+            config = ScenarioConfig(lrms=lrms or "fcfs", lenient=lenient, sites=sites)
+        if procs is not None:
+            config = config.model_copy(
+                update={"sites": [s.model_copy(update={"procs": procs}) for s in config.sites]}
+            )
+        return cls.from_config(config, label=spec if path.suffix != ".toml" else path.stem)
+
+    def simulate_local(self) -> Schedule:
+        """Every site alone (no exchange)."""
+        return simulate_local(self.workloads, self.lrms)
+
+    def with_lrms(self, lrms: str) -> Scenario:
+        lrms_code(lrms)
+        return replace(self, lrms=(lrms.lower(),) * len(self.workloads))
+
+
+def load_scenario_file(path: Path) -> ScenarioConfig:
+    """Read and validate a scenario TOML file; errors name the file and field."""
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: no such scenario file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{path}: invalid TOML: {exc}") from None
+    try:
+        return ScenarioConfig.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(part) for part in err["loc"]) or "(top level)"
+        msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+        raise ScenarioError(f"{path}: {where}: {msg}") from None

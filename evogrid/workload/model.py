@@ -1,0 +1,131 @@
+"""The :class:`Workload`: one site's preprocessed jobs as numpy arrays."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from evogrid.errors import ScenarioError
+
+SECONDS_PER_DAY = 86_400
+#: A "month" is exactly 30 days, counted from the log's start (spec 1.2).
+SECONDS_PER_MONTH = 30 * SECONDS_PER_DAY
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Rigid parallel jobs submitted to one site, sorted by submit time.
+
+    All arrays have shape (n_jobs,) and dtype int64.
+
+    Attributes:
+        name: short label (``"KTH"``, ``"KTH-5"``).
+        machine_procs: the site's machine size m_k in processors.
+        submit: submit (= release) time r_j, seconds from the window start.
+        run_time: actual run time p_j in seconds (already cut at the estimate).
+        procs: processors m_j.
+        estimate: user run-time estimate p~_j in seconds (>= run_time by default).
+        job_id: SWF job number (field 1), for tracing results back to the log.
+        user: SWF user id (field 12), -1 if unknown.
+        dropped: jobs removed by preprocessing or windowing, per reason.
+        source: the SWF file the jobs came from ("" for synthetic ones).
+    """
+
+    name: str
+    machine_procs: int
+    submit: np.ndarray
+    run_time: np.ndarray
+    procs: np.ndarray
+    estimate: np.ndarray
+    job_id: np.ndarray
+    user: np.ndarray
+    dropped: dict[str, int] = field(default_factory=dict)
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        n = self.submit.shape[0]
+        for name in ("run_time", "procs", "estimate", "job_id", "user"):
+            if getattr(self, name).shape != (n,):
+                raise ValueError(f"Workload.{name} must have shape ({n},)")
+
+    @property
+    def n_jobs(self) -> int:
+        return int(self.submit.shape[0])
+
+    def __len__(self) -> int:
+        return self.n_jobs
+
+    @property
+    def span_seconds(self) -> int:
+        """Time from 0 to the last submission, in seconds."""
+        return int(self.submit[-1]) if self.n_jobs else 0
+
+    def select(self, keep: np.ndarray, *, name: str | None = None) -> Workload:
+        """The jobs where the boolean mask ``keep`` holds."""
+        return replace(
+            self,
+            name=name or self.name,
+            submit=self.submit[keep],
+            run_time=self.run_time[keep],
+            procs=self.procs[keep],
+            estimate=self.estimate[keep],
+            job_id=self.job_id[keep],
+            user=self.user[keep],
+        )
+
+    def window(self, first_month: int, last_month: int | None, *, name: str | None = None) -> Workload:
+        """Jobs submitted in 30-day months ``[first_month, last_month)``, rebased to time 0.
+
+        ``last_month=None`` means to the end of the log. Jobs outside the
+        window are counted in ``dropped`` under ``"outside_window"``.
+
+        Raises:
+            ScenarioError: if the window is inverted or holds no job.
+        """
+        if first_month < 0 or (last_month is not None and last_month <= first_month):
+            raise ScenarioError(
+                f"{self.name}: invalid window months {first_month}..{last_month}"
+                " (need 0 <= A < B)"
+            )
+        lo = first_month * SECONDS_PER_MONTH
+        keep = self.submit >= lo
+        if last_month is not None:
+            keep &= self.submit < last_month * SECONDS_PER_MONTH
+        label = name or self.name
+        if not keep.any():
+            raise ScenarioError(
+                f"{label}: the window [day {30 * first_month}, "
+                f"{'end' if last_month is None else f'day {30 * last_month}'}) holds no job"
+                f" (the log spans {self.span_seconds / SECONDS_PER_DAY:.1f} days)"
+            )
+        out = self.select(keep, name=label)
+        dropped = dict(self.dropped)
+        outside = int((~keep).sum())
+        if outside:
+            dropped["outside_window"] = dropped.get("outside_window", 0) + outside
+        return replace(out, submit=out.submit - lo, dropped=dropped)
+
+    def with_machine_procs(self, machine_procs: int) -> Workload:
+        """The same jobs on a machine of another size; larger jobs are dropped and counted."""
+        if machine_procs <= 0:
+            raise ScenarioError(f"{self.name}: machine size must be positive, got {machine_procs}")
+        too_big = self.procs > machine_procs
+        out = self.select(~too_big)
+        dropped = dict(self.dropped)
+        if too_big.any():
+            dropped["procs_exceed_machine"] = dropped.get("procs_exceed_machine", 0) + int(
+                too_big.sum()
+            )
+        return replace(out, machine_procs=int(machine_procs), dropped=dropped)
+
+    def summary(self) -> dict[str, object]:
+        """Facts for tables and JSON: jobs, machine size, span, drops."""
+        return {
+            "name": self.name,
+            "jobs": self.n_jobs,
+            "machine_procs": self.machine_procs,
+            "span_days": round(self.span_seconds / SECONDS_PER_DAY, 2),
+            "dropped": dict(self.dropped),
+            "source": self.source,
+        }

@@ -1,0 +1,139 @@
+"""Bundled traces and window names like ``KTH-5``, ``SDSC03@5-11`` (spec 5.2).
+
+A window name is ``NAME`` (whole log), ``NAME-M`` (first M 30-day months) or
+``NAME@A-B`` (months A to B, rebased to time 0); ``NAME@A-`` runs from month A
+to the end of the log (the dissertation's "KTH-6" is ``KTH@5-``: everything
+after day 150). ``NAME`` is a bundled log's short name or a path to any SWF
+file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from evogrid.errors import ScenarioError
+from evogrid.workload.model import Workload
+from evogrid.workload.preprocess import Preprocessing, load_swf
+
+#: Short name -> file in the traces directory (see traces/PROVENANCE.md).
+BUNDLED: dict[str, str] = {
+    "KTH": "KTH-SP2-1996-2.swf.gz",
+    "SDSC03": "SDSC-BLUE-2000-4.2-cln.swf.gz",
+    "HPC2N": "HPC2N-2002-2.1-cln.swf.gz",
+    "THUNDER": "LLNL-Thunder-2007-1.1-cln.swf.gz",
+    "ATLAS": "LLNL-Atlas-2006-2.1-cln.swf.gz",
+}
+ALIASES: dict[str, str] = {"BLUE": "SDSC03", "SDSC-BLUE": "SDSC03"}
+
+_WINDOW = re.compile(r"^(?P<name>.+?)(?:-(?P<months>\d+)|@(?P<first>\d+)-(?P<last>\d*))?$")
+
+
+def traces_dir() -> Path:
+    """Where bundled logs live: ``$EVOGRID_TRACES``, else the repository's ``traces/``."""
+    if env := os.environ.get("EVOGRID_TRACES"):
+        return Path(env)
+    repo = Path(__file__).resolve().parents[2] / "traces"
+    return repo if repo.is_dir() else Path.cwd() / "traces"
+
+
+def canonical_name(name: str) -> str | None:
+    """The bundled short name for ``name`` (case-insensitive, aliases), or None."""
+    upper = name.upper()
+    upper = ALIASES.get(upper, upper)
+    return upper if upper in BUNDLED else None
+
+
+def resolve_trace(name: str) -> Path:
+    """The SWF file for a short name or path.
+
+    Raises:
+        ScenarioError: unknown name, listing the known ones.
+    """
+    short = canonical_name(name)
+    if short is not None:
+        path = traces_dir() / BUNDLED[short]
+        if not path.is_file():
+            raise ScenarioError(f"bundled trace {short} is missing: expected {path}")
+        return path
+    path = Path(name)
+    if path.is_file():
+        return path
+    known = ", ".join(list(BUNDLED) + list(ALIASES))
+    raise ScenarioError(f"unknown trace {name!r}: not a bundled name ({known}) nor an existing file")
+
+
+@dataclass(frozen=True)
+class WindowSpec:
+    """A trace and a range of 30-day months; ``last_month=None`` = to the end."""
+
+    trace: str
+    path: Path
+    first_month: int = 0
+    last_month: int | None = None
+
+    @property
+    def label(self) -> str:
+        if self.first_month == 0 and self.last_month is None:
+            return self.trace
+        if self.first_month == 0:
+            return f"{self.trace}-{self.last_month}"
+        end = "" if self.last_month is None else self.last_month
+        return f"{self.trace}@{self.first_month}-{end}"
+
+
+def parse_window(text: str) -> WindowSpec:
+    """Parse ``NAME``, ``NAME-M``, ``NAME@A-B`` or ``NAME@A-`` (NAME: short name or SWF path).
+
+    Raises:
+        ScenarioError: unknown trace or malformed window.
+    """
+    text = text.strip()
+    if not text:
+        raise ScenarioError("empty trace/window name")
+    if Path(text).is_file():
+        return WindowSpec(Path(text).name, Path(text))
+    match = _WINDOW.match(text)
+    assert match is not None  # the name group matches anything non-empty
+    name = match["name"]
+    path = resolve_trace(name)
+    trace = canonical_name(name) or path.name
+    if match["months"] is not None:
+        months = int(match["months"])
+        if months <= 0:
+            raise ScenarioError(f"{text!r}: the number of months must be positive")
+        return WindowSpec(trace, path, 0, months)
+    if match["first"] is not None:
+        first = int(match["first"])
+        if not match["last"]:
+            return WindowSpec(trace, path, first, None)
+        last = int(match["last"])
+        if last <= first:
+            raise ScenarioError(f"{text!r}: months A-B need A < B")
+        return WindowSpec(trace, path, first, last)
+    return WindowSpec(trace, path)
+
+
+@lru_cache(maxsize=32)
+def _load_cached(path: Path, options: Preprocessing, lenient: bool) -> Workload:
+    return load_swf(path, options, lenient=lenient)
+
+
+def load_window(
+    spec: WindowSpec | str,
+    options: Preprocessing | None = None,
+    *,
+    lenient: bool = False,
+) -> Workload:
+    """The jobs of a window, rebased to time 0 and named by its label.
+
+    Raises:
+        ScenarioError: unknown trace, empty window.
+        SWFFormatError: malformed log.
+    """
+    window = parse_window(spec) if isinstance(spec, str) else spec
+    whole = _load_cached(window.path.resolve(), options or Preprocessing(), lenient)
+    return whole.window(window.first_month, window.last_month, name=window.label)
