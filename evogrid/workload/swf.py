@@ -1,10 +1,10 @@
 """Parsing Standard Workload Format (SWF) files into raw numeric tables.
 
 An SWF file has header lines starting with ``;`` (``; MaxProcs: 100``) and
-data lines of 18 whitespace-separated numbers. Parsing is done in C: one
-regular expression blanks the comment lines and :func:`numpy.fromstring`
-reads every number at once. Only when the number count does not match
-``18 * data lines`` (a malformed file) do we walk the lines in Python, to name
+data lines of 18 whitespace-separated numbers. Parsing is done in C:
+:func:`numpy.loadtxt` reads every number at once, and lines are classified
+(data, comment, blank) with vectorised byte operations. Only when that
+fails or disagrees (a malformed file) do we walk the lines in Python, to name
 the first bad line (strict) or to skip and count the bad lines (lenient).
 
 The result is a :class:`RawTrace`: the used columns as int64, untouched by
@@ -14,6 +14,7 @@ any preprocessing (that is :mod:`evogrid.workload.preprocess`).
 from __future__ import annotations
 
 import gzip
+import io
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -42,8 +43,7 @@ USED_FIELDS: dict[int, str] = {
 COLUMNS = tuple(USED_FIELDS.values())
 _FIELD_INDEX = np.array([f - 1 for f in USED_FIELDS], dtype=np.int64)
 
-_COMMENT_LINE = re.compile(rb"(?m)^[ \t]*;.*$")
-_HEADER_ITEM = re.compile(rb"(?m)^[ \t]*;[ \t]*([A-Za-z][A-Za-z0-9_ ]*?)[ \t]*:[ \t]*(.*?)[ \t\r]*$")
+_HEADER_ITEM = re.compile(rb"^[ \t]*;[ \t]*([A-Za-z][A-Za-z0-9_ ]*?)[ \t]*:[ \t]*(.*?)[ \t\r]*$")
 
 
 @dataclass(frozen=True)
@@ -92,11 +92,14 @@ def read_bytes(path: Path) -> bytes:
     return data
 
 
-def parse_header(data: bytes) -> dict[str, str]:
-    """Header items ``; Key: value`` anywhere in the file (first value wins)."""
+def parse_header(comment_lines: list[bytes]) -> dict[str, str]:
+    """Header items ``; Key: value`` from the comment lines (first value wins)."""
     header: dict[str, str] = {}
-    for key, value in _HEADER_ITEM.findall(data):
-        header.setdefault(key.decode("ascii", "replace").strip(), value.decode("utf-8", "replace"))
+    for line in comment_lines:
+        match = _HEADER_ITEM.match(line)
+        if match:
+            key, value = match.groups()
+            header.setdefault(key.decode("ascii", "replace").strip(), value.decode("utf-8", "replace"))
     return header
 
 
@@ -115,38 +118,43 @@ def parse_swf(path: str | Path, *, lenient: bool = False) -> RawTrace:
     if not path.is_file():
         raise SWFFormatError(f"{path}: no such file")
     data = read_bytes(path)
-    header = parse_header(data)
-    line_numbers = _data_line_numbers(data)
-    n_lines = line_numbers.size
-    body = _COMMENT_LINE.sub(b"", data)
-    with warnings.catch_warnings():
-        # numpy warns (and stops) at the first token that is not a number;
-        # the count check below turns that into a proper error.
-        warnings.simplefilter("ignore", DeprecationWarning)
-        try:
-            values = np.fromstring(body, dtype=np.float64, sep=" ")
-        except ValueError:
-            values = np.empty(0)
-    if values.size == n_lines * N_FIELDS and np.isfinite(values).all():
-        full = values.reshape(n_lines, N_FIELDS)
-        return RawTrace(path, header, _to_int_table(full), line_numbers)
-    return _parse_slow(path, data, header, lenient)
+    data_lines, comment_lines = _classify_lines(data)
+    header = parse_header(comment_lines)
+    if data_lines.size == 0:
+        return _parse_slow(path, data, header, lenient)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
+            full = np.loadtxt(io.BytesIO(data), comments=";", dtype=np.float64, ndmin=2)
+    except ValueError:
+        return _parse_slow(path, data, header, lenient)
+    if full.shape != (data_lines.size, N_FIELDS) or not np.isfinite(full).all():
+        return _parse_slow(path, data, header, lenient)
+    return RawTrace(path, header, _to_int_table(full), data_lines)
 
 
-def _data_line_numbers(data: bytes) -> np.ndarray:
-    """1-based line numbers of the data lines (not blank, not ``;``), vectorised."""
+def _classify_lines(data: bytes) -> tuple[np.ndarray, list[bytes]]:
+    """1-based numbers of the data lines, and the comment lines' bytes.
+
+    A comment line holds a ``;``, a blank line is empty (or just ``\r``);
+    everything else is data. Lines of only spaces count as data here and
+    make the caller fall back to the exact line-by-line parser.
+    """
     buf = np.frombuffer(data, dtype=np.uint8)
     newlines = np.flatnonzero(buf == ord("\n"))
-    line_starts = np.concatenate(([0], newlines + 1))
-    # First byte of each line that is not a space, tab or CR; the newline
-    # itself (or the end of the file) marks a blank line.
-    inked = np.flatnonzero((buf != ord(" ")) & (buf != ord("\t")) & (buf != ord("\r")))
-    inked = np.append(inked, buf.size)
-    first = inked[np.searchsorted(inked, line_starts)]
-    padded = np.append(buf, np.uint8(ord("\n")))
-    lead = padded[first]
-    is_data = (lead != ord("\n")) & (lead != ord(";"))
-    return np.flatnonzero(is_data).astype(np.int64) + 1
+    starts = np.concatenate(([0], newlines + 1))
+    ends = np.concatenate((newlines, [buf.size]))
+    length = ends - starts
+    has_cr = np.zeros(starts.size, dtype=bool)
+    nonempty = length > 0
+    has_cr[nonempty] = buf[ends[nonempty] - 1] == ord("\r")
+    length = length - has_cr
+    comment = np.zeros(starts.size, dtype=bool)
+    semicolons = np.flatnonzero(buf == ord(";"))
+    comment[np.searchsorted(starts, semicolons, side="right") - 1] = True
+    data_lines = np.flatnonzero((length > 0) & ~comment).astype(np.int64) + 1
+    comment_lines = [data[starts[i] : ends[i]] for i in np.flatnonzero(comment)]
+    return data_lines, comment_lines
 
 
 def _to_int_table(full: np.ndarray) -> np.ndarray:
