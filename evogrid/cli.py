@@ -34,7 +34,8 @@ app = typer.Typer(
 )
 traces_app = typer.Typer(help="Bundled workload logs: list them, show their facts.", no_args_is_help=True)
 app.add_typer(traces_app, name="traces")
-console = Console()
+# Pipes and CI logs get a wide console: rich would cut tables at 80 columns.
+console = Console() if sys.stdout.isatty() else Console(width=140)
 
 LRMS_HELP = "Local scheduler at every site: fcfs, easy (EASY backfilling) or list (first fit)."
 
