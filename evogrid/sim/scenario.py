@@ -67,10 +67,6 @@ class Scenario:
     workloads: tuple[Workload, ...]
     lrms: tuple[str, ...]
 
-    @property
-    def site_names(self) -> list[str]:
-        return [w.name for w in self.workloads]
-
     @classmethod
     def from_config(cls, config: ScenarioConfig, *, label: str = "") -> Scenario:
         """Load every site's window. Raises ScenarioError / SWFFormatError."""
@@ -118,11 +114,6 @@ class Scenario:
     def simulate_local(self) -> Schedule:
         """Every site alone (no exchange)."""
         return simulate_local(self.workloads, self.lrms)
-
-    def with_lrms(self, lrms: str) -> Scenario:
-        lrms_code(lrms)
-        return replace(self, lrms=(lrms.lower(),) * len(self.workloads))
-
 
 def load_scenario_file(path: Path) -> ScenarioConfig:
     """Read and validate a scenario TOML file; errors name the file and field."""

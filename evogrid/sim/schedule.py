@@ -75,11 +75,6 @@ class GridJobs:
     def n_sites(self) -> int:
         return len(self.workloads)
 
-    @property
-    def site_names(self) -> list[str]:
-        return [w.name for w in self.workloads]
-
-
 @dataclass(frozen=True)
 class Schedule:
     """A simulated grid: when and where every job ran.

@@ -105,27 +105,3 @@ class Workload:
         if outside:
             dropped["outside_window"] = dropped.get("outside_window", 0) + outside
         return replace(out, submit=out.submit - lo, dropped=dropped)
-
-    def with_machine_procs(self, machine_procs: int) -> Workload:
-        """The same jobs on a machine of another size; larger jobs are dropped and counted."""
-        if machine_procs <= 0:
-            raise ScenarioError(f"{self.name}: machine size must be positive, got {machine_procs}")
-        too_big = self.procs > machine_procs
-        out = self.select(~too_big)
-        dropped = dict(self.dropped)
-        if too_big.any():
-            dropped["procs_exceed_machine"] = dropped.get("procs_exceed_machine", 0) + int(
-                too_big.sum()
-            )
-        return replace(out, machine_procs=int(machine_procs), dropped=dropped)
-
-    def summary(self) -> dict[str, object]:
-        """Facts for tables and JSON: jobs, machine size, span, drops."""
-        return {
-            "name": self.name,
-            "jobs": self.n_jobs,
-            "machine_procs": self.machine_procs,
-            "span_days": round(self.span_seconds / SECONDS_PER_DAY, 2),
-            "dropped": dict(self.dropped),
-            "source": self.source,
-        }
