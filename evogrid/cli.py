@@ -18,8 +18,19 @@ from rich.console import Console
 from rich.table import Table
 
 from evogrid import __version__
-from evogrid.errors import EvogridError
-from evogrid.sim.metrics import grid_utilization
+from evogrid.errors import EvogridError, ScenarioError
+from evogrid.policy.rulebase import Rulebase
+from evogrid.policy.strategies import (
+    LOCATIONS,
+    AcceptWhenFit,
+    ActiveRequest,
+    CentralPool,
+    FuzzyPolicy,
+    Local,
+    Strategy,
+    simulate,
+    strategy_label,
+)
 from evogrid.sim.scenario import Scenario
 from evogrid.workload.cache import cached_parse
 from evogrid.workload.model import SECONDS_PER_DAY
@@ -95,40 +106,112 @@ def traces_info(
 
 def _metrics_table(title: str, rows: list[dict]) -> Table:
     table = Table(title=title)
-    for col in ("site", "m", "lrms", "jobs", "AWRT (s)", "U (%)", "C_max (s)", "wait (s)", "BSLD"):
+    deltas = "delta_awrt_pct" in rows[0] and any(r["delta_awrt_pct"] != 0 for r in rows)
+    cols = ["site", "m", "lrms", "jobs", "AWRT (s)", "U (%)", "C_max (s)", "wait (s)", "BSLD", "dSA"]
+    cols += ["dAWRT (%)", "dU (pts)"] if deltas else []
+    for col in cols:
         table.add_column(col, justify="right")
     for r in rows:
-        table.add_row(
+        cells = [
             r["site"], str(r["machine_procs"]), r["lrms"], f"{r['jobs_submitted']:,}",
             f"{r['awrt']:,.2f}", f"{100 * r['utilization']:.2f}", f"{r['makespan']:,}",
-            f"{r['mean_wait']:,.0f}", f"{r['mean_bsld']:.2f}",
-        )
+            f"{r['mean_wait']:,.0f}", f"{r['mean_bsld']:.2f}", f"{r['dsa']:.3f}",
+        ]
+        if deltas:
+            cells += [f"{r['delta_awrt_pct']:+.2f}", f"{r['delta_utilization_points']:+.2f}"]
+        table.add_row(*cells)
     return table
 
 
-@app.command()
-def simulate(
+def _matrix_table(title: str, names: list[str], matrix: list[list[float]]) -> Table:
+    table = Table(title=title)
+    table.add_column("submitted at \\ ran at")
+    for name in names:
+        table.add_column(name, justify="right")
+    for name, row in zip(names, matrix, strict=True):
+        table.add_row(name, *(f"{100 * v:.2f} %" for v in row))
+    return table
+
+
+STRATEGIES = ("local", "awf", "rulebase", "pool", "aa")
+
+
+def _parse_rulebase_args(specs: list[str], sc: Scenario) -> dict[int, list[Rulebase]]:
+    """``FILE`` (every site) or ``SITE=FILE`` (SITE: index or window name), repeatable."""
+    names = [w.name for w in sc.workloads]
+    chosen: dict[int, list[Rulebase]] = {}
+    for spec in specs:
+        site, sep, file = spec.rpartition("=")
+        if not sep:
+            sites = list(range(len(names)))
+        elif site.isdigit() and int(site) < len(names):
+            sites = [int(site)]
+        elif site in names:
+            sites = [names.index(site)]
+        else:
+            raise ScenarioError(f"--rulebase {spec}: no site {site!r} (sites: {', '.join(names)})")
+        rb = Rulebase.load(file)
+        for k in sites:
+            chosen.setdefault(k, []).append(rb)
+    return chosen
+
+
+def build_strategy(
+    name: str, sc: Scenario, rulebase: list[str], others: str, location: str, seed: int
+) -> Strategy:
+    """The strategy object for the CLI's ``--strategy`` and its options."""
+    if location not in LOCATIONS:
+        raise ScenarioError(f"--location {location}: expected one of {', '.join(LOCATIONS)}")
+    if name == "local":
+        return Local()
+    if name == "awf":
+        return AcceptWhenFit(location=location, seed=seed)
+    if name == "pool":
+        return CentralPool()
+    if name == "aa":
+        return ActiveRequest()
+    if name == "rulebase":
+        if not rulebase:
+            raise ScenarioError("--strategy rulebase needs --rulebase FILE (or SITE=FILE)")
+        chosen = _parse_rulebase_args(rulebase, sc)
+        picks = {k: rbs[0] if len(rbs) == 1 else rbs for k, rbs in chosen.items()}
+        return FuzzyPolicy(picks, others=others, location=location, seed=seed)
+    raise ScenarioError(f"--strategy {name}: expected one of {', '.join(STRATEGIES)}")
+
+
+@app.command("simulate")
+def simulate_cmd(
     scenario: Annotated[
         str, typer.Argument(help="Inline scenario (KTH-11, KTH-5+SDSC03-5, KTH@5-) or a .toml file.")
     ],
+    strategy: Annotated[str, typer.Option(
+        help="How sites exchange jobs: local (none), awf (accept when fit), rulebase (TSK fuzzy "
+             "policies from --rulebase), pool (central job pool: FCFS-JS/EASY-JS/LIST-JS) or aa "
+             "(active request, needs --lrms easy).")] = "local",
+    rulebase: Annotated[list[str] | None, typer.Option(
+        help="Rulebase JSON for --strategy rulebase: FILE for every site, or SITE=FILE (SITE = index "
+             "or window name). Several files for one site form a pool: each partner gets the one "
+             "trained against the nearest partner size.")] = None,
+    others: Annotated[str, typer.Option(help="Policy of sites without a rulebase: awf or local.")] = "awf",
+    location: Annotated[str, typer.Option(
+        help="Order in which partners are asked: fixed (index order), random (seeded) or awrt "
+             "(lowest AWRT of the jobs delegated so far first).")] = "fixed",
+    seed: Annotated[int, typer.Option(help="Seed of the random location policy.")] = 0,
     lrms: Annotated[str | None, typer.Option(help=LRMS_HELP)] = None,
     procs: Annotated[int | None, typer.Option(help="Override every site's machine size.")] = None,
     lenient: Annotated[bool, typer.Option(help="Skip and count malformed SWF lines.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
     out: Annotated[Path | None, typer.Option(help="Also write the JSON result to this file.")] = None,
 ) -> None:
-    """Simulate a scenario without job exchange and print per-site metrics."""
+    """Simulate a scenario with an exchange strategy: per-site metrics, deltas vs local, migrations."""
     sc = Scenario.from_spec(scenario, lrms=lrms, procs=procs, lenient=lenient)
+    chosen = build_strategy(strategy, sc, rulebase or [], others, location, seed)
     t0 = time.perf_counter()
-    schedule = sc.simulate_local()
+    res = simulate(sc, chosen)
     elapsed = time.perf_counter() - t0
-    rows = schedule.metrics()
     result = {
-        "scenario": sc.name,
-        "strategy": "local",
-        "sites": rows,
+        **res.to_dict(),
         "dropped": {w.name: w.dropped for w in sc.workloads},
-        "grid_utilization": grid_utilization(schedule),
         "seconds": elapsed,
         "evogrid": __version__,
     }
@@ -138,11 +221,63 @@ def simulate(
     if as_json:
         typer.echo(json.dumps(result, indent=2))
         return
-    console.print(_metrics_table(f"{sc.name}: local scheduling ({elapsed * 1e3:.1f} ms)", rows))
+    label = strategy_label(res.schedule)
+    console.print(_metrics_table(f"{sc.name}: {label} ({elapsed * 1e3:.1f} ms incl. local baseline)",
+                                 res.metrics()))
+    names = [w.name for w in sc.workloads]
+    if len(names) > 1 and strategy != "local":
+        console.print(_matrix_table("M_n: share of jobs", names, result["migration_n"]))
+        console.print(_matrix_table("M_SA: share of squashed area", names, result["migration_sa"]))
+        mv = result["moves"]
+        console.print(f"moves per job: mean {mv['mean']:.4f}, std {mv['std']:.4f}, max {mv['max']}; "
+                      f"{mv['jobs_moved']:,} jobs moved")
     for w in sc.workloads:
         if w.dropped:
             drops = ", ".join(f"{k}={v:,}" for k, v in w.dropped.items())
             console.print(f"[dim]{w.name}: dropped {drops}[/dim]")
+
+
+@app.command()
+def show(
+    rulebase: Annotated[Path, typer.Argument(help="A rulebase JSON file.")],
+    scenario: Annotated[str | None, typer.Option(
+        help="Also simulate this scenario with the rulebase at --site (others AWF) and overlay the "
+             "feature points its decisions visited.")] = None,
+    site: Annotated[int, typer.Option(help="Site index that uses the rulebase in --scenario.")] = 0,
+    lrms: Annotated[str | None, typer.Option(help=LRMS_HELP)] = None,
+    plot: Annotated[Path | None, typer.Option(
+        help="Where to write the decision-surface PNG (default: next to the JSON).")] = None,
+) -> None:
+    """Print a rulebase's rules and write its decision-surface plot (accept/decline over the features)."""
+    from evogrid.plots import decision_surface
+
+    rb = Rulebase.load(rulebase)
+    table = Table(title=f"{rulebase}: {rb.n_rules} rules over {', '.join(rb.features)}")
+    table.add_column("rule", justify="right")
+    for f in rb.features:
+        table.add_column(f"{f} centre", justify="right")
+        table.add_column(f"{f} width", justify="right")
+    table.add_column("then", justify="center")
+    for i in range(rb.n_rules):
+        cells = [f"{v:.4g}" for pair in zip(rb.centers[i], rb.widths[i], strict=True) for v in pair]
+        table.add_row(str(i), *cells, "accept" if rb.consequents[i] > 0 else "decline")
+    console.print(table)
+    for key, value in rb.provenance.items():
+        console.print(f"[dim]{key}: {value}[/dim]")
+    visited = None
+    title = None
+    if scenario is not None:
+        sc = Scenario.from_spec(scenario, lrms=lrms)
+        if not 0 <= site < len(sc.workloads):
+            raise ScenarioError(f"--site {site}: the scenario has {len(sc.workloads)} sites")
+        res = simulate(sc, FuzzyPolicy({site: rb}), record_decisions=True)
+        log = res.schedule.decisions
+        visited = log.x[log.site == site][:, : len(rb.features)]
+        title = f"{sc.name}: decisions of {sc.workloads[site].name}"
+        console.print(_metrics_table(f"{sc.name}: rulebase at {sc.workloads[site].name}, others AWF",
+                                     res.metrics()))
+    path = decision_surface(rb, plot or rulebase.with_suffix(".png"), visited=visited, title=title)
+    console.print(f"wrote {path}")
 
 
 @app.command()

@@ -1,76 +1,225 @@
-"""A small, obviously-correct pure-Python simulator of one site (spec 1.3).
+"""A small, obviously-correct pure-Python grid simulator (spec 1.3, 2.1, 2.2).
 
 Written for clarity, not speed, and deliberately literal: LIST restarts its
 scan from the head after every start; EASY computes the shadow time from a
-fresh sort of the running jobs. The compiled core must agree with it exactly.
+fresh sort of the running jobs; the pool is scheduled by running the same
+LRMS function on the list of pool jobs a site can see; rulebases are
+evaluated with ``math.exp`` on Python floats. The compiled core must agree
+with it exactly (start times and sites).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
+
+FEATURE_RANGE_HOURS = 3600.0
+
+
+@dataclass
+class Job:
+    submit: int
+    run_time: int
+    procs: int
+    estimate: int
+    origin: int
+
+
+@dataclass
+class Site:
+    m: int
+    lrms: str
+    free: int = 0
+    queue: list = field(default_factory=list)
+    running: list = field(default_factory=list)  # (actual end, estimated end, procs, job)
+
+    def __post_init__(self):
+        self.free = self.m
+
+
+@dataclass
+class Policy:
+    """What the reference needs of a strategy (mirrors evogrid.sim.schedule.Exchange)."""
+
+    scheme: str = "exchange"  # exchange | pool | active
+    transfer: tuple = ()  # per site: local | awf | rulebase
+    location: str = "fixed"  # fixed | awrt
+    rulebases: dict = field(default_factory=dict)  # (site, partner) -> (features, rules)
+
+
+def shadow(site, t, need):
+    """EASY reservation of a head needing ``need`` processors: (T, extra)."""
+    for T in sorted({est for _, est, _, _ in site.running}):
+        avail = site.free + sum(p for _, est, p, _ in site.running if est <= T)
+        if avail >= need:
+            return T, avail - need
+    return math.inf, 0
+
+
+def tsk(rules, x):
+    """y of rules [(centers, widths, consequent)] at x, shifted by the largest exponent."""
+    exps = [-sum((xh - c) ** 2 / w**2 for xh, c, w in zip(x, cs, ws, strict=True)) for cs, ws, _ in rules]
+    top = max(exps)
+    phis = [math.exp(e - top) for e in exps]
+    return sum(p * b for p, (_, _, b) in zip(phis, rules, strict=True)) / sum(phis)
+
+
+def simulate_reference(jobs, machine_procs, lrms, policy=None):
+    """(start times, executing sites) of ``jobs`` (list of Job in arrival order)."""
+    policy = policy or Policy(transfer=("local",) * len(machine_procs))
+    K = len(machine_procs)
+    sites = [Site(m, lr) for m, lr in zip(machine_procs, lrms, strict=True)]
+    start = [None] * len(jobs)
+    where = [j.origin for j in jobs]
+    pool = []
+    num = [[0.0] * K for _ in range(K)]
+    den = [[0.0] * K for _ in range(K)]
+
+    def begin(k, job, t):
+        site = sites[k]
+        start[job] = t
+        where[job] = k
+        site.free -= jobs[job].procs
+        site.running.append((t + jobs[job].run_time, t + jobs[job].estimate, jobs[job].procs, job))
+
+    def run_lrms(k, queue, t):
+        """Site k's LRMS pass over ``queue`` (a list it edits); returns the jobs started."""
+        site = sites[k]
+        started = []
+
+        def go(job):
+            begin(k, job, t)
+            queue.remove(job)
+            started.append(job)
+
+        while queue and jobs[queue[0]].procs <= site.free:
+            go(queue[0])
+        if not queue or site.lrms == "fcfs":
+            return started
+        if site.lrms == "list":
+            again = True
+            while again:
+                again = False
+                for job in queue:
+                    if jobs[job].procs <= site.free:
+                        go(job)
+                        again = True
+                        break  # restart from the head
+            return started
+        T, extra = shadow(site, t, jobs[queue[0]].procs)
+        for job in list(queue[1:]):
+            if jobs[job].procs > site.free:
+                continue
+            if t + jobs[job].estimate <= T:
+                go(job)
+            elif jobs[job].procs <= extra:
+                extra -= jobs[job].procs
+                go(job)
+        return started
+
+    def schedule_pool(k, t):
+        visible = [j for j in pool if jobs[j].procs <= sites[k].m]
+        for job in run_lrms(k, visible, t):
+            pool.remove(job)
+
+    def active_request(k, t):
+        site = sites[k]
+        if site.free == 0:
+            return
+        T, extra = shadow(site, t, jobs[site.queue[0]].procs) if site.queue else (math.inf, 0)
+        for l in range(K):
+            if l == k:
+                continue
+            other = sites[l]
+            head = other.queue[0] if other.queue else None
+            for job in list(other.queue):
+                p = jobs[job].procs
+                if p > site.free:
+                    continue
+                if t + jobs[job].estimate <= T:
+                    pass
+                elif p <= extra:
+                    extra -= p
+                else:
+                    continue
+                other.queue.remove(job)
+                begin(k, job, t)
+            if head is not None and head not in other.queue:
+                run_lrms(l, other.queue, t)
+
+    def features(s, job, names):
+        site, j = sites[s], jobs[job]
+        values = {
+            "NWP": sum(jobs[q].procs for q in site.queue) / site.m,
+            "NJP": j.procs / site.m,
+            "UTIL": 1.0 - site.free / site.m,
+            "QLEN": float(len(site.queue)),
+            "EST_HOURS": j.estimate / FEATURE_RANGE_HOURS,
+        }
+        return [values[name] for name in names]
+
+    def accepts(s, job, partner):
+        kind = policy.transfer[s]
+        if kind == "local":
+            return s == jobs[job].origin
+        if kind == "awf":
+            return jobs[job].procs <= sites[s].free
+        names, rules = policy.rulebases[(s, partner)]
+        return tsk(rules, features(s, job, names)) > 0
+
+    def partners(k, job):
+        eligible = [l for l in range(K) if l != k and sites[l].m >= jobs[job].procs]
+        if policy.location == "awrt":
+            def key(l):
+                return num[k][l] / den[k][l] if den[k][l] > 0 else -1.0
+            eligible.sort(key=key)  # stable: ties keep index order
+        return eligible
+
+    arrivals = list(range(len(jobs)))
+    while arrivals or any(s.running for s in sites):
+        next_end = min((r[0] for s in sites for r in s.running), default=math.inf)
+        next_arrival = jobs[arrivals[0]].submit if arrivals else math.inf
+        if next_end <= next_arrival:  # completions first at equal times
+            t = next_end
+            freed = []
+            for k, site in enumerate(sites):
+                ended = [r for r in site.running if r[0] == t]
+                for r in ended:
+                    site.running.remove(r)
+                    site.free += r[2]
+                    j = jobs[r[3]]
+                    if j.origin != k:
+                        num[j.origin][k] += j.run_time * j.procs * (t - j.submit)
+                        den[j.origin][k] += j.run_time * j.procs
+                freed.append(bool(ended))
+            for k in range(K):
+                if freed[k]:
+                    run_lrms(k, sites[k].queue, t)
+                    if policy.scheme == "pool":
+                        schedule_pool(k, t)
+                    elif policy.scheme == "active":
+                        active_request(k, t)
+            continue
+        t = next_arrival
+        job = arrivals.pop(0)
+        k = jobs[job].origin
+        target = k
+        if policy.scheme == "exchange":
+            order = partners(k, job)
+            if order and not accepts(k, job, order[0]):
+                target = next((l for l in order if accepts(l, job, k)), k)
+        sites[target].queue.append(job)
+        run_lrms(target, sites[target].queue, t)
+        if policy.scheme == "pool" and start[job] is None:
+            sites[k].queue.remove(job)
+            pool.append(job)
+            schedule_pool(k, t)
+        elif policy.scheme == "active":
+            active_request(k, t)
+    return start, where
 
 
 def reference_start_times(submit, run_time, procs, estimate, machine_procs, lrms):
-    """Start time of every job (lists in arrival order), LRMS 'fcfs'|'easy'|'list'."""
-    n = len(submit)
-    start = [None] * n
-    running = []  # (actual end, estimated end, procs, job)
-    queue = []
-    free = machine_procs
-    arrivals = list(range(n))
-
-    def begin(job, t):
-        nonlocal free
-        start[job] = t
-        free -= procs[job]
-        running.append((t + run_time[job], t + estimate[job], procs[job], job))
-
-    def schedule(t):
-        while queue and procs[queue[0]] <= free:
-            begin(queue.pop(0), t)
-        if not queue or lrms == "fcfs":
-            return
-        if lrms == "list":
-            started = True
-            while started:
-                started = False
-                for job in queue:
-                    if procs[job] <= free:
-                        begin(job, t)
-                        queue.remove(job)
-                        started = True
-                        break  # restart from the head
-            return
-        # EASY: the head's reservation from estimated ends.
-        need = procs[queue[0]]
-        shadow, extra = math.inf, 0
-        for T in sorted({est for _, est, _, _ in running}):
-            avail = free + sum(p for _, est, p, _ in running if est <= T)
-            if avail >= need:
-                shadow, extra = T, avail - need
-                break
-        for job in list(queue[1:]):
-            if procs[job] > free:
-                continue
-            if t + estimate[job] <= shadow:
-                begin(job, t)
-                queue.remove(job)
-            elif procs[job] <= extra:
-                extra -= procs[job]
-                begin(job, t)
-                queue.remove(job)
-
-    while arrivals or running:
-        next_end = min((r[0] for r in running), default=math.inf)
-        next_arrival = submit[arrivals[0]] if arrivals else math.inf
-        if next_end <= next_arrival:  # completions first at equal times
-            t = next_end
-            for r in [r for r in running if r[0] == t]:
-                running.remove(r)
-                free += r[2]
-            schedule(t)
-        else:
-            t = next_arrival
-            queue.append(arrivals.pop(0))
-            schedule(t)
-    return start
+    """Start times of one site without exchange (lists in arrival order)."""
+    jobs = [Job(*row, 0) for row in zip(submit, run_time, procs, estimate, strict=True)]
+    return simulate_reference(jobs, [machine_procs], [lrms])[0]

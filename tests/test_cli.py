@@ -88,3 +88,59 @@ def test_scenario_file_with_unknown_key(capsys, tmp_path):
 def test_help_explains_itself(capsys):
     code, out, _ = run(capsys, "simulate", "--help")
     assert code == 0 and "fcfs" in out and "Inline scenario" in out
+
+
+def test_simulate_strategies_json(capsys):
+    """Every strategy runs from the CLI; AWF moves jobs and reports deltas and migration matrices."""
+    results = {}
+    for strategy in ("local", "awf", "pool", "aa"):
+        code, out, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--lrms", "easy", "--strategy",
+                             strategy, "--json")
+        assert code == 0, err
+        results[strategy] = json.loads(out)
+    local, awf = results["local"], results["awf"]
+    assert all(s["delta_awrt_pct"] == 0 for s in local["sites"])
+    assert awf["moves"]["jobs_moved"] > 0 and awf["moves"]["max"] == 1
+    for m in (awf["migration_n"], awf["migration_sa"]):
+        assert [round(sum(row), 9) for row in m] == [1.0, 1.0]
+    kth = awf["sites"][0]
+    expected = 100 * (kth["awrt"] - local["sites"][0]["awrt"]) / local["sites"][0]["awrt"]
+    assert kth["delta_awrt_pct"] == pytest.approx(-expected)
+
+
+def test_rulebase_strategy_and_show(capsys, tmp_path):
+    from evogrid.policy.rulebase import Rulebase
+
+    path = Rulebase.random(10, seed=4).with_provenance(site="KTH").save(tmp_path / "kth.json")
+    code, out, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "rulebase",
+                         "--rulebase", f"KTH-2={path}", "--json")
+    assert code == 0, err
+    assert json.loads(out)["strategy"] == "rulebase"
+    code, out, err = run(capsys, "show", str(path), "--scenario", "KTH-2+SDSC03-2")
+    assert code == 0, err
+    assert "10 rules" in out and "accept" in out
+    png = path.with_suffix(".png")
+    assert png.stat().st_size > 10_000 and png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_bad_rulebase_file(capsys, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "evogrid.rulebase", "version": 1, "features": [], "rules": []}')
+    code, _, err = run(capsys, "show", str(bad))
+    assert_one_line_error(code, err, "bad.json", "features")
+    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "rulebase", "--rulebase",
+                       str(bad))
+    assert_one_line_error(code, err, "bad.json")
+    code, _, err = run(capsys, "show", str(tmp_path / "missing.json"))
+    assert_one_line_error(code, err, "missing.json", "no such rulebase file")
+
+
+def test_bad_strategy_options(capsys):
+    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "magic")
+    assert_one_line_error(code, err, "--strategy magic")
+    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "aa", "--lrms", "fcfs")
+    assert_one_line_error(code, err, "EASY")
+    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "rulebase")
+    assert_one_line_error(code, err, "--rulebase")
+    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "awf", "--location", "near")
+    assert_one_line_error(code, err, "--location near")

@@ -16,7 +16,8 @@ counts on the hot path and made FCFS 3-4x slower (docs/benchmarks.md).
 Per-site state (row k):
 
 - ``queue[k, head:tail]``: waiting jobs in arrival order;
-- ``sc[k]``: the scalars ``Q_HEAD, Q_TAIL, FREE, N_RUN, N_HEAP``;
+- ``sc[k]``: the scalars ``Q_HEAD, Q_TAIL, FREE, N_RUN, N_HEAP, W_PROCS``
+  (``W_PROCS``: processors requested by the waiting jobs, for NWP);
 - ``run_est_end[k, :n_run]`` / ``run_job``: running jobs sorted by their
   *estimated* end (start + estimate), for EASY's shadow time (kept for
   EASY sites only: it costs a shift per start and per end);
@@ -42,8 +43,8 @@ LRMS_CODES: dict[str, int] = {"fcfs": FCFS, "easy": EASY, "list": LIST}
 MIXED = 3
 
 # Columns of the per-site scalar state.
-Q_HEAD, Q_TAIL, FREE, N_RUN, N_HEAP = 0, 1, 2, 3, 4
-N_SCALARS = 5
+Q_HEAD, Q_TAIL, FREE, N_RUN, N_HEAP, W_PROCS = 0, 1, 2, 3, 4, 5
+N_SCALARS = 6
 
 NEVER = np.iinfo(np.int64).max
 
@@ -155,6 +156,7 @@ def schedule_site(
     head = sc[k, Q_HEAD]
     tail = sc[k, Q_TAIL]
     while head < tail and procs[queue[k, head]] <= sc[k, FREE]:
+        sc[k, W_PROCS] -= procs[queue[k, head]]
         start_job(
             k, t, queue[k, head], mode, lrms, sc, run_est_end, run_job, heap_end, heap_job,
             procs, run_time, estimate, start,
@@ -191,6 +193,7 @@ def schedule_site(
                 extra -= need
                 go = True
         if go:
+            sc[k, W_PROCS] -= need
             start_job(
                 k, t, job, mode, lrms, sc, run_est_end, run_job, heap_end, heap_job,
                 procs, run_time, estimate, start,
@@ -224,13 +227,25 @@ def complete_jobs(k, mode, lrms, t, sc, run_est_end, run_job, heap_end, heap_job
     return released
 
 
+@njit(cache=True, inline="always")
+def enqueue(q, job, queue, sc, procs):
+    """Append ``job`` to queue row ``q``."""
+    queue[q, sc[q, Q_TAIL]] = job
+    sc[q, Q_TAIL] += 1
+    sc[q, W_PROCS] += procs[job]
+
+
 @njit(cache=True)
-def new_state(n_jobs, machine_procs):
-    """Empty state arrays for K sites with the given sizes (processors)."""
+def new_state(n_jobs, machine_procs, n_queues):
+    """Empty state arrays for K sites with the given sizes (processors).
+
+    ``n_queues >= K`` rows of queue and scalars: row k is site k's; a central
+    pool uses row K.
+    """
     K = machine_procs.shape[0]
     cap = max(1, min(n_jobs, machine_procs.max()))
-    queue = np.empty((K, max(1, n_jobs)), dtype=np.int64)
-    sc = np.zeros((K, N_SCALARS), dtype=np.int64)
+    queue = np.empty((n_queues, max(1, n_jobs)), dtype=np.int64)
+    sc = np.zeros((n_queues, N_SCALARS), dtype=np.int64)
     for k in range(K):
         sc[k, FREE] = machine_procs[k]
     run_est_end = np.empty((K, cap), dtype=np.int64)
@@ -243,8 +258,8 @@ def new_state(n_jobs, machine_procs):
 @njit(cache=True, inline="always")
 def next_completion(sc, heap_end):
     """Earliest actual end time of a running job at any site (NEVER if none)."""
-    tc = NEVER
-    for k in range(sc.shape[0]):
+    tc = np.int64(NEVER)  # typed, not a literal (see evogrid.sim.grid)
+    for k in range(heap_end.shape[0]):
         if sc[k, N_HEAP] > 0 and heap_end[k, 0] < tc:
             tc = heap_end[k, 0]
     return tc
@@ -272,7 +287,8 @@ def _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lr
     """
     numba.literally(mode)
     n = submit.shape[0]
-    queue, sc, run_est_end, run_job, heap_end, heap_job = new_state(n, machine_procs)
+    K = machine_procs.shape[0]
+    queue, sc, run_est_end, run_job, heap_end, heap_job = new_state(n, machine_procs, K)
     start = np.full(n, -1, dtype=np.int64)
     i = 0
     while True:
@@ -293,8 +309,7 @@ def _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lr
             job = i
             i += 1
             k = origin[job]
-            queue[k, sc[k, Q_TAIL]] = job
-            sc[k, Q_TAIL] += 1
+            enqueue(k, job, queue, sc, procs)
             schedule_site(
                 k, mode, lrms[k], ta, queue, sc, run_est_end, run_job, heap_end, heap_job,
                 procs, run_time, estimate, start,
@@ -302,30 +317,22 @@ def _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lr
     return start
 
 
-# One cached trampoline per mode passes it as a compile-time constant; calling
-# the literal-specialised function from Python directly would re-type it on
-# every call.
-@njit(cache=True)
-def _local_fcfs(submit, run_time, procs, estimate, origin, machine_procs, lrms):
-    return _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrms, FCFS)
+#: Every compilation mode.
+MODES = (FCFS, EASY, LIST, MIXED)
 
 
-@njit(cache=True)
-def _local_easy(submit, run_time, procs, estimate, origin, machine_procs, lrms):
-    return _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrms, EASY)
+# Calling a ``numba.literally`` function from Python re-types it on every
+# call; a small jitted closure per mode, passing the mode as a constant, does
+# not. numba caches closures keyed by their cell contents.
+def _local_entry(mode):
+    @njit(cache=True)
+    def entry(submit, run_time, procs, estimate, origin, machine_procs, lrms):
+        return _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrms, mode)
+
+    return entry
 
 
-@njit(cache=True)
-def _local_list(submit, run_time, procs, estimate, origin, machine_procs, lrms):
-    return _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrms, LIST)
-
-
-@njit(cache=True)
-def _local_mixed(submit, run_time, procs, estimate, origin, machine_procs, lrms):
-    return _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrms, MIXED)
-
-
-_LOCAL = {FCFS: _local_fcfs, EASY: _local_easy, LIST: _local_list, MIXED: _local_mixed}
+_LOCAL = {mode: _local_entry(mode) for mode in MODES}
 
 
 def simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrms):

@@ -121,3 +121,44 @@ def _step_series(
     times, level = times[order], np.cumsum(delta[order])
     last = np.append(times[1:] != times[:-1], True)  # one value per instant
     return times[last], level[last]
+
+
+def migration_matrices(schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
+    """``(M_n, M_SA)``, shape (K, K): row l, column k = the share of the jobs
+    submitted at l that ran at k, by count and by squashed area (rows sum to 1)."""
+    jobs = schedule.jobs
+    K = jobs.n_sites
+    sa = jobs.run_time.astype(np.float64) * jobs.procs
+    flat = jobs.origin * K + schedule.site
+    counts = np.bincount(flat, minlength=K * K).reshape(K, K).astype(np.float64)
+    areas = np.bincount(flat, weights=sa, minlength=K * K).reshape(K, K)
+    return (
+        _safe_div(counts, counts.sum(axis=1, keepdims=True).repeat(K, axis=1)),
+        _safe_div(areas, areas.sum(axis=1, keepdims=True).repeat(K, axis=1)),
+    )
+
+
+def move_stats(schedule: Schedule) -> dict[str, float]:
+    """Per-job migration counts: mean, std, max, and the number of jobs that moved."""
+    moves = schedule.moves
+    return {
+        "mean": float(moves.mean()),
+        "std": float(moves.std()),
+        "max": int(moves.max(initial=0)),
+        "jobs_moved": int((moves > 0).sum()),
+    }
+
+
+#: Metrics where smaller is better, compared as ``(base - grid) / base``.
+TIME_METRICS = ("awrt", "mean_wait", "mean_bsld", "makespan")
+
+
+def improvements(base: list[dict], grid: list[dict]) -> list[dict[str, float]]:
+    """delta% per site of every time metric against a baseline (positive = better),
+    and the change of utilisation in points."""
+    out = []
+    for b, g in zip(base, grid, strict=True):
+        row = {f"delta_{m}_pct": 100.0 * (b[m] - g[m]) / b[m] if b[m] else float("nan") for m in TIME_METRICS}
+        row["delta_utilization_points"] = 100.0 * (g["utilization"] - b["utilization"])
+        out.append(row)
+    return out

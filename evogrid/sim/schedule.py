@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from evogrid.errors import ScenarioError
-from evogrid.sim import core
+from evogrid.sim import core, grid
 from evogrid.sim.metrics import site_metrics
+from evogrid.sim.tsk import TSKStack
 from evogrid.workload.model import Workload
 
 
@@ -76,6 +77,22 @@ class GridJobs:
         return len(self.workloads)
 
 @dataclass(frozen=True)
+class DecisionLog:
+    """Rulebase decisions taken during a simulation, in the order taken.
+
+    Attributes:
+        site: shape (d,), the deciding site; partner: shape (d,), the partner
+        whose rulebase it used; x: shape (d, NF), the features it saw;
+        y: shape (d,), the rulebase output (accept where y > 0).
+    """
+
+    site: np.ndarray
+    partner: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+
+
+@dataclass(frozen=True)
 class Schedule:
     """A simulated grid: when and where every job ran.
 
@@ -84,12 +101,24 @@ class Schedule:
         lrms: LRMS name per site.
         start: shape (n,), start time in seconds of each row of ``jobs``.
         site: shape (n,), index of the site that ran it.
+        strategy: a label of the exchange strategy (``local`` without one).
+        scheme: ``local``, or the Exchange scheme (``exchange``, ``pool``, ``active``).
+        moves: shape (n,), how often each job moved between sites.
+        decisions: the rulebase decisions, when recorded.
     """
 
     jobs: GridJobs
     lrms: tuple[str, ...]
     start: np.ndarray
     site: np.ndarray
+    strategy: str = "local"
+    scheme: str = "local"
+    moves: np.ndarray = field(default=None)  # type: ignore[assignment]
+    decisions: DecisionLog | None = None
+
+    def __post_init__(self) -> None:
+        if self.moves is None:
+            object.__setattr__(self, "moves", (self.site != self.jobs.origin).astype(np.int64))
 
     @property
     def end(self) -> np.ndarray:
@@ -101,20 +130,116 @@ class Schedule:
         return site_metrics(self)
 
 
-def simulate_local(workloads: Sequence[Workload], lrms: str | Sequence[str] = "fcfs") -> Schedule:
+def _lrms_names(lrms: str | Sequence[str], n_sites: int) -> tuple[str, ...]:
+    names = (lrms,) * n_sites if isinstance(lrms, str) else tuple(lrms)
+    if len(names) != n_sites:
+        raise ScenarioError(f"{len(names)} LRMS names for {n_sites} sites")
+    for name in names:
+        lrms_code(name)
+    return tuple(n.lower() for n in names)
+
+
+def simulate_local(
+    workloads: Sequence[Workload] | GridJobs, lrms: str | Sequence[str] = "fcfs"
+) -> Schedule:
     """Simulate sites without job exchange.
 
     Args:
-        workloads: one workload per site (windows aligned at time 0).
+        workloads: one workload per site (windows aligned at time 0), or
+            their already merged jobs.
         lrms: one LRMS name for all sites, or one per site.
     """
-    jobs = GridJobs.merge(workloads)
-    names = (lrms,) * jobs.n_sites if isinstance(lrms, str) else tuple(lrms)
-    if len(names) != jobs.n_sites:
-        raise ScenarioError(f"{len(names)} LRMS names for {jobs.n_sites} sites")
+    jobs = workloads if isinstance(workloads, GridJobs) else GridJobs.merge(workloads)
+    names = _lrms_names(lrms, jobs.n_sites)
     codes = np.array([lrms_code(name) for name in names], dtype=np.int64)
     start = core.simulate_local(
         jobs.submit, jobs.run_time, jobs.procs, jobs.estimate, jobs.origin,
         jobs.machine_procs, codes,
     )
-    return Schedule(jobs, tuple(n.lower() for n in names), start, jobs.origin.copy())
+    return Schedule(jobs, names, start, jobs.origin.copy())
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """How the sites of a grid exchange jobs, in the compiled loop's terms.
+
+    Attributes:
+        label: a name for tables (``awf``, ``easy-js``, ...).
+        scheme: ``exchange`` (transfer + location policies), ``pool``
+            (central job pool) or ``active`` (active request, EASY only).
+        transfer: per site, ``local``, ``awf`` or ``rulebase`` (exchange only).
+        location: ``fixed``, ``random`` or ``awrt`` (exchange only).
+        seed: seeds the random location policy.
+        rulebases: the rulebases sites use.
+        rulebase_of: int, shape (K, K): the rulebase site k uses with partner
+            l (-1 where none); required for ``rulebase`` sites.
+    """
+
+    label: str
+    scheme: str = "exchange"
+    transfer: tuple[str, ...] = ()
+    location: str = "fixed"
+    seed: int = 0
+    rulebases: TSKStack = field(default_factory=TSKStack.empty)
+    rulebase_of: np.ndarray | None = None
+
+    def arrays(self, n_sites: int) -> tuple:
+        """The validated policy arguments of the compiled grid loop."""
+        if self.scheme not in grid.SCHEMES:
+            raise ScenarioError(f"unknown exchange scheme {self.scheme!r}")
+        transfer = self.transfer or ("local",) * n_sites
+        if len(transfer) != n_sites:
+            raise ScenarioError(f"{len(transfer)} transfer policies for {n_sites} sites")
+        for name in transfer:
+            if name not in grid.TRANSFER_CODES:
+                raise ScenarioError(f"unknown transfer policy {name!r}; expected one of "
+                                    f"{', '.join(grid.TRANSFER_CODES)}")
+        if self.location not in grid.LOCATION_CODES:
+            raise ScenarioError(f"unknown location policy {self.location!r}; expected one of "
+                                f"{', '.join(grid.LOCATION_CODES)}")
+        rulebase_of = (
+            np.full((n_sites, n_sites), -1, dtype=np.int64)
+            if self.rulebase_of is None else np.asarray(self.rulebase_of, dtype=np.int64)
+        )
+        n_stack = len(self.rulebases.n_rules)
+        for k, name in enumerate(transfer):
+            if name == "rulebase":
+                mine = np.delete(rulebase_of[k], k)
+                if ((mine < 0) | (mine >= n_stack)).any():
+                    raise ScenarioError(f"site {k} uses a rulebase but has none for some partner")
+        rb = self.rulebases
+        return (
+            grid.SCHEMES[self.scheme],
+            np.array([grid.TRANSFER_CODES[t] for t in transfer], dtype=np.int64),
+            grid.LOCATION_CODES[self.location], int(self.seed), rulebase_of,
+            rb.centers, rb.widths, rb.consequents, rb.n_rules, rb.features, rb.n_features,
+        )
+
+
+def simulate_grid(
+    workloads: Sequence[Workload] | GridJobs,
+    lrms: str | Sequence[str],
+    exchange: Exchange,
+    *,
+    record_decisions: bool = False,
+) -> Schedule:
+    """Simulate sites that exchange jobs.
+
+    Args:
+        workloads: one workload per site, or their merged jobs.
+        lrms: one LRMS name for all sites, or one per site.
+        exchange: the strategy in compiled-loop terms (evogrid.policy builds it).
+        record_decisions: keep every rulebase decision (for plots).
+    """
+    jobs = workloads if isinstance(workloads, GridJobs) else GridJobs.merge(workloads)
+    names = _lrms_names(lrms, jobs.n_sites)
+    codes = np.array([lrms_code(name) for name in names], dtype=np.int64)
+    if exchange.scheme == "active" and set(names) != {"easy"}:
+        raise ScenarioError("active request (aa) needs EASY at every site (--lrms easy)")
+    capacity = jobs.n_sites * len(jobs.submit) if record_decisions else 0
+    start, site, moves, d_site, d_partner, d_x, d_y = grid.simulate_grid(
+        core.lrms_mode(codes), jobs.submit, jobs.run_time, jobs.procs, jobs.estimate, jobs.origin,
+        jobs.machine_procs, codes, *exchange.arrays(jobs.n_sites), capacity,
+    )
+    decisions = DecisionLog(d_site, d_partner, d_x, d_y) if record_decisions else None
+    return Schedule(jobs, names, start, site, exchange.label, exchange.scheme, moves, decisions)

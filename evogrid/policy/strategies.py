@@ -1,0 +1,195 @@
+"""Exchange strategies (spec 2.2) and running a scenario with one of them.
+
+A strategy turns a grid's sites into an :class:`~evogrid.sim.schedule.Exchange`
+(the compiled loop's arguments)::
+
+    sc = Scenario.from_spec("KTH-5+SDSC03-5", lrms="fcfs")
+    res = simulate(sc, AcceptWhenFit())
+    res.metrics()            # per-site rows with deltas against local
+    res2 = simulate(sc, FuzzyPolicy({0: Rulebase.load("kth.json")}))
+
+- :class:`Local`: no exchange (the baseline);
+- :class:`AcceptWhenFit` (AWF): accept iff the job fits the free processors;
+- :class:`FuzzyPolicy`: TSK rulebases at some sites, another policy elsewhere;
+- :class:`CentralPool` (FCFS-JS / EASY-JS / LIST-JS) and
+  :class:`ActiveRequest` (AA): baselines that break the information policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from evogrid.errors import ScenarioError
+from evogrid.policy.rulebase import Rulebase
+from evogrid.sim.metrics import grid_utilization, improvements, migration_matrices, move_stats
+from evogrid.sim.scenario import Scenario
+from evogrid.sim.schedule import Exchange, GridJobs, Schedule, simulate_grid, simulate_local
+from evogrid.sim.tsk import TSKStack
+
+LOCATIONS = ("fixed", "random", "awrt")
+
+
+@dataclass(frozen=True)
+class Local:
+    """Every job runs where it was submitted."""
+
+    label: str = "local"
+
+    def exchange(self, jobs: GridJobs) -> Exchange:
+        return Exchange(self.label, transfer=("local",) * jobs.n_sites)
+
+
+@dataclass(frozen=True)
+class AcceptWhenFit:
+    """AWF at every site: keep or accept a job iff it fits the free processors now."""
+
+    location: str = "fixed"
+    seed: int = 0
+    label: str = "awf"
+
+    def exchange(self, jobs: GridJobs) -> Exchange:
+        return Exchange(self.label, transfer=("awf",) * jobs.n_sites, location=self.location,
+                        seed=self.seed)
+
+
+RulebaseChoice = Rulebase | Sequence[Rulebase] | Mapping[int, Rulebase]
+
+
+@dataclass(frozen=True)
+class FuzzyPolicy:
+    """TSK rulebases as transfer policies.
+
+    Args:
+        rulebases: per site index, one of
+            - a :class:`Rulebase`, used with every partner;
+            - a mapping partner index -> Rulebase (selection by partner id);
+            - a sequence of Rulebases from a pool: with each partner the one
+              whose ``provenance["partner_m"]`` is nearest that partner's
+              size (spec 3.1, unknown sites).
+        others: the transfer policy of sites without a rulebase (``awf`` or ``local``).
+        location: ``fixed``, ``random`` or ``awrt``.
+    """
+
+    rulebases: Mapping[int, RulebaseChoice]
+    others: str = "awf"
+    location: str = "fixed"
+    seed: int = 0
+    label: str = "rulebase"
+
+    def exchange(self, jobs: GridJobs) -> Exchange:
+        K = jobs.n_sites
+        if self.others not in ("awf", "local"):
+            raise ScenarioError(f"others must be awf or local, not {self.others!r}")
+        stack: list[Rulebase] = []
+        index: dict[int, int] = {}
+        rulebase_of = np.full((K, K), -1, dtype=np.int64)
+        transfer = [self.others] * K
+        for k, choice in self.rulebases.items():
+            if not 0 <= k < K:
+                raise ScenarioError(f"rulebase for site {k}, but the scenario has {K} sites")
+            transfer[k] = "rulebase"
+            for partner in range(K):
+                if partner == k:
+                    continue
+                rb = _select(choice, partner, int(jobs.machine_procs[partner]))
+                if id(rb) not in index:
+                    index[id(rb)] = len(stack)
+                    stack.append(rb)
+                rulebase_of[k, partner] = index[id(rb)]
+        return Exchange(
+            self.label, transfer=tuple(transfer), location=self.location, seed=self.seed,
+            rulebases=TSKStack.stack([rb.arrays() for rb in stack]), rulebase_of=rulebase_of,
+        )
+
+
+def _select(choice: RulebaseChoice, partner: int, partner_m: int) -> Rulebase:
+    if isinstance(choice, Rulebase):
+        return choice
+    if isinstance(choice, Mapping):
+        if partner not in choice:
+            raise ScenarioError(f"no rulebase for partner site {partner}")
+        return choice[partner]
+    if not choice:
+        raise ScenarioError("an empty rulebase pool")
+
+    def distance(rb: Rulebase) -> float:
+        m = rb.provenance.get("partner_m")
+        return abs(float(m) - partner_m) if m is not None else float("inf")
+
+    return min(choice, key=distance)
+
+
+@dataclass(frozen=True)
+class CentralPool:
+    """Job sharing through a central pool (FCFS-JS, EASY-JS, LIST-JS by the LRMS)."""
+
+    label: str = "pool"
+
+    def exchange(self, jobs: GridJobs) -> Exchange:
+        return Exchange(self.label, scheme="pool")
+
+
+@dataclass(frozen=True)
+class ActiveRequest:
+    """AA: sites with free processors fetch waiting jobs from the others (EASY only)."""
+
+    label: str = "aa"
+
+    def exchange(self, jobs: GridJobs) -> Exchange:
+        return Exchange(self.label, scheme="active")
+
+
+Strategy = Local | AcceptWhenFit | FuzzyPolicy | CentralPool | ActiveRequest
+
+
+@dataclass(frozen=True)
+class Result:
+    """A simulated scenario with a strategy, and the same sites without exchange."""
+
+    scenario: Scenario
+    schedule: Schedule
+    baseline: Schedule = field(repr=False)
+
+    def metrics(self) -> list[dict[str, Any]]:
+        """Per-site metrics (spec 1.4) with ``delta_*`` against local scheduling."""
+        base = self.baseline.metrics()
+        rows = self.schedule.metrics()
+        return [{**r, **d} for r, d in zip(rows, improvements(base, rows), strict=True)]
+
+    def to_dict(self) -> dict[str, Any]:
+        m_n, m_sa = migration_matrices(self.schedule)
+        return {
+            "scenario": self.scenario.name,
+            "strategy": self.schedule.strategy,
+            "lrms": list(self.schedule.lrms),
+            "sites": self.metrics(),
+            "local": self.baseline.metrics(),
+            "grid_utilization": grid_utilization(self.schedule),
+            "migration_n": m_n.tolist(),
+            "migration_sa": m_sa.tolist(),
+            "moves": move_stats(self.schedule),
+        }
+
+
+def simulate(
+    scenario: Scenario, strategy: Strategy | None = None, *, record_decisions: bool = False
+) -> Result:
+    """Simulate ``scenario`` with ``strategy`` (default :class:`Local`) and its local baseline."""
+    strategy = strategy or Local()
+    jobs = GridJobs.merge(scenario.workloads)
+    baseline = simulate_local(jobs, scenario.lrms)
+    if isinstance(strategy, Local):
+        return Result(scenario, baseline, baseline)
+    schedule = simulate_grid(jobs, scenario.lrms, strategy.exchange(jobs), record_decisions=record_decisions)
+    return Result(scenario, schedule, baseline)
+
+
+def strategy_label(schedule: Schedule) -> str:
+    """A table label: ``EASY-JS`` for a pool under EASY, else the strategy's label."""
+    if schedule.strategy == "pool" and len(set(schedule.lrms)) == 1:
+        return f"{schedule.lrms[0].upper()}-JS"
+    return schedule.strategy.upper() if schedule.strategy in ("awf", "aa") else schedule.strategy

@@ -1,0 +1,173 @@
+"""The compiled grid loop against the pure-Python reference, on random grids."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from invariants import check_schedule
+from reference_sim import Job, Policy, simulate_reference
+
+from evogrid.policy.rulebase import Rulebase
+from evogrid.policy.strategies import AcceptWhenFit, FuzzyPolicy
+from evogrid.sim.features import FEATURES
+from evogrid.sim.schedule import Exchange, GridJobs, simulate_grid, simulate_local
+from evogrid.sim.tsk import TSKStack
+from evogrid.workload.model import Workload
+
+EXAMPLES = 400
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+arr = lambda xs: np.array(xs, dtype=np.int64)  # noqa: E731
+
+
+@st.composite
+def site_workload(draw, m, max_jobs=14):
+    n = draw(st.integers(1, max_jobs))
+    submit = sorted(draw(st.lists(st.integers(0, 30), min_size=n, max_size=n)))
+    run_time = draw(st.lists(st.integers(1, 20), min_size=n, max_size=n))
+    slack = draw(st.lists(st.integers(0, 10), min_size=n, max_size=n))
+    procs = draw(st.lists(st.integers(1, m), min_size=n, max_size=n))
+    return Workload(
+        name=f"s{m}", machine_procs=m, submit=arr(submit), run_time=arr(run_time), procs=arr(procs),
+        estimate=arr(run_time) + arr(slack), job_id=np.arange(n, dtype=np.int64),
+        user=np.zeros(n, dtype=np.int64),
+    )
+
+
+@st.composite
+def grids(draw):
+    K = draw(st.integers(2, 3))
+    sizes = [draw(st.integers(1, 12)) for _ in range(K)]
+    return [draw(site_workload(m)) for m in sizes]
+
+
+@st.composite
+def rulebases(draw):
+    names = draw(st.lists(st.sampled_from(sorted(FEATURES)), min_size=1, max_size=3, unique=True))
+    n_rules = draw(st.integers(1, 4))
+    floats = st.floats(-2.0, 12.0, allow_nan=False)
+    centers = [[draw(floats) for _ in names] for _ in range(n_rules)]
+    widths = [[draw(st.floats(0.01, 5.0)) for _ in names] for _ in range(n_rules)]
+    consequents = [draw(st.sampled_from([-1.0, 1.0])) for _ in range(n_rules)]
+    return Rulebase.from_arrays(centers, widths, consequents, names)
+
+
+def _reference(sites, jobs: GridJobs, lrms, policy):
+    ref_jobs = [
+        Job(int(s), int(r), int(p), int(e), int(o))
+        for s, r, p, e, o in zip(jobs.submit, jobs.run_time, jobs.procs, jobs.estimate, jobs.origin,
+                                 strict=True)
+    ]
+    return simulate_reference(ref_jobs, [w.machine_procs for w in sites], lrms, policy)
+
+
+def _compare(sites, lrms, exchange, policy):
+    jobs = GridJobs.merge(sites)
+    schedule = simulate_grid(jobs, lrms, exchange)
+    check_schedule(schedule)
+    start, where = _reference(sites, jobs, lrms, policy)
+    assert schedule.start.tolist() == start
+    assert schedule.site.tolist() == where
+    return schedule
+
+
+@SETTINGS
+@given(grids(), st.data())
+def test_exchange_equals_reference(sites, data):
+    """Random transfer policies per site (local, AWF, random rulebases), fixed or AWRT location."""
+    K = len(sites)
+    lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list"])) for _ in sites]
+    transfer = tuple(data.draw(st.sampled_from(["local", "awf", "rulebase"])) for _ in sites)
+    location = data.draw(st.sampled_from(["fixed", "awrt"]))
+    stack, rulebase_of, ref_rbs = [], np.full((K, K), -1, dtype=np.int64), {}
+    for k in range(K):
+        for partner in range(K):
+            if transfer[k] == "rulebase" and partner != k:
+                rb = data.draw(rulebases())
+                rulebase_of[k, partner] = len(stack)
+                stack.append(rb)
+                rules = list(zip(rb.centers.tolist(), rb.widths.tolist(), rb.consequents.tolist(),
+                                 strict=True))
+                ref_rbs[(k, partner)] = (rb.features, rules)
+    exchange = Exchange("random", transfer=transfer, location=location,
+                        rulebases=TSKStack.stack([rb.arrays() for rb in stack]), rulebase_of=rulebase_of)
+    schedule = _compare(sites, lrms, exchange, Policy("exchange", transfer, location, ref_rbs))
+    assert (schedule.moves == (schedule.site != schedule.jobs.origin)).all()
+
+
+@SETTINGS
+@given(grids(), st.data())
+def test_pool_equals_reference(sites, data):
+    lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list"])) for _ in sites]
+    _compare(sites, lrms, Exchange("pool", scheme="pool"), Policy("pool"))
+
+
+@SETTINGS
+@given(grids())
+def test_active_request_equals_reference(sites):
+    schedule = _compare(sites, ["easy"] * len(sites), Exchange("aa", scheme="active"), Policy("active"))
+    assert (schedule.moves <= 1).all()
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(grids(), st.sampled_from(["fcfs", "easy", "list"]))
+def test_local_strategy_in_the_grid_loop_equals_local(sites, lrms):
+    local = simulate_local(sites, lrms)
+    grid = simulate_grid(sites, lrms, Exchange("local"))
+    assert grid.start.tolist() == local.start.tolist()
+    assert (grid.site == grid.jobs.origin).all()
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(grids(), st.sampled_from(["fcfs", "easy"]))
+def test_constant_rulebases_are_the_obvious_special_cases(sites, lrms):
+    """Always-decline and always-accept everywhere both equal local scheduling: the origin
+    keeps its jobs when it accepts, and nobody takes them when everybody declines."""
+    never = Rulebase.constant(accept=False)
+    always = Rulebase.constant(accept=True)
+    jobs = GridJobs.merge(sites)
+    local = simulate_local(jobs, lrms)
+    declining = simulate_grid(jobs, lrms, FuzzyPolicy(dict.fromkeys(range(len(sites)), never)).exchange(jobs))
+    assert declining.start.tolist() == local.start.tolist()
+    keeping = simulate_grid(jobs, lrms, FuzzyPolicy(dict.fromkeys(range(len(sites)), always)).exchange(jobs))
+    assert keeping.start.tolist() == local.start.tolist()
+
+
+def test_always_delegate_sends_every_fitting_job_away():
+    """Site 0 always declines own jobs; site 1 always accepts offers: every job of site 0 that fits
+    site 1 runs there."""
+    sites = [
+        Workload("a", 4, arr([0, 1, 2]), arr([5, 5, 5]), arr([1, 4, 2]), arr([5, 5, 5]),
+                 arr([1, 2, 3]), arr([0, 0, 0])),
+        Workload("b", 2, arr([0]), arr([3]), arr([1]), arr([3]), arr([1]), arr([0])),
+    ]
+    jobs = GridJobs.merge(sites)
+    policy = FuzzyPolicy({0: Rulebase.constant(False), 1: Rulebase.constant(True)})
+    schedule = simulate_grid(jobs, "fcfs", policy.exchange(jobs))
+    from_a = jobs.origin == 0
+    assert schedule.site[from_a].tolist() == [1, 0, 1]  # the 4-processor job does not fit site 1
+    assert schedule.moves.sum() == 2
+
+
+def test_random_location_is_seeded():
+    rng = np.random.default_rng(5)
+    sites = []
+    for m in (8, 16, 32):
+        n = 300
+        sites.append(Workload(f"m{m}", m, np.sort(rng.integers(0, 5000, n)), rng.integers(1, 400, n),
+                              rng.integers(1, m + 1, n), rng.integers(400, 800, n),
+                              np.arange(n), np.zeros(n, dtype=np.int64)))
+    runs = [simulate_grid(sites, "easy", AcceptWhenFit("random", seed).exchange(GridJobs.merge(sites)))
+            for seed in (1, 1, 2)]
+    for s in runs:
+        check_schedule(s)
+    assert runs[0].start.tolist() == runs[1].start.tolist()
+    assert runs[0].site.tolist() != runs[2].site.tolist()
+
+
+@pytest.mark.parametrize("lrms", ["fcfs", "list"])
+def test_active_request_needs_easy(lrms):
+    from evogrid.errors import ScenarioError
+
+    sites = [Workload("a", 2, arr([0]), arr([1]), arr([1]), arr([1]), arr([1]), arr([0]))] * 2
+    with pytest.raises(ScenarioError, match="EASY"):
+        simulate_grid(sites, lrms, Exchange("aa", scheme="active"))
