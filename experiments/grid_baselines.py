@@ -1,0 +1,82 @@
+"""Per-site AWRT of the exchange strategies on a two-site grid (docs/results.md).
+
+Run: ``.venv/bin/python experiments/grid_baselines.py [SCENARIO]`` (default
+``KTH+SDSC03-11``). Local, AWF, EASY-JS and AA run with EASY at both sites,
+LIST-JS with LIST; every delta is against local EASY (and LIST-JS also
+against local LIST). Prints a markdown section and writes it, with the full
+JSON results, to ``experiments/results/``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from evogrid.policy.strategies import AcceptWhenFit, ActiveRequest, CentralPool, Local, simulate
+from evogrid.sim.metrics import improvements, migration_matrices, move_stats
+from evogrid.sim.scenario import Scenario
+
+OUT = Path(__file__).with_name("results")
+
+RUNS = (
+    ("local (EASY)", "easy", Local()),
+    ("AWF", "easy", AcceptWhenFit()),
+    ("EASY-JS", "easy", CentralPool()),
+    ("LIST-JS", "list", CentralPool()),
+    ("AA", "easy", ActiveRequest()),
+)
+
+
+def main(spec: str = "KTH+SDSC03-11") -> str:
+    base_easy = None
+    lines = [f"### {spec}, EASY locally\n"]
+    results = {}
+    names: list[str] = []
+    matrices = []
+    for label, lrms, strategy in RUNS:
+        sc = Scenario.from_spec(spec, lrms=lrms)
+        names = [w.name for w in sc.workloads]
+        t0 = time.perf_counter()
+        res = simulate(sc, strategy)
+        seconds = time.perf_counter() - t0
+        rows = res.schedule.metrics()
+        if base_easy is None:
+            base_easy = rows
+            header = " | ".join(f"AWRT {n} (s) | delta {n}" for n in names)
+            lines.append(f"| strategy | {header} | jobs moved | moves per job mean / max |")
+            lines.append("|---" * (3 + 2 * len(names)) + "|")
+        deltas = improvements(base_easy, rows)
+        cells = " | ".join(f"{r['awrt']:,.0f} | {d['delta_awrt_pct']:+.1f} %"
+                           for r, d in zip(rows, deltas, strict=True))
+        mv = move_stats(res.schedule)
+        lines.append(f"| {label} | {cells} | {mv['jobs_moved']:,} | {mv['mean']:.3f} / {mv['max']} |")
+        m_n, m_sa = migration_matrices(res.schedule)
+        matrices.append((label, m_n, m_sa))
+        results[label] = {**res.to_dict(), "seconds": seconds,
+                          "delta_vs_local_easy": deltas}
+        if lrms == "list":
+            own = improvements(res.baseline.metrics(), rows)
+            results[label]["delta_vs_local_list"] = own
+            note = ", ".join(f"{n} {d['delta_awrt_pct']:+.1f} %" for n, d in zip(names, own, strict=True))
+            lines.append(f"| (LIST-JS vs local LIST: {note}) |" + " |" * (2 + 2 * len(names)))
+    lines.append("")
+    lines.append("Migration matrices (row: submitted at, column: ran at; M_n by jobs / M_SA by area):\n")
+    lines.append("| strategy | " + " | ".join(f"{a} -> {b}" for a in names for b in names) + " |")
+    lines.append("|---" * (1 + len(names) ** 2) + "|")
+    for label, m_n, m_sa in matrices[1:]:
+        cells = " | ".join(f"{100 * m_n[i, j]:.1f} / {100 * m_sa[i, j]:.1f} %"
+                           for i in range(len(names)) for j in range(len(names)))
+        lines.append(f"| {label} | {cells} |")
+    text = "\n".join(lines) + "\n"
+    OUT.mkdir(exist_ok=True)
+    stem = spec.replace("+", "_").replace("@", "at")
+    (OUT / f"grid_baselines_{stem}.md").write_text(text)
+    (OUT / f"grid_baselines_{stem}.json").write_text(json.dumps(results, indent=2))
+    print(text)
+    return text
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
