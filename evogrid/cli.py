@@ -280,6 +280,95 @@ def show(
     console.print(f"wrote {path}")
 
 
+def _evaluator(backend: str, workers: int, scheduler: str | None):
+    from evogrid.optimize.evaluator import Evaluator
+
+    return Evaluator(backend, workers, scheduler)
+
+
+@app.command()
+def pareto(
+    scenario: Annotated[str | None, typer.Argument(
+        help="Inline scenario (KTH+SDSC03-11) or a .toml file; omit with --resume.")] = None,
+    mode: Annotated[str, typer.Option(
+        help="partition: NSGA-II over job-to-site assignments, the offline bound (spec 3.3); "
+             "policy: NSGA-II over every site's rulebase, the front of online policies.")] = "partition",
+    lrms: Annotated[str, typer.Option(help=LRMS_HELP)] = "easy",
+    pop_size: Annotated[int, typer.Option(help="Population size.")] = 70,
+    generations: Annotated[int, typer.Option(help="Generations.")] = 200,
+    seed: Annotated[int, typer.Option(help="Seed of the whole run.")] = 1,
+    n_changes: Annotated[int, typer.Option(
+        help="partition: random gene changes per initial individual (the first stays local).")] = 5000,
+    seed_strategies: Annotated[bool, typer.Option(
+        help="partition: also start from where AWF, the pool and AA ran the jobs (beyond the spec).")
+    ] = False,
+    n_rules: Annotated[int, typer.Option(help="policy: rules per site.")] = 10,
+    rulebase: Annotated[list[str] | None, typer.Option(
+        help="Also plot the point of these rulebases (FILE or SITE=FILE, as for simulate).")] = None,
+    workers: Annotated[int, typer.Option(help="Parallel workers (-1: all cores).")] = 1,
+    backend: Annotated[str, typer.Option(help="serial, loky (processes) or dask (a cluster).")] = "loky",
+    scheduler: Annotated[str | None, typer.Option(
+        help="dask scheduler address (tcp://host:8786); default: a LocalCluster on 127.0.0.1.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        help="Run directory (default runs/pareto-<mode>-<seed>).")] = None,
+    resume: Annotated[Path | None, typer.Option(help="Continue the run in this directory.")] = None,
+) -> None:
+    """Pareto front of per-site AWRT with NSGA-II; writes CSV per generation, checkpoints, front, plot."""
+    from evogrid.optimize.pareto import ParetoConfig, resume_pareto, run_pareto
+
+    with _evaluator(backend, workers, scheduler) as evaluator:
+        if resume is not None:
+            result = resume_pareto(resume, evaluator)
+            run_dir = resume
+        else:
+            if scenario is None:
+                raise ScenarioError("give a SCENARIO, or --resume RUN_DIR")
+            config = ParetoConfig(scenario, mode=mode, lrms=lrms, pop_size=pop_size,
+                                  generations=generations, seed=seed, n_changes=n_changes, n_rules=n_rules,
+                                  seed_strategies=seed_strategies)
+            sc = config.ref.scenario()
+            rbs = _parse_rulebase_args(rulebase or [], sc)
+            run_dir = out or Path("runs") / f"pareto-{mode}-{seed}"
+            result = run_pareto(config, run_dir, evaluator,
+                                rulebases={k: v[0] for k, v in rbs.items()} or None)
+    names = result["sites"]
+    table = Table(title=f"{result['scenario']}: NSGA-II {result['mode']} front, "
+                        f"{len(result['front'])} points, hypervolume {result['hypervolume']:.4g}")
+    table.add_column("point")
+    for n in names:
+        table.add_column(f"AWRT {n} (s)", justify="right")
+    for label, p in result["reference_points"].items():
+        table.add_row(label, *(f"{v:,.0f}" for v in p))
+    for i, p in enumerate(result["front"][:: max(1, len(result["front"]) // 10)]):
+        table.add_row(f"front {i}", *(f"{v:,.0f}" for v in p))
+    console.print(table)
+    console.print(f"wrote {run_dir}/front.json, front.csv, generations.csv, pareto.png")
+
+
+@app.command()
+def plot(
+    run_dir: Annotated[Path, typer.Argument(help="A Pareto run directory (with front.json).")],
+    with_: Annotated[list[Path] | None, typer.Option(
+        "--with", help="Other run directories whose fronts to draw in the same plot.")] = None,
+    output: Annotated[Path | None, typer.Option(help="PNG path (default RUN_DIR/pareto.png).")] = None,
+) -> None:
+    """Redraw a run's plot, optionally with other runs' fronts (e.g. offline and online together)."""
+    from evogrid.plots import pareto_plot
+
+    fronts, points, names = {}, {}, []
+    for d in [run_dir, *(with_ or [])]:
+        try:
+            data = json.loads((d / "front.json").read_text())
+        except FileNotFoundError:
+            raise ScenarioError(f"{d}: no front.json (not a finished Pareto run)") from None
+        names = names or data["sites"]
+        label = data.get("label", f"NSGA-II {data['mode']}")
+        fronts[f"{label}, HV {data['hypervolume']:.3g}"] = data["front"]
+        points = points or data["reference_points"]
+    path = pareto_plot(output or run_dir / "pareto.png", names, fronts, points)
+    console.print(f"wrote {path}")
+
+
 @app.command()
 def demo(
     out: Annotated[Path, typer.Option(help="Run directory for the results.")] = Path("runs/demo"),

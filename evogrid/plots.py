@@ -16,6 +16,15 @@ from evogrid.policy.rulebase import Rulebase  # noqa: E402
 GRID_POINTS = 300
 
 
+def _save(fig: plt.Figure, path: str | Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
 def decision_surface(
     rb: Rulebase,
     path: str | Path,
@@ -56,9 +65,52 @@ def decision_surface(
     ax.set_ylabel(rb.features[1] if len(rb.features) > 1 else "")
     ax.set_title(title or "decision surface: green = accept, red = decline")
     ax.legend(loc="upper right", fontsize=7)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
+
+
+FRONT_COLOURS = ("#1f3b73", "#c0392b", "#27ae60", "#8e44ad")
+POINT_MARKERS = {
+    "local": ("*", "k"), "AWF": ("o", "#e67e22"), "AA": ("s", "#16a085"), "EASY-JS": ("^", "#2980b9"),
+    "LIST-JS": ("v", "#8e44ad"), "FCFS-JS": ("<", "#7f8c8d"), "rulebase": ("P", "#d35400"),
+}
+
+
+def pareto_plot(
+    path: str | Path,
+    site_names: list[str],
+    fronts: dict[str, np.ndarray],
+    points: dict[str, list[float]],
+) -> Path:
+    """Fronts (label -> shape (P, K) AWRT in s) with reference points (label -> K AWRTs).
+
+    Plots the first two sites' AWRT; the local point's lower-left quadrant
+    (both sites better than without exchange) is shaded as the improvement
+    region.
+    """
+    fig, ax = plt.subplots(figsize=(8.6, 5.2), dpi=120)
+    local = points.get("local")
+    every = [np.asarray(F)[:, :2] for F in fronts.values() if len(F)]
+    every += [np.array([p[:2]]) for p in points.values()]
+    allxy = np.vstack(every)
+    lo, hi = allxy.min(axis=0), allxy.max(axis=0)
+    pad = 0.05 * np.maximum(hi - lo, 1.0)
+    if local is not None:
+        ax.add_patch(plt.Rectangle((lo[0] - pad[0], lo[1] - pad[1]), local[0] - lo[0] + pad[0],
+                                   local[1] - lo[1] + pad[1], color="#d5f5e3", zorder=0,
+                                   label="improvement region"))
+    for (label, F), colour in zip(fronts.items(), FRONT_COLOURS, strict=False):
+        F = np.asarray(F)
+        if len(F):
+            F = F[np.argsort(F[:, 0])]
+            ax.plot(F[:, 0], F[:, 1], "-o", ms=3, lw=1, c=colour, label=f"{label} ({len(F)} points)")
+    for label, p in points.items():
+        marker, colour = POINT_MARKERS.get(label, ("D", "#7f8c8d"))
+        ax.scatter([p[0]], [p[1]], marker=marker, s=110 if label == "local" else 60, c=colour,
+                   edgecolors="k", zorder=5, label=label)
+    ax.set_xlim(lo[0] - pad[0], hi[0] + pad[0])
+    ax.set_ylim(lo[1] - pad[1], hi[1] + pad[1])
+    ax.set_xlabel(f"AWRT {site_names[0]} (s)")
+    ax.set_ylabel(f"AWRT {site_names[1]} (s)" if len(site_names) > 1 else "")
+    ax.set_title("Pareto front of per-site AWRT")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    return _save(fig, path)

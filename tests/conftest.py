@@ -32,3 +32,11 @@ def job_row(job_id, submit, run_time, procs, req_time=-1, req_procs=-1):
     fields[0], fields[1], fields[3], fields[4] = job_id, submit, run_time, procs
     fields[7], fields[8] = req_procs, req_time
     return fields
+
+
+def pytest_configure(config):
+    """Fill numba's cache in one process before xdist workers start (see evogrid.sim.schedule.warm_up)."""
+    if not hasattr(config, "workerinput"):
+        from evogrid.sim.schedule import warm_up
+
+        warm_up()

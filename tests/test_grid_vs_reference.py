@@ -171,3 +171,26 @@ def test_active_request_needs_easy(lrms):
     sites = [Workload("a", 2, arr([0]), arr([1]), arr([1]), arr([1]), arr([1]), arr([0]))] * 2
     with pytest.raises(ScenarioError, match="EASY"):
         simulate_grid(sites, lrms, Exchange("aa", scheme="active"))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["fcfs", "easy"]), st.floats(0.05, 3.0))
+def test_awrt_cutoff_stops_only_hopeless_runs_and_bounds_are_lower_bounds(seed, lrms, factor):
+    """A run stopped at the cutoff reports per-site lower bounds on the true AWRT, one of them
+    above the cutoff; a run that is never above it is identical to the uncut run."""
+    from evogrid.workload import synthetic_workload
+
+    sites = [synthetic_workload(5000, 16, load=1.3, seed=seed), synthetic_workload(5000, 64, load=0.7,
+                                                                                   seed=seed + 1)]
+    jobs = GridJobs.merge(sites)
+    exchange = AcceptWhenFit().exchange(jobs)
+    full = simulate_grid(jobs, lrms, exchange)
+    true_awrt = full.awrt()
+    cutoff = factor * true_awrt.max()
+    cut = simulate_grid(jobs, lrms, exchange, awrt_cutoff=cutoff)
+    if cut.stopped_bounds is None:
+        assert cut.start.tolist() == full.start.tolist()
+    else:
+        assert (cut.stopped_bounds <= true_awrt * (1 + 1e-12)).all()
+        assert cut.stopped_bounds.max() > cutoff
+        assert factor < 1.0

@@ -271,19 +271,53 @@ def lrms_mode(lrms: np.ndarray) -> int:
     return first if bool((lrms == first).all()) else MIXED
 
 
+#: Arrivals between two checks of the AWRT cutoff.
+CUTOFF_CHECK_EVERY = 2048
+
+
 @njit(cache=True)
-def _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrms, mode):
-    """Simulate K sites without exchange: every job runs where it was submitted.
+def awrt_lower_bounds(t, n_arrived, start, submit, run_time, procs, group, n_groups):
+    """Lower bounds (s) on each group's AWRT, from a simulation stopped at time ``t``.
+
+    A started job's response time is known (start + p - r); a waiting one's
+    is at least ``t + p - r``; one not yet submitted needs at least p. Groups
+    are the sites jobs were submitted at; shape (n_groups,).
+    """
+    num = np.zeros(n_groups)
+    den = np.zeros(n_groups)
+    for j in range(submit.shape[0]):
+        area = float(run_time[j]) * procs[j]
+        g = group[j]
+        den[g] += area
+        if start[j] >= 0:
+            num[g] += area * (start[j] + run_time[j] - submit[j])
+        elif j < n_arrived:
+            num[g] += area * (t + run_time[j] - submit[j])
+        else:
+            num[g] += area * run_time[j]
+    for g in range(n_groups):
+        num[g] = num[g] / den[g] if den[g] > 0 else 0.0
+    return num
+
+
+@njit(cache=True)
+def _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrms, group, cutoff, mode):
+    """Simulate K sites without exchange: every job runs at its ``origin`` row.
 
     Args:
         submit, run_time, procs, estimate, origin: int64, shape (n,), arrival
             order (sorted by submit, origin, position); seconds, processors,
-            site index.
+            index of the site that runs the job.
         machine_procs, lrms: int64, shape (K,), processors and LRMS code per site.
+        group, cutoff: the site each job was submitted at (shape (n,)) and an
+            AWRT limit in seconds: the run stops early once a lower bound on
+            some group's AWRT exceeds it (0: never).
         mode: :func:`lrms_mode` of ``lrms`` (compiled as a literal).
 
     Returns:
-        start: shape (n,), start time of each job in seconds.
+        ``(start, bounds)``: start time (s) of each job; ``bounds`` is empty,
+        or the groups' AWRT lower bounds if the run stopped early (then
+        unstarted jobs have start -1).
     """
     numba.literally(mode)
     n = submit.shape[0]
@@ -306,6 +340,10 @@ def _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lr
                         procs, run_time, estimate, start,
                     )
         else:
+            if cutoff > 0.0 and i % CUTOFF_CHECK_EVERY == 0 and i > 0:
+                bounds = awrt_lower_bounds(ta, i, start, submit, run_time, procs, group, K)
+                if bounds.max() > cutoff:
+                    return start, bounds
             job = i
             i += 1
             k = origin[job]
@@ -314,28 +352,45 @@ def _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lr
                 k, mode, lrms[k], ta, queue, sc, run_est_end, run_job, heap_end, heap_job,
                 procs, run_time, estimate, start,
             )
-    return start
+    return start, np.empty(0)
 
 
 #: Every compilation mode.
 MODES = (FCFS, EASY, LIST, MIXED)
 
 
-# Calling a ``numba.literally`` function from Python re-types it on every
-# call; a small jitted closure per mode, passing the mode as a constant, does
-# not. numba caches closures keyed by their cell contents.
-def _local_entry(mode):
-    @njit(cache=True)
-    def entry(submit, run_time, procs, estimate, origin, machine_procs, lrms):
-        return _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrms, mode)
+def cached_entry(entry, name: str):
+    """``njit(cache=True)`` for a closure, under its own cache file name.
 
-    return entry
+    Calling a ``numba.literally`` function from Python re-types it on every
+    call; a small jitted closure per mode, passing the mode as a constant,
+    does not. But numba names cache files after the qualified name, so
+    closures of one factory would share files, and two processes compiling
+    different closures at once could overwrite each other's code (seen as
+    "'descr' is NULL" errors under pytest-xdist). A distinct name per
+    closure keeps their files apart.
+    """
+    entry.__qualname__ = name
+    return njit(cache=True)(entry)
+
+
+def _local_entry(mode):
+    def entry(submit, run_time, procs, estimate, origin, machine_procs, lrms, group, cutoff):
+        return _simulate_local(
+            submit, run_time, procs, estimate, origin, machine_procs, lrms, group, cutoff, mode
+        )
+
+    return cached_entry(entry, f"simulate_local_mode{mode}")
 
 
 _LOCAL = {mode: _local_entry(mode) for mode in MODES}
 
 
-def simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrms):
-    """Start times of K sites without exchange (see ``_simulate_local`` for the arrays)."""
+def simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrms, group=None, cutoff=0.0):
+    """``(start, bounds)`` of K sites without exchange (see ``_simulate_local``).
+
+    ``group`` defaults to ``origin``; ``cutoff`` 0 runs to the end.
+    """
     entry = _LOCAL[lrms_mode(lrms)]
-    return entry(submit, run_time, procs, estimate, origin, machine_procs, lrms)
+    return entry(submit, run_time, procs, estimate, origin, machine_procs, lrms,
+                 origin if group is None else group, float(cutoff))

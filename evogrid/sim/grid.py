@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from evogrid.sim.core import (
+    CUTOFF_CHECK_EVERY,
     EASY,
     FCFS,
     FREE,
@@ -41,6 +42,8 @@ from evogrid.sim.core import (
     Q_HEAD,
     Q_TAIL,
     W_PROCS,
+    awrt_lower_bounds,
+    cached_entry,
     complete_jobs,
     enqueue,
     new_state,
@@ -258,7 +261,7 @@ def active_request(
 @njit(cache=True)
 def _simulate_grid(
     submit, run_time, procs, estimate, origin, machine_procs, lrms, scheme, transfer, location, seed,
-    rulebase_of, centers, widths, consequents, n_rules, features, n_features, log_capacity, mode,
+    rulebase_of, centers, widths, consequents, n_rules, features, n_features, log_capacity, cutoff, mode,
 ):
     """Simulate K sites with job exchange.
 
@@ -273,12 +276,15 @@ def _simulate_grid(
             partner l (T_RULEBASE sites only).
         centers ... n_features: a :class:`~evogrid.sim.tsk.TSKStack`'s arrays.
         log_capacity: how many rulebase decisions to record (0: none).
+        cutoff: stop early once a lower bound on some site's AWRT exceeds it
+            (seconds; 0: never), as in evogrid.sim.core._simulate_local.
         mode: LRMS compilation mode (a literal).
 
     Returns:
-        ``(start, site, moves, log_site, log_partner, log_x, log_y)``: start
-        time (s), executing site and number of moves per job; the first
-        rulebase decisions (deciding site, partner, features, output y).
+        ``(start, site, moves, log_site, log_partner, log_x, log_y, bounds)``:
+        start time (s), executing site and number of moves per job; the
+        first rulebase decisions (deciding site, partner, features, output
+        y); the AWRT lower bounds if the run stopped early, else empty.
     """
     numba.literally(mode)
     n = submit.shape[0]
@@ -339,6 +345,11 @@ def _simulate_grid(
                             procs, run_time, estimate, start, site, moves, lrms,
                         )
             continue
+        if cutoff > 0.0 and i % CUTOFF_CHECK_EVERY == 0 and i > 0:
+            bounds = awrt_lower_bounds(ta, i, start, submit, run_time, procs, origin, K)
+            if bounds.max() > cutoff:
+                m = n_log[0]
+                return start, site, moves, log_site[:m], log_partner[:m], log_x[:m], log_y[:m], bounds
         job = i
         i += 1
         k = origin[job]
@@ -385,22 +396,20 @@ def _simulate_grid(
                 run_time, estimate, start, site, moves, lrms,
             )
     m = n_log[0]
-    return start, site, moves, log_site[:m], log_partner[:m], log_x[:m], log_y[:m]
+    return start, site, moves, log_site[:m], log_partner[:m], log_x[:m], log_y[:m], np.empty(0)
 
 
 def _grid_entry(mode):
-    # One cached closure per LRMS mode, as evogrid.sim.core._local_entry.
-    @njit(cache=True)
     def entry(submit, run_time, procs, estimate, origin, machine_procs, lrms, scheme, transfer, location,
               seed, rulebase_of, centers, widths, consequents, n_rules, features, n_features,
-              log_capacity):
+              log_capacity, cutoff):
         return _simulate_grid(
             submit, run_time, procs, estimate, origin, machine_procs, lrms, scheme, transfer, location,
             seed, rulebase_of, centers, widths, consequents, n_rules, features, n_features,
-            log_capacity, mode,
+            log_capacity, cutoff, mode,
         )
 
-    return entry
+    return cached_entry(entry, f"simulate_grid_mode{mode}")
 
 
 _GRID = {mode: _grid_entry(mode) for mode in MODES}

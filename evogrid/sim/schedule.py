@@ -105,6 +105,9 @@ class Schedule:
         scheme: ``local``, or the Exchange scheme (``exchange``, ``pool``, ``active``).
         moves: shape (n,), how often each job moved between sites.
         decisions: the rulebase decisions, when recorded.
+        stopped_bounds: shape (K,), lower bounds on each site's AWRT (s) when
+            the run stopped early at an AWRT cutoff (unstarted jobs have
+            start -1); None for a complete schedule.
     """
 
     jobs: GridJobs
@@ -115,6 +118,7 @@ class Schedule:
     scheme: str = "local"
     moves: np.ndarray = field(default=None)  # type: ignore[assignment]
     decisions: DecisionLog | None = None
+    stopped_bounds: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.moves is None:
@@ -127,7 +131,15 @@ class Schedule:
 
     def metrics(self) -> list[dict[str, float]]:
         """Per-site metrics (spec 1.4); see :func:`evogrid.sim.metrics.site_metrics`."""
+        if self.stopped_bounds is not None:
+            raise ScenarioError("the simulation stopped at its AWRT cutoff: no complete metrics")
         return site_metrics(self)
+
+    def awrt(self) -> np.ndarray:
+        """AWRT per site (s), shape (K,); the lower bounds if the run stopped at its cutoff."""
+        if self.stopped_bounds is not None:
+            return self.stopped_bounds
+        return np.array([row["awrt"] for row in site_metrics(self)])
 
 
 def _lrms_names(lrms: str | Sequence[str], n_sites: int) -> tuple[str, ...]:
@@ -152,7 +164,7 @@ def simulate_local(
     jobs = workloads if isinstance(workloads, GridJobs) else GridJobs.merge(workloads)
     names = _lrms_names(lrms, jobs.n_sites)
     codes = np.array([lrms_code(name) for name in names], dtype=np.int64)
-    start = core.simulate_local(
+    start, _ = core.simulate_local(
         jobs.submit, jobs.run_time, jobs.procs, jobs.estimate, jobs.origin,
         jobs.machine_procs, codes,
     )
@@ -222,6 +234,7 @@ def simulate_grid(
     exchange: Exchange,
     *,
     record_decisions: bool = False,
+    awrt_cutoff: float = 0.0,
 ) -> Schedule:
     """Simulate sites that exchange jobs.
 
@@ -230,6 +243,9 @@ def simulate_grid(
         lrms: one LRMS name for all sites, or one per site.
         exchange: the strategy in compiled-loop terms (evogrid.policy builds it).
         record_decisions: keep every rulebase decision (for plots).
+        awrt_cutoff: stop early once some site's AWRT is certain to exceed
+            this many seconds (0: never); optimisers use it to drop hopeless
+            candidates fast. A stopped schedule has ``stopped_bounds``.
     """
     jobs = workloads if isinstance(workloads, GridJobs) else GridJobs.merge(workloads)
     names = _lrms_names(lrms, jobs.n_sites)
@@ -237,9 +253,27 @@ def simulate_grid(
     if exchange.scheme == "active" and set(names) != {"easy"}:
         raise ScenarioError("active request (aa) needs EASY at every site (--lrms easy)")
     capacity = jobs.n_sites * len(jobs.submit) if record_decisions else 0
-    start, site, moves, d_site, d_partner, d_x, d_y = grid.simulate_grid(
+    start, site, moves, d_site, d_partner, d_x, d_y, bounds = grid.simulate_grid(
         core.lrms_mode(codes), jobs.submit, jobs.run_time, jobs.procs, jobs.estimate, jobs.origin,
-        jobs.machine_procs, codes, *exchange.arrays(jobs.n_sites), capacity,
+        jobs.machine_procs, codes, *exchange.arrays(jobs.n_sites), capacity, float(awrt_cutoff),
     )
     decisions = DecisionLog(d_site, d_partner, d_x, d_y) if record_decisions else None
-    return Schedule(jobs, names, start, site, exchange.label, exchange.scheme, moves, decisions)
+    return Schedule(jobs, names, start, site, exchange.label, exchange.scheme, moves, decisions,
+                    bounds if len(bounds) else None)
+
+
+def warm_up() -> None:
+    """Compile, or load from numba's cache, every LRMS mode of the local and grid loops.
+
+    Run it once in one process before starting parallel workers on a cold
+    cache: numba's cache has no locking, and processes compiling different
+    variants of one function at the same moment can clash.
+    """
+    def tiny(m: int) -> Workload:
+        one = np.ones(1, dtype=np.int64)
+        return Workload("warm-up", m, 0 * one, one, one, one, one, 0 * one)
+
+    sites = [tiny(2), tiny(4)]
+    for lrms in ("fcfs", "easy", "list", ("fcfs", "easy")):
+        simulate_local(sites, lrms)
+        simulate_grid(sites, lrms, Exchange("warm-up"))

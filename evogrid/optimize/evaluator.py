@@ -1,0 +1,140 @@
+"""Evaluating many candidates in parallel: serial, joblib/loky, or a dask cluster.
+
+An optimiser hands the :class:`Evaluator` a function and a list of tasks;
+the evaluator splits the tasks into one chunk per worker, runs the chunks
+with joblib and returns the results in task order. Tasks carry a
+:class:`ScenarioRef` (a few strings), not the jobs: each worker process
+loads a scenario once (``ScenarioRef.jobs`` is cached per process) and keeps
+its compiled simulator between calls (loky and dask reuse their workers).
+
+Results are the same on every backend and worker count: evaluations are
+deterministic simulations, and all randomness stays in the optimiser.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import joblib
+import numpy as np
+
+from evogrid.errors import EvogridError
+from evogrid.sim.scenario import Scenario
+from evogrid.sim.schedule import GridJobs, warm_up
+
+BACKENDS = ("serial", "loky", "dask")
+
+
+@dataclass(frozen=True)
+class ScenarioRef:
+    """A scenario by name, cheap to send to workers.
+
+    Attributes:
+        spec: inline scenario or TOML path (as for ``evogrid simulate``).
+        lrms: LRMS override for every site, or None for the scenario's own.
+        procs: machine-size override for every site, or None.
+    """
+
+    spec: str
+    lrms: str | None = None
+    procs: int | None = None
+
+    def scenario(self) -> Scenario:
+        return _load_scenario(self)
+
+    def jobs(self) -> GridJobs:
+        return _load_jobs(self)
+
+
+@functools.lru_cache(maxsize=8)
+def _load_scenario(ref: ScenarioRef) -> Scenario:
+    return Scenario.from_spec(ref.spec, lrms=ref.lrms, procs=ref.procs)
+
+
+@functools.lru_cache(maxsize=8)
+def _load_jobs(ref: ScenarioRef) -> GridJobs:
+    return GridJobs.merge(_load_scenario(ref).workloads)
+
+
+def _run_chunk(fn: Callable, chunk: Sequence[Any]) -> list:
+    return [fn(task) for task in chunk]
+
+
+class Evaluator:
+    """Runs ``fn(task)`` for every task, in parallel.
+
+    Args:
+        backend: ``serial`` (in this process), ``loky`` (joblib's process
+            pool, the default) or ``dask`` (a dask.distributed cluster
+            through joblib; needs ``pip install evogrid[distributed]``).
+        n_workers: worker processes for ``loky`` (-1: all cores); for dask,
+            how many chunks to split a batch into (default: the cluster's
+            worker count).
+        scheduler: a dask scheduler address (``tcp://host:8786``); without
+            it, ``dask`` starts a LocalCluster on 127.0.0.1.
+    """
+
+    def __init__(self, backend: str = "loky", n_workers: int = 1, scheduler: str | None = None):
+        if backend not in BACKENDS:
+            raise EvogridError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+        if scheduler and backend != "dask":
+            raise EvogridError("--scheduler needs --backend dask")
+        self.backend = backend
+        self.n_workers = n_workers if n_workers > 0 else (joblib.cpu_count() or 1)
+        self.scheduler = scheduler
+        self._client = None
+        self._cluster = None
+        if backend != "serial":
+            # Workers on this machine then only load compiled code from the cache.
+            warm_up()
+        if backend == "dask":
+            self._connect()
+
+    def _connect(self) -> None:
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise EvogridError("--backend dask needs dask.distributed: "
+                               "pip install 'evogrid[distributed]'") from None
+        if self.scheduler:
+            self._client = Client(self.scheduler)
+        else:
+            self._cluster = LocalCluster(n_workers=self.n_workers, threads_per_worker=1,
+                                         host="127.0.0.1", dashboard_address=None, processes=True)
+            self._client = Client(self._cluster)
+        workers = len(self._client.scheduler_info().get("workers", {}))
+        self.n_workers = max(self.n_workers if not self.scheduler else workers, 1)
+
+    def map(self, fn: Callable, tasks: Sequence[Any]) -> list:
+        """``[fn(t) for t in tasks]``, evaluated on the backend; ``fn`` must be picklable."""
+        tasks = list(tasks)
+        local = self.backend == "serial" or (self.backend == "loky" and self.n_workers == 1)
+        if local or not tasks:
+            return _run_chunk(fn, tasks)
+        chunks = _split(tasks, min(self.n_workers, len(tasks)))
+        backend = "dask" if self.backend == "dask" else "loky"
+        with joblib.parallel_config(backend=backend, n_jobs=len(chunks)):
+            parts = joblib.Parallel()(joblib.delayed(_run_chunk)(fn, c) for c in chunks)
+        return [r for part in parts for r in part]
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+        self._client = self._cluster = None
+
+    def __enter__(self) -> Evaluator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _split(tasks: list, n: int) -> list[list]:
+    """n contiguous chunks of nearly equal size, in order."""
+    bounds = np.linspace(0, len(tasks), n + 1).round().astype(int)
+    return [tasks[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]

@@ -1,0 +1,68 @@
+"""Run directories (spec 3.4): resolved config, versions, atomic files, checkpoints."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import platform
+import tempfile
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from evogrid._version import __version__
+
+CHECKPOINT = "checkpoint.pkl"
+LIBRARIES = ("numpy", "numba", "pymoo", "deap", "joblib", "dask", "distributed")
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` so that ``path`` holds either the old or the new content, never a mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: Path, data: Any) -> None:
+    atomic_write_bytes(path, (json.dumps(data, indent=2) + "\n").encode())
+
+
+def write_toml(path: Path, config: dict[str, Any]) -> None:
+    """A flat TOML file: strings, numbers, booleans and lists of those (None is left out)."""
+    lines = [f"{key} = {json.dumps(value)}" for key, value in config.items() if value is not None]
+    atomic_write_bytes(path, ("\n".join(lines) + "\n").encode())
+
+
+def versions() -> dict[str, str]:
+    """Python, evogrid and the key libraries' versions (for the run record)."""
+    found = {"python": platform.python_version(), "evogrid": __version__}
+    for lib in LIBRARIES:
+        try:
+            found[lib] = metadata.version(lib)
+        except metadata.PackageNotFoundError:
+            continue
+    return found
+
+
+def run_record(seed: int, **extra: Any) -> dict[str, Any]:
+    return {"seed": seed, "started": datetime.now(UTC).isoformat(timespec="seconds"),
+            "host": platform.node(), "versions": versions(), **extra}
+
+
+def save_checkpoint(run_dir: Path, state: Any) -> None:
+    atomic_write_bytes(run_dir / CHECKPOINT, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def load_checkpoint(run_dir: Path) -> Any:
+    with (run_dir / CHECKPOINT).open("rb") as fh:
+        return pickle.load(fh)
