@@ -123,7 +123,7 @@ def feasible_front(algorithm) -> np.ndarray:
     opt = algorithm.opt
     if opt is None or len(opt) == 0:
         return np.empty((0, algorithm.problem.n_obj))
-    feasible = opt.get("feasible").ravel()
+    feasible = opt.get("FEAS").ravel()
     return opt.get("F")[feasible]
 
 
@@ -255,7 +255,7 @@ def write_results(algorithm, config: ParetoConfig, out: Path) -> dict[str, Any]:
     run = json.loads((out / "run.json").read_text())
     points = run["reference_points"]
     opt = algorithm.opt
-    feasible = opt.get("feasible").ravel()
+    feasible = opt.get("FEAS").ravel()
     F, X = opt.get("F")[feasible], opt.get("X")[feasible]
     order = np.argsort(F[:, 0], kind="stable")
     F, X = F[order], X[order]

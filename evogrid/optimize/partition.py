@@ -28,6 +28,9 @@ from evogrid.sim.schedule import GridJobs, lrms_code
 AWRT_LIMIT_SECONDS = 100_000.0
 #: Default early stop of hopeless simulations: at this multiple of the limit.
 CUTOFF_FACTOR = 2.0
+#: Genes are site indices: int8 keeps populations, checkpoints and the
+#: genomes sent to workers 8x smaller than int64 (K <= 127 sites).
+GENE_DTYPE = np.int8
 
 
 def effective_sites(jobs: GridJobs, assignment: np.ndarray) -> np.ndarray:
@@ -88,8 +91,7 @@ class PartitionProblem(Problem):
         )
 
     def _evaluate(self, X, out, *args, **kwargs):
-        # int8 genes: 8x less to send to the workers (K <= 127 sites).
-        tasks = [(self.ref, x, self.cutoff) for x in X.astype(np.int8)]
+        tasks = [(self.ref, x, self.cutoff) for x in X.astype(GENE_DTYPE)]
         F = np.array(self.evaluator.map(_evaluate_task, tasks))
         out["F"] = F
         out["G"] = F.max(axis=1, keepdims=True) - self.limit
@@ -115,7 +117,7 @@ class PerturbedLocalSampling(Sampling):
 
     def _do(self, problem, n_samples, *args, random_state=None, **kwargs):
         n = len(self.origin)
-        X = np.tile(self.origin, (n_samples, 1))
+        X = np.tile(self.origin.astype(GENE_DTYPE), (n_samples, 1))
         for i in range(1 if self.keep_local else 0, n_samples):
             genes = random_state.choice(n, size=min(self.n_changes, n), replace=False)
             X[i, genes] = _other_site(X[i, genes], self.n_sites, random_state)
@@ -145,7 +147,7 @@ class PartitionMutation(Mutation):
         self.shift_sigma = shift_sigma
 
     def _do(self, problem, X, *args, random_state=None, **kwargs):
-        X = X.astype(np.int64, copy=True)
+        X = X.astype(GENE_DTYPE, copy=True)
         for x in X:
             if random_state.random() < 0.5:
                 random_mutation(x, self.n_sites, self.p_gene, random_state)

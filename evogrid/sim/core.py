@@ -271,8 +271,15 @@ def lrms_mode(lrms: np.ndarray) -> int:
     return first if bool((lrms == first).all()) else MIXED
 
 
-#: Arrivals between two checks of the AWRT cutoff.
-CUTOFF_CHECK_EVERY = 2048
+#: The AWRT cutoff is checked at arrival numbers FIRST_CUTOFF_CHECK * 2^k:
+#: each check costs O(n), so all checks together cost O(n log n).
+FIRST_CUTOFF_CHECK = 1024
+
+
+@njit(cache=True, inline="always")
+def cutoff_check_due(i):
+    """Is arrival number ``i`` one where the AWRT cutoff is checked?"""
+    return i >= FIRST_CUTOFF_CHECK and (i & (i - 1)) == 0
 
 
 @njit(cache=True)
@@ -340,7 +347,7 @@ def _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lr
                         procs, run_time, estimate, start,
                     )
         else:
-            if cutoff > 0.0 and i % CUTOFF_CHECK_EVERY == 0 and i > 0:
+            if cutoff > 0.0 and cutoff_check_due(i):
                 bounds = awrt_lower_bounds(ta, i, start, submit, run_time, procs, group, K)
                 if bounds.max() > cutoff:
                     return start, bounds

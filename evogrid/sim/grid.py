@@ -30,7 +30,6 @@ import numpy as np
 from numba import njit
 
 from evogrid.sim.core import (
-    CUTOFF_CHECK_EVERY,
     EASY,
     FCFS,
     FREE,
@@ -45,6 +44,7 @@ from evogrid.sim.core import (
     awrt_lower_bounds,
     cached_entry,
     complete_jobs,
+    cutoff_check_due,
     enqueue,
     new_state,
     next_completion,
@@ -345,7 +345,7 @@ def _simulate_grid(
                             procs, run_time, estimate, start, site, moves, lrms,
                         )
             continue
-        if cutoff > 0.0 and i % CUTOFF_CHECK_EVERY == 0 and i > 0:
+        if cutoff > 0.0 and cutoff_check_due(i):
             bounds = awrt_lower_bounds(ta, i, start, submit, run_time, procs, origin, K)
             if bounds.max() > cutoff:
                 m = n_log[0]
