@@ -31,6 +31,8 @@ lint: $(VENV)/.installed-dev
 
 bench: $(VENV)/.installed
 	$(BIN)/python experiments/benchmarks/bench_foundation.py
+	$(BIN)/python experiments/benchmarks/bench_grid.py
+	$(BIN)/python experiments/benchmarks/bench_pareto.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .hypothesis

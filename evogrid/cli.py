@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -373,7 +374,15 @@ def plot(
 def demo(
     out: Annotated[Path, typer.Option(help="Run directory for the results.")] = Path("runs/demo"),
 ) -> None:
-    """The main job on the bundled logs: every LRMS on KTH and SDSC03, metrics and files."""
+    """The main job on the bundled logs, in a few minutes.
+
+    1. every LRMS on KTH and SDSC03 alone (metrics.json/csv);
+    2. KTH + SDSC03-11 with EASY and the exchange strategies local, AWF,
+       EASY-JS and AA: deltas and migrations (strategies.json/csv);
+    3. a short NSGA-II Pareto run on KTH-5 + HPC2N-5 (pareto/, with plot).
+    """
+    from evogrid.optimize.pareto import ParetoConfig, run_pareto
+
     out.mkdir(parents=True, exist_ok=True)
     all_rows = []
     for spec in ("KTH", "SDSC03-11", "KTH-5+SDSC03-5"):
@@ -384,12 +393,33 @@ def demo(
             elapsed = time.perf_counter() - t0
             console.print(_metrics_table(f"{sc.name} / {lrms} ({elapsed * 1e3:.1f} ms)", rows))
             all_rows += [{"scenario": sc.name, **r} for r in rows]
-    (out / "metrics.json").write_text(json.dumps(all_rows, indent=2))
-    with (out / "metrics.csv").open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(all_rows[0]))
+    _write_rows(out / "metrics", all_rows)
+
+    strategy_rows = []
+    sc = Scenario.from_spec("KTH+SDSC03-11", lrms="easy")
+    for strategy in (Local(), AcceptWhenFit(), CentralPool(), ActiveRequest()):
+        res = simulate(sc, strategy)
+        label = strategy_label(res.schedule)
+        console.print(_metrics_table(f"{sc.name}: {label}", res.metrics()))
+        strategy_rows += [{"strategy": label, **r} for r in res.metrics()]
+    _write_rows(out / "strategies", strategy_rows)
+
+    config = ParetoConfig("KTH-5+HPC2N-5", pop_size=30, generations=25, n_changes=2000)
+    shutil.rmtree(out / "pareto", ignore_errors=True)  # a demo run starts afresh
+    with _evaluator("loky", 2, None) as evaluator:
+        result = run_pareto(config, out / "pareto", evaluator)
+    console.print(f"NSGA-II on {config.scenario} ({config.pop_size} x {config.generations}): "
+                  f"{len(result['front'])} front points, hypervolume {result['hypervolume']:.4g}; "
+                  f"wrote {out / 'pareto' / 'pareto.png'}")
+
+
+def _write_rows(stem: Path, rows: list[dict]) -> None:
+    stem.with_suffix(".json").write_text(json.dumps(rows, indent=2))
+    with stem.with_suffix(".csv").open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
-        writer.writerows(all_rows)
-    console.print(f"wrote {out / 'metrics.json'} and {out / 'metrics.csv'}")
+        writer.writerows(rows)
+    console.print(f"wrote {stem}.json and {stem}.csv")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -26,6 +26,9 @@ from evogrid.sim.scenario import Scenario
 from evogrid.sim.schedule import GridJobs, warm_up
 
 BACKENDS = ("serial", "loky", "dask")
+#: Chunks per worker and batch: several, so a worker that finishes early
+#: takes another chunk (simulation times vary between candidates).
+CHUNKS_PER_WORKER = 4
 
 
 @dataclass(frozen=True)
@@ -114,9 +117,11 @@ class Evaluator:
         local = self.backend == "serial" or (self.backend == "loky" and self.n_workers == 1)
         if local or not tasks:
             return _run_chunk(fn, tasks)
-        chunks = _split(tasks, min(self.n_workers, len(tasks)))
+        chunks = _split(tasks, min(self.n_workers * CHUNKS_PER_WORKER, len(tasks)))
         backend = "dask" if self.backend == "dask" else "loky"
-        with joblib.parallel_config(backend=backend, n_jobs=len(chunks)):
+        # n_jobs stays the worker count: a different count makes loky resize
+        # its pool, and new workers must load the scenario and code again.
+        with joblib.parallel_config(backend=backend, n_jobs=self.n_workers):
             parts = joblib.Parallel()(joblib.delayed(_run_chunk)(fn, c) for c in chunks)
         return [r for part in parts for r in part]
 
