@@ -62,22 +62,31 @@ TRANSFER_CODES: dict[str, int] = {"local": T_LOCAL, "awf": T_AWF, "rulebase": T_
 L_FIXED, L_RANDOM, L_AWRT = 0, 1, 2
 LOCATION_CODES: dict[str, int] = {"fixed": L_FIXED, "random": L_RANDOM, "awrt": L_AWRT}
 
+@njit(cache=True, inline="always")
+def _simple_accepts(s, job, origin, transfer, sc, procs):
+    """The ``local`` and ``awf`` transfer policies: does site ``s`` take ``job`` now?
+
+    Kept apart from :func:`_rulebase_accepts` on purpose: numba reference-
+    counts every array passed to a call, and passing the rulebase and log
+    arrays to every decision cost 15 ms per 44,000 jobs even for sites that
+    never use them (docs/benchmarks.md).
+    """
+    if transfer[s] == T_LOCAL:
+        return s == origin
+    return procs[job] <= sc[s, FREE]
+
+
 @njit(cache=True)
-def _accepts(
-    s, job, partner, origin, transfer, rulebase_of, centers, widths, consequents, n_rules, features,
-    n_features, x, sc, procs, estimate, machine_procs, log_site, log_partner, log_x, log_y, n_log,
+def _rulebase_accepts(
+    s, job, partner, rulebase_of, centers, widths, consequents, n_rules, features, n_features, x, sc,
+    procs, estimate, machine_procs, log_site, log_partner, log_x, log_y, n_log,
 ):
-    """Does site ``s``'s transfer policy take ``job`` now (keep it, if ``s`` is its ``origin``)?
+    """Does site ``s``'s rulebase for ``partner`` accept ``job`` now (y > 0)?
 
     ``partner`` selects the rulebase: the offering site for a foreign job,
-    the first partner in location order for an own job. Rulebase decisions
-    are appended to the log arrays when they have room (recording on).
+    the first partner in location order for an own job. Decisions are
+    appended to the log arrays while they have room (recording on).
     """
-    policy = transfer[s]
-    if policy == T_LOCAL:
-        return s == origin
-    if policy == T_AWF:
-        return procs[job] <= sc[s, FREE]
     r = rulebase_of[s, partner]
     for h in range(n_features[r]):
         x[h] = feature_value(features[r, h], s, job, sc, procs, estimate, machine_procs)
@@ -358,18 +367,28 @@ def _simulate_grid(
             n_part = _location_order(
                 k, procs[job], location, machine_procs, order, deleg_num, deleg_den
             )
-            if n_part > 0 and not _accepts(
-                k, job, order[0], k, transfer, rulebase_of, centers, widths, consequents,
-                n_rules, features, n_features, x, sc, procs, estimate, machine_procs, log_site,
-                log_partner, log_x, log_y, n_log,
-            ):
+            keep = True
+            if n_part > 0:
+                if transfer[k] == T_RULEBASE:
+                    keep = _rulebase_accepts(
+                        k, job, order[0], rulebase_of, centers, widths, consequents, n_rules, features,
+                        n_features, x, sc, procs, estimate, machine_procs, log_site, log_partner, log_x,
+                        log_y, n_log,
+                    )
+                else:
+                    keep = _simple_accepts(k, job, k, transfer, sc, procs)
+            if not keep:
                 for o in range(n_part):
                     l = order[o]
-                    if _accepts(
-                        l, job, k, k, transfer, rulebase_of, centers, widths, consequents,
-                        n_rules, features, n_features, x, sc, procs, estimate, machine_procs,
-                        log_site, log_partner, log_x, log_y, n_log,
-                    ):
+                    if transfer[l] == T_RULEBASE:
+                        taken = _rulebase_accepts(
+                            l, job, k, rulebase_of, centers, widths, consequents, n_rules, features,
+                            n_features, x, sc, procs, estimate, machine_procs, log_site, log_partner,
+                            log_x, log_y, n_log,
+                        )
+                    else:
+                        taken = _simple_accepts(l, job, k, transfer, sc, procs)
+                    if taken:
                         target = l
                         break
         if target != k:

@@ -52,6 +52,8 @@ def main() -> None:
         report(f"2 sites FCFS, local-only loop ({len(jobs.submit):,} jobs)", seconds * 1e3, "ms", "-")
         time_case("2 sites FCFS, grid loop, local strategy", jobs, "fcfs", Local())
         time_case("2 sites FCFS, grid loop, AWF", jobs, "fcfs", AcceptWhenFit())
+        time_case("2 sites FCFS, rulebase at KTH, AWF at SDSC (EFS training)", jobs, "fcfs",
+                  FuzzyPolicy({0: Rulebase.random(10, seed=0)}))
         time_case("2 sites FCFS, grid loop, FCFS-JS pool", jobs, "fcfs", CentralPool())
         time_case("2 sites EASY, 10-rule rulebase at every site", jobs, "easy", rulebases)
         time_case("2 sites EASY, grid loop, AA", jobs, "easy", ActiveRequest())
