@@ -13,9 +13,8 @@ from evogrid.sim.tsk import TSKStack, tsk_output
 
 
 def _compiled(rb: Rulebase, x: np.ndarray) -> np.ndarray:
-    s = TSKStack.stack([rb.arrays()])
-    return np.array([tsk_output(s.centers, s.widths, s.consequents, s.n_rules, s.n_features, 0, p)
-                     for p in x])
+    params, meta = TSKStack.stack([rb.arrays()]).packed()
+    return np.array([tsk_output(params, meta, 0, p) for p in x])
 
 
 @settings(max_examples=200, deadline=None)

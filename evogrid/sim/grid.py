@@ -53,7 +53,7 @@ from evogrid.sim.core import (
     start_job,
 )
 from evogrid.sim.features import feature_value
-from evogrid.sim.tsk import tsk_output
+from evogrid.sim.tsk import META_CODES, META_FEATURES, tsk_output
 
 EXCHANGE, POOL, ACTIVE = 0, 1, 2
 SCHEMES: dict[str, int] = {"exchange": EXCHANGE, "pool": POOL, "active": ACTIVE}
@@ -78,8 +78,8 @@ def _simple_accepts(s, job, origin, transfer, sc, procs):
 
 @njit(cache=True)
 def _rulebase_accepts(
-    s, job, partner, rulebase_of, centers, widths, consequents, n_rules, features, n_features, x, sc,
-    procs, estimate, machine_procs, log_site, log_partner, log_x, log_y, n_log,
+    s, job, partner, rulebase_of, rb_params, rb_meta, x, sc, procs, estimate, machine_procs, log_ids,
+    log_vals, n_log,
 ):
     """Does site ``s``'s rulebase for ``partner`` accept ``job`` now (y > 0)?
 
@@ -88,16 +88,17 @@ def _rulebase_accepts(
     appended to the log arrays while they have room (recording on).
     """
     r = rulebase_of[s, partner]
-    for h in range(n_features[r]):
-        x[h] = feature_value(features[r, h], s, job, sc, procs, estimate, machine_procs)
-    y = tsk_output(centers, widths, consequents, n_rules, n_features, r, x)
-    if n_log[0] < log_y.shape[0]:
+    nf = rb_meta[r, META_FEATURES]
+    for h in range(nf):
+        x[h] = feature_value(rb_meta[r, META_CODES + h], s, job, sc, procs, estimate, machine_procs)
+    y = tsk_output(rb_params, rb_meta, r, x)
+    if n_log[0] < log_ids.shape[0]:
         i = n_log[0]
-        log_site[i] = s
-        log_partner[i] = partner
-        log_y[i] = y
-        for h in range(n_features[r]):
-            log_x[i, h] = x[h]
+        log_ids[i, 0] = s
+        log_ids[i, 1] = partner
+        for h in range(nf):
+            log_vals[i, h] = x[h]
+        log_vals[i, log_vals.shape[1] - 1] = y
         n_log[0] += 1
     return y > 0.0
 
@@ -270,7 +271,7 @@ def active_request(
 @njit(cache=True)
 def _simulate_grid(
     submit, run_time, procs, estimate, origin, machine_procs, lrms, scheme, transfer, location, seed,
-    rulebase_of, centers, widths, consequents, n_rules, features, n_features, log_capacity, cutoff, mode,
+    rulebase_of, rb_params, rb_meta, log_capacity, cutoff, mode,
 ):
     """Simulate K sites with job exchange.
 
@@ -283,7 +284,7 @@ def _simulate_grid(
         location: location policy code (EXCHANGE); seed: for L_RANDOM.
         rulebase_of: int64, shape (K, K), rulebase index site k uses with
             partner l (T_RULEBASE sites only).
-        centers ... n_features: a :class:`~evogrid.sim.tsk.TSKStack`'s arrays.
+        rb_params, rb_meta: a :class:`~evogrid.sim.tsk.TSKStack`, packed.
         log_capacity: how many rulebase decisions to record (0: none).
         cutoff: stop early once a lower bound on some site's AWRT exceeds it
             (seconds; 0: never), as in evogrid.sim.core._simulate_local.
@@ -307,11 +308,10 @@ def _simulate_grid(
     freed = np.zeros(K, dtype=np.bool_)
     deleg_num = np.zeros((K, K))
     deleg_den = np.zeros((K, K))
-    x = np.zeros(max(1, features.shape[1]))
-    log_site = np.empty(log_capacity, dtype=np.int64)
-    log_partner = np.empty(log_capacity, dtype=np.int64)
-    log_x = np.zeros((log_capacity, features.shape[1]))
-    log_y = np.empty(log_capacity)
+    NF = (rb_params.shape[2] - 1) // 2
+    x = np.zeros(max(1, NF))
+    log_ids = np.empty((log_capacity, 2), dtype=np.int64)  # deciding site, partner
+    log_vals = np.zeros((log_capacity, NF + 1))  # features, then y
     n_log = np.zeros(1, dtype=np.int64)
     np.random.seed(seed)
     # Typed constants, not literals: a literal flowing into a call makes
@@ -358,7 +358,8 @@ def _simulate_grid(
             bounds = awrt_lower_bounds(ta, i, start, submit, run_time, procs, origin, K)
             if bounds.max() > cutoff:
                 m = n_log[0]
-                return start, site, moves, log_site[:m], log_partner[:m], log_x[:m], log_y[:m], bounds
+                return (start, site, moves, log_ids[:m, 0], log_ids[:m, 1], log_vals[:m, :NF],
+                        log_vals[:m, NF], bounds)
         job = i
         i += 1
         k = origin[job]
@@ -371,9 +372,8 @@ def _simulate_grid(
             if n_part > 0:
                 if transfer[k] == T_RULEBASE:
                     keep = _rulebase_accepts(
-                        k, job, order[0], rulebase_of, centers, widths, consequents, n_rules, features,
-                        n_features, x, sc, procs, estimate, machine_procs, log_site, log_partner, log_x,
-                        log_y, n_log,
+                        k, job, order[0], rulebase_of, rb_params, rb_meta, x, sc, procs, estimate,
+                        machine_procs, log_ids, log_vals, n_log,
                     )
                 else:
                     keep = _simple_accepts(k, job, k, transfer, sc, procs)
@@ -382,9 +382,8 @@ def _simulate_grid(
                     l = order[o]
                     if transfer[l] == T_RULEBASE:
                         taken = _rulebase_accepts(
-                            l, job, k, rulebase_of, centers, widths, consequents, n_rules, features,
-                            n_features, x, sc, procs, estimate, machine_procs, log_site, log_partner,
-                            log_x, log_y, n_log,
+                            l, job, k, rulebase_of, rb_params, rb_meta, x, sc, procs, estimate,
+                            machine_procs, log_ids, log_vals, n_log,
                         )
                     else:
                         taken = _simple_accepts(l, job, k, transfer, sc, procs)
@@ -415,17 +414,16 @@ def _simulate_grid(
                 run_time, estimate, start, site, moves, lrms,
             )
     m = n_log[0]
-    return start, site, moves, log_site[:m], log_partner[:m], log_x[:m], log_y[:m], np.empty(0)
+    return (start, site, moves, log_ids[:m, 0], log_ids[:m, 1], log_vals[:m, :NF], log_vals[:m, NF],
+            np.empty(0))
 
 
 def _grid_entry(mode):
     def entry(submit, run_time, procs, estimate, origin, machine_procs, lrms, scheme, transfer, location,
-              seed, rulebase_of, centers, widths, consequents, n_rules, features, n_features,
-              log_capacity, cutoff):
+              seed, rulebase_of, rb_params, rb_meta, log_capacity, cutoff):
         return _simulate_grid(
             submit, run_time, procs, estimate, origin, machine_procs, lrms, scheme, transfer, location,
-            seed, rulebase_of, centers, widths, consequents, n_rules, features, n_features,
-            log_capacity, cutoff, mode,
+            seed, rulebase_of, rb_params, rb_meta, log_capacity, cutoff, mode,
         )
 
     return cached_entry(entry, f"simulate_grid_mode{mode}")

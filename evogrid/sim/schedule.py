@@ -224,7 +224,7 @@ class Exchange:
             grid.SCHEMES[self.scheme],
             np.array([grid.TRANSFER_CODES[t] for t in transfer], dtype=np.int64),
             grid.LOCATION_CODES[self.location], int(self.seed), rulebase_of,
-            rb.centers, rb.widths, rb.consequents, rb.n_rules, rb.features, rb.n_features,
+            *rb.packed(),
         )
 
 

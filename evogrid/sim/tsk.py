@@ -67,30 +67,50 @@ class TSKStack:
     def empty(cls) -> TSKStack:
         return cls.stack([])
 
+    def packed(self) -> tuple[np.ndarray, np.ndarray]:
+        """The two arrays the compiled loop takes (numba reference-counts every array
+        passed to a call, so fewer arrays per decision are cheaper).
+
+        Returns:
+            params: float64, shape (R, NR, 2 NF + 1): per rule the centres,
+                the widths and the consequent.
+            meta: int64, shape (R, 2 + NF): rules used, features used, the
+                feature codes.
+        """
+        params = np.concatenate([self.centers, self.widths, self.consequents[:, :, None]], axis=2)
+        meta = np.concatenate([self.n_rules[:, None], self.n_features[:, None], self.features], axis=1)
+        return np.ascontiguousarray(params), np.ascontiguousarray(meta.astype(np.int64))
+
+
+#: Columns of the packed ``meta`` array.
+META_RULES, META_FEATURES, META_CODES = 0, 1, 2
+
 
 @njit(cache=True, inline="always")
-def _exponent(centers, widths, r, i, nf, x):
+def _exponent(params, r, i, nf, NF, x):
     e = 0.0
     for h in range(nf):
-        d = x[h] - centers[r, i, h]
-        e -= d * d / (widths[r, i, h] * widths[r, i, h])
+        d = x[h] - params[r, i, h]
+        w = params[r, i, NF + h]
+        e -= d * d / (w * w)
     return e
 
 
 @njit(cache=True)
-def tsk_output(centers, widths, consequents, n_rules, n_features, r, x):
-    """Output y in [-1, 1] of rulebase ``r`` of a stack at the point ``x`` (shape (NF,))."""
-    nf = n_features[r]
+def tsk_output(params, meta, r, x):
+    """Output y in [-1, 1] of rulebase ``r`` of a packed stack at the point ``x`` (shape (NF,))."""
+    NF = (params.shape[2] - 1) // 2
+    nf = meta[r, META_FEATURES]
     top = -np.inf
-    for i in range(n_rules[r]):
-        e = _exponent(centers, widths, r, i, nf, x)
+    for i in range(meta[r, META_RULES]):
+        e = _exponent(params, r, i, nf, NF, x)
         if e > top:
             top = e
     num = 0.0
     den = 0.0
-    for i in range(n_rules[r]):
-        phi = np.exp(_exponent(centers, widths, r, i, nf, x) - top)
-        num += phi * consequents[r, i]
+    for i in range(meta[r, META_RULES]):
+        phi = np.exp(_exponent(params, r, i, nf, NF, x) - top)
+        num += phi * params[r, i, 2 * NF]
         den += phi
     return num / den
 
