@@ -32,7 +32,7 @@ from evogrid.policy.strategies import (
     simulate,
     strategy_label,
 )
-from evogrid.sim.scenario import Scenario
+from evogrid.sim.scenario import Scenario, StrategyConfig
 from evogrid.workload.cache import cached_parse
 from evogrid.workload.model import SECONDS_PER_DAY
 from evogrid.workload.preprocess import Preprocessing, load_swf
@@ -185,19 +185,21 @@ def simulate_cmd(
     scenario: Annotated[
         str, typer.Argument(help="Inline scenario (KTH-11, KTH-5+SDSC03-5, KTH@5-) or a .toml file.")
     ],
-    strategy: Annotated[str, typer.Option(
+    strategy: Annotated[str | None, typer.Option(
         help="How sites exchange jobs: local (none), awf (accept when fit), rulebase (TSK fuzzy "
              "policies from --rulebase), pool (central job pool: FCFS-JS/EASY-JS/LIST-JS) or aa "
-             "(active request, needs --lrms easy).")] = "local",
+             "(active request, needs --lrms easy). Default: the scenario file's [strategy], "
+             "else local.")] = None,
     rulebase: Annotated[list[str] | None, typer.Option(
         help="Rulebase JSON for --strategy rulebase: FILE for every site, or SITE=FILE (SITE = index "
              "or window name). Several files for one site form a pool: each partner gets the one "
              "trained against the nearest partner size.")] = None,
-    others: Annotated[str, typer.Option(help="Policy of sites without a rulebase: awf or local.")] = "awf",
-    location: Annotated[str, typer.Option(
-        help="Order in which partners are asked: fixed (index order), random (seeded) or awrt "
-             "(lowest AWRT of the jobs delegated so far first).")] = "fixed",
-    seed: Annotated[int, typer.Option(help="Seed of the random location policy.")] = 0,
+    others: Annotated[str | None, typer.Option(
+        help="Policy of sites without a rulebase: awf (default) or local.")] = None,
+    location: Annotated[str | None, typer.Option(
+        help="Order in which partners are asked: fixed (index order, default), random (seeded) or awrt "
+             "(lowest AWRT of the jobs delegated so far first).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the random location policy (default 0).")] = None,
     lrms: Annotated[str | None, typer.Option(help=LRMS_HELP)] = None,
     procs: Annotated[int | None, typer.Option(help="Override every site's machine size.")] = None,
     lenient: Annotated[bool, typer.Option(help="Skip and count malformed SWF lines.")] = False,
@@ -206,7 +208,14 @@ def simulate_cmd(
 ) -> None:
     """Simulate a scenario with an exchange strategy: per-site metrics, deltas vs local, migrations."""
     sc = Scenario.from_spec(scenario, lrms=lrms, procs=procs, lenient=lenient)
-    chosen = build_strategy(strategy, sc, rulebase or [], others, location, seed)
+    # Command-line options override the scenario file's [strategy] table.
+    base = sc.strategy or StrategyConfig()
+    rulebase_specs = rulebase or [
+        f"{site}={file}" for site, files in base.rulebases.items()
+        for file in (files if isinstance(files, list) else [files])
+    ]
+    chosen = build_strategy(strategy or base.name, sc, rulebase_specs, others or base.others,
+                            location or base.location, base.seed if seed is None else seed)
     t0 = time.perf_counter()
     res = simulate(sc, chosen)
     elapsed = time.perf_counter() - t0
@@ -226,7 +235,7 @@ def simulate_cmd(
     console.print(_metrics_table(f"{sc.name}: {label} ({elapsed * 1e3:.1f} ms incl. local baseline)",
                                  res.metrics()))
     names = [w.name for w in sc.workloads]
-    if len(names) > 1 and strategy != "local":
+    if len(names) > 1 and res.schedule.strategy != "local":
         console.print(_matrix_table("M_n: share of jobs", names, result["migration_n"]))
         console.print(_matrix_table("M_SA: share of squashed area", names, result["migration_sa"]))
         mv = result["moves"]

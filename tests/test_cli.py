@@ -144,3 +144,23 @@ def test_bad_strategy_options(capsys):
     assert_one_line_error(code, err, "--rulebase")
     code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "awf", "--location", "near")
     assert_one_line_error(code, err, "--location near")
+
+
+def test_scenario_file_strategy_table(capsys, tmp_path):
+    """A TOML [strategy] table is used unless --strategy overrides it; rulebase paths are
+    relative to the scenario file."""
+    from evogrid.policy.rulebase import Rulebase
+
+    Rulebase.random(5, seed=2).save(tmp_path / "kth.json")
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('[[sites]]\nwindow = "KTH-2"\n[[sites]]\nwindow = "SDSC03-2"\n'
+                        '[strategy]\nname = "rulebase"\nrulebases = { KTH-2 = "kth.json" }\n')
+    code, out, err = run(capsys, "simulate", str(scenario), "--json")
+    assert code == 0, err
+    assert json.loads(out)["strategy"] == "rulebase"
+    code, out, err = run(capsys, "simulate", str(scenario), "--strategy", "awf", "--json")
+    assert code == 0, err
+    assert json.loads(out)["strategy"] == "awf"
+    scenario.write_text('[[sites]]\nwindow = "KTH-2"\n[strategy]\nnmae = "awf"\n')
+    code, _, err = run(capsys, "simulate", str(scenario))
+    assert_one_line_error(code, err, "strategy.nmae", "unknown key")

@@ -16,6 +16,10 @@ Two forms:
       window = "traces/my.swf@2-7"  # any SWF file
       procs = 512                   # machine size override (processors)
       lrms = "fcfs"                 # per-site override
+      [strategy]                    # optional: how sites exchange jobs
+      name = "rulebase"             # local, awf, rulebase, pool, aa
+      location = "fixed"
+      rulebases = { KTH-5 = "kth.json" }   # relative to this file
 
 Unknown keys are errors. All windows start at time 0 together.
 """
@@ -51,12 +55,27 @@ class PreprocessingConfig(_Strict):
     kill_at_estimate: bool = True
 
 
+class StrategyConfig(_Strict):
+    """How the sites exchange jobs (see ``evogrid simulate --help``); plain data, built by evogrid.policy."""
+
+    name: str = Field(default="local", description="local, awf, rulebase, pool or aa")
+    location: str = Field(default="fixed", description="fixed, random or awrt")
+    others: str = Field(default="awf", description="policy of sites without a rulebase: awf or local")
+    seed: int = 0
+    rulebases: dict[str, str | list[str]] = Field(
+        default_factory=dict,
+        description="site (window name or index) -> rulebase JSON, or a list of them (a pool); "
+                    "paths relative to the scenario file",
+    )
+
+
 class ScenarioConfig(_Strict):
     name: str | None = None
     lrms: str = "fcfs"
     lenient: bool = False
     preprocessing: PreprocessingConfig = PreprocessingConfig()
     sites: list[SiteConfig] = Field(min_length=1)
+    strategy: StrategyConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -66,6 +85,7 @@ class Scenario:
     name: str
     workloads: tuple[Workload, ...]
     lrms: tuple[str, ...]
+    strategy: StrategyConfig | None = None
 
     @classmethod
     def from_config(cls, config: ScenarioConfig, *, label: str = "") -> Scenario:
@@ -80,7 +100,7 @@ class Scenario:
             workloads.append(w)
             lrms.append(name.lower())
         names = [w.name for w in workloads]
-        return cls(config.name or label or "+".join(names), tuple(workloads), tuple(lrms))
+        return cls(config.name or label or "+".join(names), tuple(workloads), tuple(lrms), config.strategy)
 
     @classmethod
     def from_spec(
@@ -124,9 +144,18 @@ def load_scenario_file(path: Path) -> ScenarioConfig:
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"{path}: invalid TOML: {exc}") from None
     try:
-        return ScenarioConfig.model_validate(data)
+        config = ScenarioConfig.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(part) for part in err["loc"]) or "(top level)"
         msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
         raise ScenarioError(f"{path}: {where}: {msg}") from None
+    if config.strategy is not None:
+        def here(file: str) -> str:
+            return str(path.parent / file) if not Path(file).is_absolute() else file
+
+        resolved = {site: [here(f) for f in files] if isinstance(files, list) else here(files)
+                    for site, files in config.strategy.rulebases.items()}
+        config = config.model_copy(update={"strategy": config.strategy.model_copy(
+            update={"rulebases": resolved})})
+    return config
