@@ -5,6 +5,8 @@ empty window, a bad scenario file) raises :class:`EvogridError`. The CLI turns
 it into one line on stderr and exit code 2; the Python API lets it propagate.
 """
 
+from pydantic import ValidationError
+
 
 class EvogridError(Exception):
     """A mistake in user input, reported as one clear line."""
@@ -16,3 +18,10 @@ class SWFFormatError(EvogridError):
 
 class ScenarioError(EvogridError):
     """An invalid scenario: unknown trace, empty window, bad option."""
+
+
+def validation_message(exc: ValidationError) -> str:
+    """The first error of a pydantic validation as ``field.path: what is wrong``."""
+    err = exc.errors()[0]
+    where = ".".join(str(part) for part in err["loc"]) or "(top level)"
+    return f"{where}: {'unknown key' if err['type'] == 'extra_forbidden' else err['msg']}"

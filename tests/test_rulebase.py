@@ -13,8 +13,8 @@ from evogrid.sim.tsk import TSKStack, tsk_output
 
 
 def _compiled(rb: Rulebase, x: np.ndarray) -> np.ndarray:
-    params, meta = TSKStack.stack([rb.arrays()]).packed()
-    return np.array([tsk_output(params, meta, 0, p) for p in x])
+    stack = TSKStack.stack([rb.arrays()])
+    return np.array([tsk_output(stack.params, stack.meta, 0, p) for p in x])
 
 
 @settings(max_examples=200, deadline=None)

@@ -22,6 +22,7 @@ from pymoo.core.sampling import Sampling
 
 from evogrid.optimize.evaluator import Evaluator, ScenarioRef
 from evogrid.sim import core
+from evogrid.sim.metrics import awrt_per_site
 from evogrid.sim.schedule import GridJobs, lrms_code
 
 #: Spec 3.3's feasibility limit on every site's AWRT, seconds.
@@ -52,13 +53,7 @@ def partition_awrt(
     codes = np.array([lrms_code(name) for name in lrms], dtype=np.int64)
     start, bounds = core.simulate_local(jobs.submit, jobs.run_time, jobs.procs, jobs.estimate, site,
                                         jobs.machine_procs, codes, jobs.origin, cutoff)
-    if len(bounds):
-        return bounds
-    sa = jobs.run_time.astype(np.float64) * jobs.procs
-    response = (start + jobs.run_time - jobs.submit).astype(np.float64)
-    K = jobs.n_sites
-    return (np.bincount(jobs.origin, weights=sa * response, minlength=K)
-            / np.bincount(jobs.origin, weights=sa, minlength=K))
+    return bounds if len(bounds) else awrt_per_site(jobs, start)
 
 
 def _evaluate_task(task: tuple[ScenarioRef, np.ndarray, float]) -> np.ndarray:

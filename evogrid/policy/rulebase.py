@@ -27,7 +27,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from evogrid._version import __version__
-from evogrid.errors import EvogridError
+from evogrid.errors import EvogridError, validation_message
 from evogrid.sim.features import FEATURES, feature_code
 from evogrid.sim.tsk import tsk_output_numpy
 
@@ -221,10 +221,7 @@ class Rulebase:
         try:
             spec = RulebaseFile.model_validate(data)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(part) for part in err["loc"]) or "(top level)"
-            msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
-            raise RulebaseError(f"{source}: {where}: {msg}") from None
+            raise RulebaseError(f"{source}: {validation_message(exc)}") from None
         return cls.from_arrays(
             [r.centers for r in spec.rules], [r.widths for r in spec.rules],
             [r.consequent for r in spec.rules], [f.name for f in spec.features],

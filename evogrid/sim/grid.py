@@ -62,6 +62,7 @@ TRANSFER_CODES: dict[str, int] = {"local": T_LOCAL, "awf": T_AWF, "rulebase": T_
 L_FIXED, L_RANDOM, L_AWRT = 0, 1, 2
 LOCATION_CODES: dict[str, int] = {"fixed": L_FIXED, "random": L_RANDOM, "awrt": L_AWRT}
 
+
 @njit(cache=True, inline="always")
 def _simple_accepts(s, job, origin, transfer, sc, procs):
     """The ``local`` and ``awf`` transfer policies: does site ``s`` take ``job`` now?
@@ -137,7 +138,7 @@ def _location_order(k, need, location, machine_procs, order, deleg_num, deleg_de
 def _record_delegated_ends(t, sc, heap_end, heap_job, site, origin, submit, run_time, procs, deleg_num,
                            deleg_den):
     """Add the delegated jobs ending at ``t`` to their origin's per-partner AWRT sums."""
-    for s in range(sc.shape[0]):
+    for s in range(heap_end.shape[0]):  # sites only: sc may hold a pool row
         for i in range(sc[s, N_HEAP]):
             job = heap_job[s, i]
             if heap_end[s, i] == t and origin[job] != s:
@@ -153,7 +154,7 @@ def schedule_pool(
 ):
     """Site k applies its LRMS to the pool (queue row P), seeing jobs with m_j <= m_k only.
 
-    Returns the number of jobs started. Same rules as
+    Same rules as
     :func:`evogrid.sim.core.schedule_site`, in one compacting scan: the
     first visible job that does not fit is the head; FCFS stops there, EASY
     backfills behind its reservation, LIST starts whatever fits.
@@ -165,7 +166,6 @@ def schedule_pool(
     blocked = -1
     T = NEVER
     extra = 0
-    started = 0
     while read < tail and sc[k, FREE] > 0:
         job = queue[P, read]
         need = procs[job]
@@ -197,7 +197,6 @@ def schedule_pool(
                 k, t, job, mode, lrms, sc, run_est_end, run_job, heap_end, heap_job, procs,
                 run_time, estimate, start,
             )
-            started += 1
         else:
             queue[P, write] = job
             write += 1
@@ -206,7 +205,6 @@ def schedule_pool(
         write += 1
         read += 1
     sc[P, Q_TAIL] = write
-    return started
 
 
 @njit(cache=True)
@@ -231,7 +229,7 @@ def active_request(
         T, extra = shadow_time(
             k, procs[queue[k, sc[k, Q_HEAD]]], sc[k, FREE], run_est_end, run_job, sc[k, N_RUN], procs
         )
-    for l in range(sc.shape[0]):
+    for l in range(heap_end.shape[0]):  # sites only: sc may hold a pool row
         if l == k or sc[k, FREE] == 0:
             continue
         head = sc[l, Q_HEAD]
@@ -284,7 +282,7 @@ def _simulate_grid(
         location: location policy code (EXCHANGE); seed: for L_RANDOM.
         rulebase_of: int64, shape (K, K), rulebase index site k uses with
             partner l (T_RULEBASE sites only).
-        rb_params, rb_meta: a :class:`~evogrid.sim.tsk.TSKStack`, packed.
+        rb_params, rb_meta: a :class:`~evogrid.sim.tsk.TSKStack`'s arrays.
         log_capacity: how many rulebase decisions to record (0: none).
         cutoff: stop early once a lower bound on some site's AWRT exceeds it
             (seconds; 0: never), as in evogrid.sim.core._simulate_local.
@@ -318,6 +316,7 @@ def _simulate_grid(
     # numba compile the callee once more for the literal's type.
     never = np.int64(NEVER)
     i = np.int64(0)
+    bounds = np.empty(0)
     while True:
         tc = next_completion(sc, heap_end)
         ta = submit[i] if i < n else never
@@ -355,11 +354,10 @@ def _simulate_grid(
                         )
             continue
         if cutoff > 0.0 and cutoff_check_due(i):
-            bounds = awrt_lower_bounds(ta, i, start, submit, run_time, procs, origin, K)
-            if bounds.max() > cutoff:
-                m = n_log[0]
-                return (start, site, moves, log_ids[:m, 0], log_ids[:m, 1], log_vals[:m, :NF],
-                        log_vals[:m, NF], bounds)
+            lower = awrt_lower_bounds(ta, i, start, submit, run_time, procs, origin, K)
+            if lower.max() > cutoff:
+                bounds = lower
+                break
         job = i
         i += 1
         k = origin[job]
@@ -414,8 +412,7 @@ def _simulate_grid(
                 run_time, estimate, start, site, moves, lrms,
             )
     m = n_log[0]
-    return (start, site, moves, log_ids[:m, 0], log_ids[:m, 1], log_vals[:m, :NF], log_vals[:m, NF],
-            np.empty(0))
+    return start, site, moves, log_ids[:m, 0], log_ids[:m, 1], log_vals[:m, :NF], log_vals[:m, NF], bounds
 
 
 def _grid_entry(mode):

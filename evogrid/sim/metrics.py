@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from evogrid.sim.schedule import Schedule
+    from evogrid.sim.schedule import GridJobs, Schedule
 
 #: Bounded-slowdown threshold tau in seconds.
 BSLD_TAU_SECONDS = 10.0
@@ -26,6 +26,14 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     out = np.full(num.shape, np.nan)
     np.divide(num, den, out=out, where=den != 0)
     return out
+
+
+def awrt_per_site(jobs: GridJobs, start: np.ndarray) -> np.ndarray:
+    """AWRT_k (s) over the jobs submitted at each site, shape (K,), for start times ``start``."""
+    sa = jobs.run_time.astype(np.float64) * jobs.procs
+    response = (start + jobs.run_time - jobs.submit).astype(np.float64)
+    K = jobs.n_sites
+    return _safe_div(_per_site_sum(jobs.origin, sa * response, K), _per_site_sum(jobs.origin, sa, K))
 
 
 def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
@@ -50,7 +58,6 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
     start = schedule.start
     end = start + jobs.run_time
     wait = (start - jobs.submit).astype(np.float64)
-    response = (end - jobs.submit).astype(np.float64)
     bsld = np.maximum((wait + p) / np.maximum(p, BSLD_TAU_SECONDS), 1.0)
 
     origin, site = jobs.origin, schedule.site
@@ -64,7 +71,7 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
     np.minimum.at(first_start, site, start)
     span_from_first = np.where(n_exec > 0, makespan - first_start, 0).astype(np.float64)
 
-    awrt = _safe_div(_per_site_sum(origin, sa * response, K), sa_sub)
+    awrt = awrt_per_site(jobs, start)
     mean_wait = _safe_div(_per_site_sum(origin, wait, K), n_sub.astype(np.float64))
     mean_bsld = _safe_div(_per_site_sum(origin, bsld, K), n_sub.astype(np.float64))
     util = _safe_div(sa_exec, jobs.machine_procs * makespan.astype(np.float64))

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evogrid.errors import ScenarioError
+from evogrid.errors import ScenarioError, validation_message
 from evogrid.sim.schedule import Schedule, lrms_code, simulate_local
 from evogrid.workload.model import Workload
 from evogrid.workload.preprocess import Preprocessing
@@ -146,10 +146,7 @@ def load_scenario_file(path: Path) -> ScenarioConfig:
     try:
         config = ScenarioConfig.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(part) for part in err["loc"]) or "(top level)"
-        msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
-        raise ScenarioError(f"{path}: {where}: {msg}") from None
+        raise ScenarioError(f"{path}: {validation_message(exc)}") from None
     if config.strategy is not None:
         def here(file: str) -> str:
             return str(path.parent / file) if not Path(file).is_absolute() else file

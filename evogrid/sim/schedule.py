@@ -9,7 +9,7 @@ import numpy as np
 
 from evogrid.errors import ScenarioError
 from evogrid.sim import core, grid
-from evogrid.sim.metrics import site_metrics
+from evogrid.sim.metrics import awrt_per_site, site_metrics
 from evogrid.sim.tsk import TSKStack
 from evogrid.workload.model import Workload
 
@@ -139,7 +139,7 @@ class Schedule:
         """AWRT per site (s), shape (K,); the lower bounds if the run stopped at its cutoff."""
         if self.stopped_bounds is not None:
             return self.stopped_bounds
-        return np.array([row["awrt"] for row in site_metrics(self)])
+        return awrt_per_site(self.jobs, self.start)
 
 
 def _lrms_names(lrms: str | Sequence[str], n_sites: int) -> tuple[str, ...]:
@@ -213,7 +213,7 @@ class Exchange:
             np.full((n_sites, n_sites), -1, dtype=np.int64)
             if self.rulebase_of is None else np.asarray(self.rulebase_of, dtype=np.int64)
         )
-        n_stack = len(self.rulebases.n_rules)
+        n_stack = len(self.rulebases)
         for k, name in enumerate(transfer):
             if name == "rulebase":
                 mine = np.delete(rulebase_of[k], k)
@@ -224,7 +224,7 @@ class Exchange:
             grid.SCHEMES[self.scheme],
             np.array([grid.TRANSFER_CODES[t] for t in transfer], dtype=np.int64),
             grid.LOCATION_CODES[self.location], int(self.seed), rulebase_of,
-            *rb.packed(),
+            rb.params, rb.meta,
         )
 
 

@@ -18,25 +18,26 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+#: Columns of :attr:`TSKStack.meta`.
+META_RULES, META_FEATURES, META_CODES = 0, 1, 2
+
 
 @dataclass(frozen=True)
 class TSKStack:
-    """R rulebases padded to the largest rule and feature counts.
+    """R rulebases in two padded arrays, as the compiled loop takes them.
+
+    Two arrays rather than one per field: numba reference-counts every array
+    passed to a call, and a rulebase decision is a call (docs/benchmarks.md).
 
     Attributes:
-        centers, widths: float64, shape (R, NR, NF).
-        consequents: float64, shape (R, NR), +1 accept / -1 decline.
-        n_rules: int64, shape (R,), rules used in each rulebase.
-        features: int64, shape (R, NF), feature codes (evogrid.sim.features).
-        n_features: int64, shape (R,).
+        params: float64, shape (R, NR, 2 NF + 1): per rule the NF centres,
+            the NF widths and the consequent (+1 accept, -1 decline).
+        meta: int64, shape (R, 2 + NF): rules used, features used, then the
+            feature codes (evogrid.sim.features).
     """
 
-    centers: np.ndarray
-    widths: np.ndarray
-    consequents: np.ndarray
-    n_rules: np.ndarray
-    features: np.ndarray
-    n_features: np.ndarray
+    params: np.ndarray
+    meta: np.ndarray
 
     @classmethod
     def stack(
@@ -47,43 +48,25 @@ class TSKStack:
         R = len(rulebases)
         NR = max((len(r[2]) for r in rulebases), default=1)
         NF = max((len(r[3]) for r in rulebases), default=1)
-        centers = np.zeros((R, NR, NF))
-        widths = np.ones((R, NR, NF))
-        consequents = np.zeros((R, NR))
-        features = np.zeros((R, NF), dtype=np.int64)
+        params = np.zeros((R, NR, 2 * NF + 1))
+        params[:, :, NF : 2 * NF] = 1.0  # padding widths: never divide by zero
+        meta = np.zeros((R, META_CODES + NF), dtype=np.int64)
         for r, (c, w, b, f) in enumerate(rulebases):
             nr, nf = len(b), len(f)
-            centers[r, :nr, :nf] = c
-            widths[r, :nr, :nf] = w
-            consequents[r, :nr] = b
-            features[r, :nf] = f
-        return cls(
-            centers, widths, consequents,
-            np.array([len(r[2]) for r in rulebases], dtype=np.int64), features,
-            np.array([len(r[3]) for r in rulebases], dtype=np.int64),
-        )
+            params[r, :nr, :nf] = c
+            params[r, :nr, NF : NF + nf] = w
+            params[r, :nr, 2 * NF] = b
+            meta[r, META_RULES] = nr
+            meta[r, META_FEATURES] = nf
+            meta[r, META_CODES : META_CODES + nf] = f
+        return cls(params, meta)
 
     @classmethod
     def empty(cls) -> TSKStack:
         return cls.stack([])
 
-    def packed(self) -> tuple[np.ndarray, np.ndarray]:
-        """The two arrays the compiled loop takes (numba reference-counts every array
-        passed to a call, so fewer arrays per decision are cheaper).
-
-        Returns:
-            params: float64, shape (R, NR, 2 NF + 1): per rule the centres,
-                the widths and the consequent.
-            meta: int64, shape (R, 2 + NF): rules used, features used, the
-                feature codes.
-        """
-        params = np.concatenate([self.centers, self.widths, self.consequents[:, :, None]], axis=2)
-        meta = np.concatenate([self.n_rules[:, None], self.n_features[:, None], self.features], axis=1)
-        return np.ascontiguousarray(params), np.ascontiguousarray(meta.astype(np.int64))
-
-
-#: Columns of the packed ``meta`` array.
-META_RULES, META_FEATURES, META_CODES = 0, 1, 2
+    def __len__(self) -> int:
+        return self.params.shape[0]
 
 
 @njit(cache=True, inline="always")
@@ -98,7 +81,7 @@ def _exponent(params, r, i, nf, NF, x):
 
 @njit(cache=True)
 def tsk_output(params, meta, r, x):
-    """Output y in [-1, 1] of rulebase ``r`` of a packed stack at the point ``x`` (shape (NF,))."""
+    """Output y in [-1, 1] of rulebase ``r`` of a stack (``params``, ``meta``) at the point ``x``."""
     NF = (params.shape[2] - 1) // 2
     nf = meta[r, META_FEATURES]
     top = -np.inf
