@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean clean-cache
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,12 @@ bench: $(VENV)/.installed
 	$(BIN)/python experiments/benchmarks/bench_foundation.py
 	$(BIN)/python experiments/benchmarks/bench_grid.py
 	$(BIN)/python experiments/benchmarks/bench_pareto.py
+	$(BIN)/python experiments/benchmarks/bench_training.py
 
-clean:
+clean: clean-cache
 	rm -rf $(VENV) runs .pytest_cache .hypothesis
+
+# numba's cache does not notice edits to the functions a cached one calls
+# (docs/training.md): clear it after editing evogrid/sim/.
+clean-cache:
+	find evogrid -name '*.nbi' -delete -o -name '*.nbc' -delete

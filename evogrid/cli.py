@@ -51,6 +51,16 @@ console = Console() if sys.stdout.isatty() else Console(width=140)
 
 LRMS_HELP = "Local scheduler at every site: fcfs, easy (EASY backfilling) or list (first fit)."
 
+# Options shared by the optimisation commands (train, coevolve, pareto).
+SeedOption = Annotated[int, typer.Option(help="Seed of the whole run.")]
+WorkersOption = Annotated[int, typer.Option(help="Parallel workers (-1: all cores).")]
+BackendOption = Annotated[str, typer.Option(help="serial, loky (processes) or dask (a cluster).")]
+SchedulerOption = Annotated[str | None, typer.Option(
+    help="dask scheduler address (tcp://host:8786); default: a LocalCluster on 127.0.0.1.")]
+ResumeOption = Annotated[Path | None, typer.Option(help="Continue the run in this directory.")]
+ScenarioArgument = Annotated[str | None, typer.Argument(
+    help="Inline scenario (KTH-5+SDSC03-5) or a .toml file; omit with --resume.")]
+
 
 @app.callback()
 def _root(
@@ -298,15 +308,14 @@ def _evaluator(backend: str, workers: int, scheduler: str | None):
 
 @app.command()
 def pareto(
-    scenario: Annotated[str | None, typer.Argument(
-        help="Inline scenario (KTH+SDSC03-11) or a .toml file; omit with --resume.")] = None,
+    scenario: ScenarioArgument = None,
     mode: Annotated[str, typer.Option(
         help="partition: NSGA-II over job-to-site assignments, the offline bound (spec 3.3); "
              "policy: NSGA-II over every site's rulebase, the front of online policies.")] = "partition",
     lrms: Annotated[str, typer.Option(help=LRMS_HELP)] = "easy",
     pop_size: Annotated[int, typer.Option(help="Population size.")] = 70,
     generations: Annotated[int, typer.Option(help="Generations.")] = 200,
-    seed: Annotated[int, typer.Option(help="Seed of the whole run.")] = 1,
+    seed: SeedOption = 1,
     n_changes: Annotated[int, typer.Option(
         help="partition: random gene changes per initial individual (the first stays local).")] = 5000,
     seed_strategies: Annotated[bool, typer.Option(
@@ -315,13 +324,12 @@ def pareto(
     n_rules: Annotated[int, typer.Option(help="policy: rules per site.")] = 10,
     rulebase: Annotated[list[str] | None, typer.Option(
         help="Also plot the point of these rulebases (FILE or SITE=FILE, as for simulate).")] = None,
-    workers: Annotated[int, typer.Option(help="Parallel workers (-1: all cores).")] = 1,
-    backend: Annotated[str, typer.Option(help="serial, loky (processes) or dask (a cluster).")] = "loky",
-    scheduler: Annotated[str | None, typer.Option(
-        help="dask scheduler address (tcp://host:8786); default: a LocalCluster on 127.0.0.1.")] = None,
+    workers: WorkersOption = 1,
+    backend: BackendOption = "loky",
+    scheduler: SchedulerOption = None,
     out: Annotated[Path | None, typer.Option(
         help="Run directory (default runs/pareto-<mode>-<seed>).")] = None,
-    resume: Annotated[Path | None, typer.Option(help="Continue the run in this directory.")] = None,
+    resume: ResumeOption = None,
 ) -> None:
     """Pareto front of per-site AWRT with NSGA-II; writes CSV per generation, checkpoints, front, plot."""
     from evogrid.optimize.pareto import ParetoConfig, resume_pareto, run_pareto
@@ -355,22 +363,163 @@ def pareto(
     console.print(f"wrote {run_dir}/front.json, front.csv, generations.csv, pareto.png")
 
 
+GenerationsOption = Annotated[int, typer.Option(help="Generations (spec default 150).")]
+MuOption = Annotated[int, typer.Option("--mu", help="Parents per species.")]
+LambdaOption = Annotated[int, typer.Option("--lambda", help="Offspring per species and generation.")]
+RulesOption = Annotated[int, typer.Option("--rules", help="Rules per rulebase.")]
+TestOption = Annotated[str | None, typer.Option(
+    help="Unseen scenario (same sites, later months, e.g. KTH@5-11+SDSC03@5-11) to test the result "
+         "on, with FCFS and EASY.")]
+FeatureOption = Annotated[list[str] | None, typer.Option(
+    "--feature", help="Rulebase input, repeatable (default NWP and NJP); registered: "
+    "NWP, NJP, UTIL, QLEN, EST_HOURS (docs/grid.md).")]
+TrainOutOption = Annotated[Path | None, typer.Option(help="Run directory (default runs/<kind>-<seed>).")]
+
+
+def _train(config_args: dict, out: Path | None, resume: Path | None, workers: int, backend: str,
+           scheduler: str | None) -> None:
+    """Start or resume a training run and print its summary."""
+    from evogrid.optimize.es import TrainConfig
+    from evogrid.optimize.training import resume_training, run_training
+
+    with _evaluator(backend, workers, scheduler) as evaluator:
+        if resume is not None:
+            result = resume_training(resume, evaluator)
+            run_dir = resume
+        else:
+            if config_args["scenario"] is None:
+                raise ScenarioError("give a SCENARIO, or --resume RUN_DIR")
+            config = TrainConfig(**config_args)
+            run_dir = out or Path("runs") / f"{config.kind}-{config.seed}"
+            result = run_training(config, run_dir, evaluator)
+    _summary_table(result["summary"])
+    console.print(f"{result['evaluations']:,} simulations ({result['cut_off']:,} stopped early); wrote "
+                  f"{run_dir}: rulebases/, summary.csv, generations.csv, convergence.png, improvement.png")
+
+
+def _summary_table(rows: list[dict]) -> None:
+    table = Table(title="learned policy against local scheduling (AWRT, s)")
+    for col in ("window", "lrms", "site", "learned", "local", "policy", "improvement"):
+        table.add_column(col, justify="right" if col in ("local", "policy", "improvement") else "left")
+    for r in rows:
+        table.add_row(r["window"], r["lrms"], r["site"], "yes" if r["learned"] else "-",
+                      f"{r['local_awrt']:,.0f}", f"{r['policy_awrt']:,.0f}", f"{r['improvement_pct']:+.1f} %")
+    console.print(table)
+
+
+@app.command()
+def train(
+    scenario: ScenarioArgument = None,
+    site: Annotated[int, typer.Option(help="Index of the site whose rulebase is trained.")] = 0,
+    others: Annotated[str, typer.Option(help="Fixed policy of the other sites: awf or local.")] = "awf",
+    optimizer: Annotated[str, typer.Option(
+        help="es: (mu + lambda)-ES with self-adaptive step sizes (spec 3.1); cma: DEAP's CMA-ES.")] = "es",
+    lrms: Annotated[str, typer.Option(help=LRMS_HELP + " Training default: fcfs.")] = "fcfs",
+    generations: GenerationsOption = 150,
+    mu: MuOption = 13,
+    lambda_: LambdaOption = 91,
+    rules: RulesOption = 10,
+    feature: FeatureOption = None,
+    test: TestOption = None,
+    seed: SeedOption = 1,
+    workers: WorkersOption = 2,
+    backend: BackendOption = "loky",
+    scheduler: SchedulerOption = None,
+    out: TrainOutOption = None,
+    resume: ResumeOption = None,
+) -> None:
+    """EFS: evolve one site's fuzzy rulebase against partners with a fixed policy (spec 3.1).
+
+    Fitness is the site's AWRT in the training scenario. Writes a run
+    directory with config.toml, generations.csv, checkpoints (--resume), the
+    rulebase JSON with provenance, a train/test summary and plots.
+    """
+    _train(dict(scenario=scenario, kind="efs", site=site, others=others, optimizer=optimizer, lrms=lrms,
+                generations=generations, mu=mu, lambda_=lambda_, n_rules=rules, test=test, seed=seed,
+                features=feature or ["NWP", "NJP"]),
+           out, resume, workers, backend, scheduler)
+
+
+@app.command()
+def coevolve(
+    scenario: ScenarioArgument = None,
+    lrms: Annotated[str, typer.Option(help=LRMS_HELP + " Training default: fcfs.")] = "fcfs",
+    location: Annotated[str, typer.Option(
+        help="Location policy with 3+ sites: awrt (spec default), fixed or random.")] = "awrt",
+    generations: GenerationsOption = 150,
+    mu: MuOption = 13,
+    lambda_: LambdaOption = 91,
+    rules: RulesOption = 10,
+    feature: FeatureOption = None,
+    test: TestOption = None,
+    seed: SeedOption = 1,
+    workers: WorkersOption = 2,
+    backend: BackendOption = "loky",
+    scheduler: SchedulerOption = None,
+    out: TrainOutOption = None,
+    resume: ResumeOption = None,
+) -> None:
+    """Competitive co-evolution: every site's rulebase at once, one species per site (spec 3.2).
+
+    Pairings are formed rank by rank each generation; each member's fitness
+    is its own site's AWRT. The result is the final pairing with the
+    smallest AWRT sum.
+    """
+    _train(dict(scenario=scenario, kind="coevolution", lrms=lrms, location=location,
+                generations=generations, mu=mu, lambda_=lambda_, n_rules=rules, test=test, seed=seed,
+                features=feature or ["NWP", "NJP"]),
+           out, resume, workers, backend, scheduler)
+
+
+@app.command()
+def export(
+    run_dir: Annotated[Path, typer.Argument(help="A finished train or coevolve run directory.")],
+    to: Annotated[Path | None, typer.Option(
+        help="Copy the rulebases here (e.g. trained_rulebases/), named <prefix><file>.")] = None,
+    prefix: Annotated[str, typer.Option(help="Prefix for the copied file names.")] = "",
+) -> None:
+    """List (and copy) a run's learned rulebases, validating each against the schema."""
+    files = sorted((run_dir / "rulebases").glob("*.json"))
+    if not files:
+        raise ScenarioError(f"{run_dir}: no rulebases/*.json (not a finished training run)")
+    for file in files:
+        rb = Rulebase.load(file)
+        p = rb.provenance
+        line = (f"{file}: {rb.n_rules} rules over {', '.join(rb.features)}; site {p.get('site')}, "
+                f"partner {p.get('partner')}, training AWRT {p.get('fitness_awrt')}")
+        if to is not None:
+            target = rb.with_provenance(run=str(run_dir)).save(to / f"{prefix}{file.name}")
+            line += f" -> {target}"
+        console.print(line)
+
+
 @app.command()
 def plot(
-    run_dir: Annotated[Path, typer.Argument(help="A Pareto run directory (with front.json).")],
+    run_dir: Annotated[Path, typer.Argument(help="A Pareto or training run directory.")],
     with_: Annotated[list[Path] | None, typer.Option(
-        "--with", help="Other run directories whose fronts to draw in the same plot.")] = None,
-    output: Annotated[Path | None, typer.Option(help="PNG path (default RUN_DIR/pareto.png).")] = None,
+        "--with", help="Pareto: other run directories whose fronts to draw too.")] = None,
+    output: Annotated[Path | None, typer.Option(help="Pareto: PNG path (RUN_DIR/pareto.png).")] = None,
 ) -> None:
-    """Redraw a run's plot, optionally with other runs' fronts (e.g. offline and online together)."""
-    from evogrid.plots import pareto_plot
+    """Redraw a run's plots: a Pareto run's front (optionally with other runs' fronts, e.g. offline
+    and online together), or a training run's convergence, improvement and decision surfaces."""
+    from evogrid.plots import convergence_plot, decision_surface, improvement_plot, pareto_plot
 
+    if (run_dir / "summary.json").exists():
+        from evogrid.optimize.rundir import csv_rows
+
+        paths = [convergence_plot(run_dir / "convergence.png", csv_rows(run_dir / "generations.csv")),
+                 improvement_plot(run_dir / "improvement.png",
+                                  json.loads((run_dir / "summary.json").read_text()))]
+        paths += [decision_surface(Rulebase.load(f), run_dir / f"surface_{f.stem}.png", title=f.stem)
+                  for f in sorted((run_dir / "rulebases").glob("*.json"))]
+        console.print("wrote " + ", ".join(str(p) for p in paths))
+        return
     fronts, points, names = {}, {}, []
     for d in [run_dir, *(with_ or [])]:
         try:
             data = json.loads((d / "front.json").read_text())
         except FileNotFoundError:
-            raise ScenarioError(f"{d}: no front.json (not a finished Pareto run)") from None
+            raise ScenarioError(f"{d}: no front.json or summary.json (not a finished run)") from None
         names = names or data["sites"]
         label = data.get("label", f"NSGA-II {data['mode']}")
         fronts[f"{label}, HV {data['hypervolume']:.3g}"] = data["front"]
@@ -379,46 +528,70 @@ def plot(
     console.print(f"wrote {path}")
 
 
+DEMO_TRAIN = "KTH-5+SDSC03-5"
+DEMO_TEST = "KTH@5-11+SDSC03@5-11"
+DEMO_GENERATIONS = 60
+
+
 @app.command()
 def demo(
     out: Annotated[Path, typer.Option(help="Run directory for the results.")] = Path("runs/demo"),
+    generations: Annotated[int, typer.Option(help="Generations of the EFS training.")] = DEMO_GENERATIONS,
+    workers: WorkersOption = 2,
 ) -> None:
     """The main job on the bundled logs, in a few minutes.
 
-    1. every LRMS on KTH and SDSC03 alone (metrics.json/csv);
-    2. KTH + SDSC03-11 with EASY and the exchange strategies local, AWF,
+    1. EFS: KTH's rulebase trained on KTH-5 + SDSC03-5 (FCFS, SDSC03 runs
+       AWF; 13 + 91 for 60 generations), then tested on the unseen months
+       KTH@5-11 + SDSC03@5-11 with FCFS and EASY (train/: rulebase JSON,
+       summary table, convergence, improvement and decision-surface plots);
+    2. every LRMS on KTH and SDSC03 alone (metrics.json/csv);
+    3. KTH + SDSC03-11 with EASY and the exchange strategies local, AWF,
        EASY-JS and AA: deltas and migrations (strategies.json/csv);
-    3. a short NSGA-II Pareto run on KTH-5 + HPC2N-5 (pareto/, with plot).
+    4. a short NSGA-II Pareto run on KTH-5 + HPC2N-5 (pareto/, with plot).
     """
+    from evogrid.optimize.es import TrainConfig
     from evogrid.optimize.pareto import ParetoConfig, run_pareto
+    from evogrid.optimize.training import run_training
 
     out.mkdir(parents=True, exist_ok=True)
-    all_rows = []
-    for spec in ("KTH", "SDSC03-11", "KTH-5+SDSC03-5"):
-        for lrms in ("fcfs", "easy", "list"):
-            sc = Scenario.from_spec(spec, lrms=lrms)
-            t0 = time.perf_counter()
-            rows = sc.simulate_local().metrics()
-            elapsed = time.perf_counter() - t0
-            console.print(_metrics_table(f"{sc.name} / {lrms} ({elapsed * 1e3:.1f} ms)", rows))
-            all_rows += [{"scenario": sc.name, **r} for r in rows]
-    _write_rows(out / "metrics", all_rows)
+    for sub in ("train", "pareto"):
+        shutil.rmtree(out / sub, ignore_errors=True)  # a demo run starts afresh
+    with _evaluator("loky", workers, None) as evaluator:
+        config = TrainConfig(DEMO_TRAIN, site=0, generations=generations, test=DEMO_TEST)
+        console.print(f"EFS: training KTH's rulebase on {DEMO_TRAIN} ({config.optimizer_label}, "
+                      f"{generations} generations, {workers} workers)")
+        t0 = time.perf_counter()
+        result = run_training(config, out / "train", evaluator)
+        _summary_table(result["summary"])
+        console.print(f"trained in {time.perf_counter() - t0:.0f} s ({result['evaluations']:,} simulations); "
+                      f"wrote {result['rulebases'][0]} and {out / 'train'}/*.png")
 
-    strategy_rows = []
-    sc = Scenario.from_spec("KTH+SDSC03-11", lrms="easy")
-    for strategy in (Local(), AcceptWhenFit(), CentralPool(), ActiveRequest()):
-        res = simulate(sc, strategy)
-        label = strategy_label(res.schedule)
-        console.print(_metrics_table(f"{sc.name}: {label}", res.metrics()))
-        strategy_rows += [{"strategy": label, **r} for r in res.metrics()]
-    _write_rows(out / "strategies", strategy_rows)
+        all_rows = []
+        for spec in ("KTH", "SDSC03-11", "KTH-5+SDSC03-5"):
+            for lrms in ("fcfs", "easy", "list"):
+                sc = Scenario.from_spec(spec, lrms=lrms)
+                t0 = time.perf_counter()
+                rows = sc.simulate_local().metrics()
+                elapsed = time.perf_counter() - t0
+                console.print(_metrics_table(f"{sc.name} / {lrms} ({elapsed * 1e3:.1f} ms)", rows))
+                all_rows += [{"scenario": sc.name, **r} for r in rows]
+        _write_rows(out / "metrics", all_rows)
 
-    config = ParetoConfig("KTH-5+HPC2N-5", pop_size=30, generations=25, n_changes=2000)
-    shutil.rmtree(out / "pareto", ignore_errors=True)  # a demo run starts afresh
-    with _evaluator("loky", 2, None) as evaluator:
-        result = run_pareto(config, out / "pareto", evaluator)
-    console.print(f"NSGA-II on {config.scenario} ({config.pop_size} x {config.generations}): "
-                  f"{len(result['front'])} front points, hypervolume {result['hypervolume']:.4g}; "
+        strategy_rows = []
+        sc = Scenario.from_spec("KTH+SDSC03-11", lrms="easy")
+        for strategy in (Local(), AcceptWhenFit(), CentralPool(), ActiveRequest()):
+            res = simulate(sc, strategy)
+            label = strategy_label(res.schedule)
+            console.print(_metrics_table(f"{sc.name}: {label}", res.metrics()))
+            strategy_rows += [{"strategy": label, **r} for r in res.metrics()]
+        _write_rows(out / "strategies", strategy_rows)
+
+        pareto_config = ParetoConfig("KTH-5+HPC2N-5", pop_size=30, generations=25, n_changes=2000)
+        front = run_pareto(pareto_config, out / "pareto", evaluator)
+    pc = pareto_config
+    console.print(f"NSGA-II on {pc.scenario} ({pc.pop_size} x {pc.generations}):"
+                  f" {len(front['front'])} front points, hypervolume {front['hypervolume']:.4g}; "
                   f"wrote {out / 'pareto' / 'pareto.png'}")
 
 

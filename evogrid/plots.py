@@ -114,3 +114,44 @@ def pareto_plot(
     ax.set_title("Pareto front of per-site AWRT")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return _save(fig, path)
+
+
+def convergence_plot(path: str | Path, rows: list[dict[str, str]]) -> Path:
+    """Best and median parent AWRT per generation and species (rows of generations.csv)."""
+    fig, ax = plt.subplots(figsize=(7.2, 4.6), dpi=120)
+    gens = [int(r["generation"]) for r in rows]
+    sites = [key[len("best_awrt_"):] for key in rows[0] if key.startswith("best_awrt_")] if rows else []
+    for site, colour in zip(sites, FRONT_COLOURS * 4, strict=False):
+        for stat, style in (("best", "-"), ("median", ":")):
+            ax.plot(gens, [float(r[f"{stat}_awrt_{site}"]) for r in rows], style, c=colour,
+                    label=f"{site} {stat}")
+    ax.set_yscale("log")
+    ax.set_xlabel("generation")
+    ax.set_ylabel("parent AWRT (s), training scenario")
+    ax.set_title("convergence")
+    ax.legend(fontsize=7)
+    return _save(fig, path)
+
+
+def improvement_plot(path: str | Path, rows: list[dict]) -> Path:
+    """AWRT improvement over local scheduling (%) per site: training vs unseen test windows.
+
+    ``rows``: dicts with ``window`` (train/test), ``lrms``, ``site`` and
+    ``improvement_pct`` (positive = better than local), as in a training
+    run's summary.
+    """
+    groups = list(dict.fromkeys(f"{r['window']} {r['lrms'].upper()}" for r in rows))
+    sites = list(dict.fromkeys(r["site"] for r in rows))
+    value = {(f"{r['window']} {r['lrms'].upper()}", r["site"]): r["improvement_pct"] for r in rows}
+    fig, ax = plt.subplots(figsize=(7.2, 4.6), dpi=120)
+    width = 0.8 / max(len(groups), 1)
+    for g, (group, colour) in enumerate(zip(groups, FRONT_COLOURS * 4, strict=False)):
+        ys = [value.get((group, s), np.nan) for s in sites]
+        ax.bar(np.arange(len(sites)) + (g - (len(groups) - 1) / 2) * width, ys, width, color=colour,
+               label=group)
+    ax.axhline(0.0, c="k", lw=0.8)
+    ax.set_xticks(np.arange(len(sites)), sites)
+    ax.set_ylabel("AWRT improvement over local (%)")
+    ax.set_title("learned policy vs local scheduling")
+    ax.legend(fontsize=7)
+    return _save(fig, path)

@@ -28,7 +28,7 @@ from evogrid.sim.schedule import GridJobs, warm_up
 BACKENDS = ("serial", "loky", "dask")
 #: Chunks per worker and batch: several, so a worker that finishes early
 #: takes another chunk (simulation times vary between candidates).
-CHUNKS_PER_WORKER = 4
+CHUNKS_PER_WORKER = 8
 
 
 @dataclass(frozen=True)

@@ -216,9 +216,9 @@ def resume_pareto(out: Path, evaluator: Evaluator, *, progress: bool = True,
     algorithm = rundir.load_checkpoint(out)
     algorithm.problem.evaluator = evaluator
     recorder = algorithm.callback
-    recorder.elapsed_before = _recorded_seconds(out, algorithm.n_gen - 1)
+    recorder.elapsed_before = rundir.recorded_seconds(out / GENERATIONS_CSV, algorithm.n_gen - 1)
     recorder.started = time.perf_counter()
-    _truncate_csv(out / GENERATIONS_CSV, algorithm.n_gen - 1)
+    rundir.truncate_csv(out / GENERATIONS_CSV, algorithm.n_gen - 1)
     return _advance(algorithm, config, out, evaluator, progress, stop_after)
 
 
@@ -290,27 +290,3 @@ def write_results(algorithm, config: ParetoConfig, out: Path) -> dict[str, Any]:
     pareto_plot(out / "pareto.png", names, {front["label"]: F}, points)
     return {"finished": True, **front}
 
-
-def _recorded_seconds(path_dir: Path, generation: int) -> float:
-    rows = _csv_rows(path_dir / GENERATIONS_CSV)
-    kept = [r for r in rows if int(r["generation"]) <= generation]
-    return float(kept[-1]["wall_seconds"]) if kept else 0.0
-
-
-def _csv_rows(path: Path) -> list[dict[str, str]]:
-    if not path.exists():
-        return []
-    with path.open(newline="") as fh:
-        return list(csv.DictReader(fh))
-
-
-def _truncate_csv(path: Path, generation: int) -> None:
-    """Drop rows written after the checkpoint (a kill between the row and the checkpoint)."""
-    rows = _csv_rows(path)
-    if not rows:
-        return
-    kept = [r for r in rows if int(r["generation"]) <= generation]
-    with path.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(kept)

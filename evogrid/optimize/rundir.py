@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import pickle
@@ -66,3 +67,39 @@ def save_checkpoint(run_dir: Path, state: Any) -> None:
 def load_checkpoint(run_dir: Path) -> Any:
     with (run_dir / CHECKPOINT).open("rb") as fh:
         return pickle.load(fh)
+
+
+def csv_rows(path: Path) -> list[dict[str, str]]:
+    """The rows of a CSV file with a header ([] if it does not exist)."""
+    if not path.exists():
+        return []
+    with path.open(newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def recorded_seconds(path: Path, generation: int) -> float:
+    """Wall seconds recorded in a per-generation CSV up to ``generation`` (0 if none)."""
+    kept = [r for r in csv_rows(path) if int(r["generation"]) <= generation]
+    return float(kept[-1]["wall_seconds"]) if kept else 0.0
+
+
+def truncate_csv(path: Path, generation: int) -> None:
+    """Drop rows written after the checkpoint (a kill between the row and the checkpoint)."""
+    rows = csv_rows(path)
+    if not rows:
+        return
+    kept = [r for r in rows if int(r["generation"]) <= generation]
+    with path.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(kept)
+
+
+def append_csv_row(path: Path, row: dict[str, Any]) -> None:
+    """Append one row, writing the header first if the file is new."""
+    new = not path.exists()
+    with path.open("a", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(row))
+        if new:
+            writer.writeheader()
+        writer.writerow(row)

@@ -284,8 +284,9 @@ def _simulate_grid(
             partner l (T_RULEBASE sites only).
         rb_params, rb_meta: a :class:`~evogrid.sim.tsk.TSKStack`'s arrays.
         log_capacity: how many rulebase decisions to record (0: none).
-        cutoff: stop early once a lower bound on some site's AWRT exceeds it
-            (seconds; 0: never), as in evogrid.sim.core._simulate_local.
+        cutoff: float64, shape (K,): stop early once a lower bound on site
+            k's AWRT exceeds ``cutoff[k]`` (seconds; 0: no limit for k), as in
+            evogrid.sim.core._simulate_local.
         mode: LRMS compilation mode (a literal).
 
     Returns:
@@ -317,6 +318,7 @@ def _simulate_grid(
     never = np.int64(NEVER)
     i = np.int64(0)
     bounds = np.empty(0)
+    cutting = cutoff.max() > 0.0
     while True:
         tc = next_completion(sc, heap_end)
         ta = submit[i] if i < n else never
@@ -353,9 +355,9 @@ def _simulate_grid(
                             procs, run_time, estimate, start, site, moves, lrms,
                         )
             continue
-        if cutoff > 0.0 and cutoff_check_due(i):
+        if cutting and cutoff_check_due(i):
             lower = awrt_lower_bounds(ta, i, start, submit, run_time, procs, origin, K)
-            if lower.max() > cutoff:
+            if np.any((cutoff > 0.0) & (lower > cutoff)):
                 bounds = lower
                 break
         job = i

@@ -234,7 +234,7 @@ def simulate_grid(
     exchange: Exchange,
     *,
     record_decisions: bool = False,
-    awrt_cutoff: float = 0.0,
+    awrt_cutoff: float | Sequence[float] = 0.0,
 ) -> Schedule:
     """Simulate sites that exchange jobs.
 
@@ -244,7 +244,8 @@ def simulate_grid(
         exchange: the strategy in compiled-loop terms (evogrid.policy builds it).
         record_decisions: keep every rulebase decision (for plots).
         awrt_cutoff: stop early once some site's AWRT is certain to exceed
-            this many seconds (0: never); optimisers use it to drop hopeless
+            this many seconds (0: never), one limit for all sites or one per
+            site (0: no limit there); optimisers use it to drop hopeless
             candidates fast. A stopped schedule has ``stopped_bounds``.
     """
     jobs = workloads if isinstance(workloads, GridJobs) else GridJobs.merge(workloads)
@@ -253,9 +254,10 @@ def simulate_grid(
     if exchange.scheme == "active" and set(names) != {"easy"}:
         raise ScenarioError("active request (aa) needs EASY at every site (--lrms easy)")
     capacity = jobs.n_sites * len(jobs.submit) if record_decisions else 0
+    cutoff = np.broadcast_to(np.asarray(awrt_cutoff, dtype=np.float64), (jobs.n_sites,)).copy()
     start, site, moves, d_site, d_partner, d_x, d_y, bounds = grid.simulate_grid(
         core.lrms_mode(codes), jobs.submit, jobs.run_time, jobs.procs, jobs.estimate, jobs.origin,
-        jobs.machine_procs, codes, *exchange.arrays(jobs.n_sites), capacity, float(awrt_cutoff),
+        jobs.machine_procs, codes, *exchange.arrays(jobs.n_sites), capacity, cutoff,
     )
     decisions = DecisionLog(d_site, d_partner, d_x, d_y) if record_decisions else None
     return Schedule(jobs, names, start, site, exchange.label, exchange.scheme, moves, decisions,

@@ -31,7 +31,9 @@ class TSKStack:
 
     Attributes:
         params: float64, shape (R, NR, 2 NF + 1): per rule the NF centres,
-            the NF widths and the consequent (+1 accept, -1 decline).
+            the NF precisions 1 / width^2 (a multiply in the loop is several
+            times cheaper than a divide) and the consequent (+1 accept, -1
+            decline).
         meta: int64, shape (R, 2 + NF): rules used, features used, then the
             feature codes (evogrid.sim.features).
     """
@@ -49,12 +51,12 @@ class TSKStack:
         NR = max((len(r[2]) for r in rulebases), default=1)
         NF = max((len(r[3]) for r in rulebases), default=1)
         params = np.zeros((R, NR, 2 * NF + 1))
-        params[:, :, NF : 2 * NF] = 1.0  # padding widths: never divide by zero
+        params[:, :, NF : 2 * NF] = 1.0
         meta = np.zeros((R, META_CODES + NF), dtype=np.int64)
         for r, (c, w, b, f) in enumerate(rulebases):
             nr, nf = len(b), len(f)
             params[r, :nr, :nf] = c
-            params[r, :nr, NF : NF + nf] = w
+            params[r, :nr, NF : NF + nf] = 1.0 / (np.asarray(w, dtype=np.float64) ** 2)
             params[r, :nr, 2 * NF] = b
             meta[r, META_RULES] = nr
             meta[r, META_FEATURES] = nf
@@ -74,27 +76,34 @@ def _exponent(params, r, i, nf, NF, x):
     e = 0.0
     for h in range(nf):
         d = x[h] - params[r, i, h]
-        w = params[r, i, NF + h]
-        e -= d * d / (w * w)
+        e -= d * d * params[r, i, NF + h]
     return e
 
 
 @njit(cache=True)
 def tsk_output(params, meta, r, x):
-    """Output y in [-1, 1] of rulebase ``r`` of a stack (``params``, ``meta``) at the point ``x``."""
+    """Output y in [-1, 1] of rulebase ``r`` of a stack (``params``, ``meta``) at the point ``x``.
+
+    One pass (each exponent computed once): the sums are kept relative to
+    the largest exponent seen so far and rescaled when a larger one comes.
+    """
     NF = (params.shape[2] - 1) // 2
     nf = meta[r, META_FEATURES]
     top = -np.inf
-    for i in range(meta[r, META_RULES]):
-        e = _exponent(params, r, i, nf, NF, x)
-        if e > top:
-            top = e
     num = 0.0
     den = 0.0
     for i in range(meta[r, META_RULES]):
-        phi = np.exp(_exponent(params, r, i, nf, NF, x) - top)
-        num += phi * params[r, i, 2 * NF]
-        den += phi
+        e = _exponent(params, r, i, nf, NF, x)
+        b = params[r, i, 2 * NF]
+        if e > top:
+            scale = np.exp(top - e)
+            num = num * scale + b
+            den = den * scale + 1.0
+            top = e
+        else:
+            phi = np.exp(e - top)
+            num += phi * b
+            den += phi
     return num / den
 
 

@@ -1,0 +1,48 @@
+"""One fitness evaluation: a grid simulation with some sites' rulebases given as genomes.
+
+A :class:`GridTask` is what an optimiser sends to a worker: the scenario by
+name, the rulebase parameters of the sites being optimised, and the fixed
+policy of the rest. Workers load the scenario once (``ScenarioRef`` caches
+it) and return the per-site AWRT of one simulation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from evogrid.optimize.evaluator import ScenarioRef
+from evogrid.optimize.genome import to_rulebase
+from evogrid.policy.strategies import FuzzyPolicy
+from evogrid.sim.schedule import simulate_grid
+
+
+@dataclass(frozen=True)
+class GridTask:
+    """Attributes:
+        ref: the scenario.
+        rulebases: ``(site index, params)`` pairs; params of shape (N_r, 2 N_f + 1).
+        features: the rulebases' feature names.
+        others: transfer policy of the remaining sites (``awf`` or ``local``).
+        location: location policy of every site.
+        cutoff: per-site AWRT limit (s) at which to stop early (0: none), or empty.
+    """
+
+    ref: ScenarioRef
+    rulebases: tuple[tuple[int, np.ndarray], ...]
+    features: tuple[str, ...]
+    others: str = "awf"
+    location: str = "fixed"
+    cutoff: tuple[float, ...] = ()
+
+
+def grid_awrt(task: GridTask) -> tuple[np.ndarray, bool]:
+    """Per-site AWRT (s), shape (K,), and whether the run stopped at its cutoff
+    (then the values are lower bounds)."""
+    jobs = task.ref.jobs()
+    policy = FuzzyPolicy({k: to_rulebase(p, task.features) for k, p in task.rulebases},
+                         others=task.others, location=task.location)
+    schedule = simulate_grid(jobs, task.ref.scenario().lrms, policy.exchange(jobs),
+                             awrt_cutoff=task.cutoff or 0.0)
+    return schedule.awrt(), schedule.stopped_bounds is not None

@@ -1,0 +1,169 @@
+"""EFS and co-evolution: operators, determinism over backends, resume, the cutoff, end to end."""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_cli import assert_one_line_error, run
+
+from evogrid.optimize import Evaluator, TrainConfig, resume_training, run_training
+from evogrid.optimize.genome import (
+    INITIAL_STEP_FRACTION,
+    feature_ranges,
+    init_individual,
+    is_valid,
+    mutate,
+    recombine,
+)
+from evogrid.optimize.training import make_algorithm
+from evogrid.policy.rulebase import Rulebase
+
+TINY = "KTH-1+SDSC03-1"
+TINY3 = "KTH-1+SDSC03-1+HPC2N-1"
+
+
+def _tiny(kind="efs", **kw):
+    settings_ = dict(mu=3, lambda_=6, generations=4, seed=1)
+    settings_.update(kw)
+    return TrainConfig(TINY3 if kind == "coevolution" else TINY, kind=kind, **settings_)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 12), st.sampled_from([("NWP", "NJP"), ("NWP",),
+                                                                       ("NWP", "NJP", "UTIL")]),
+       st.floats(0.0, 3.0), st.floats(0.0, 1.0))
+def test_operators_keep_genomes_valid(seed, n_rules, features, beta, p_flip):
+    rng = np.random.default_rng(seed)
+    ranges = feature_ranges(features)
+    parents = [init_individual(rng, n_rules, ranges) for _ in range(3)]
+    for p in parents:
+        assert is_valid(p.params, len(features))
+        assert np.allclose(p.steps, (ranges[:, 1] - ranges[:, 0]) * INITIAL_STEP_FRACTION)
+        lo, hi = ranges[:, 0], ranges[:, 1]
+        assert ((p.params[:, : len(features)] >= lo) & (p.params[:, : len(features)] <= hi)).all()
+    child = parents[0]
+    for _ in range(30):
+        child = recombine(rng, child, parents[int(rng.integers(3))])
+        before = child.steps.copy()
+        child = mutate(rng, child, ranges, beta, p_flip)
+        assert is_valid(child.params, len(features))
+        ratio = child.steps / before
+        assert np.allclose(np.minimum(ratio, 1 / ratio), 1 / (1 + beta))  # Rechenberg's two-point rule
+        Rulebase.from_arrays(child.params[:, : len(features)],
+                             child.params[:, len(features) : 2 * len(features)],
+                             child.params[:, 2 * len(features)], features)
+
+
+def test_recombination_is_discrete_for_genes_and_intermediate_for_steps():
+    rng = np.random.default_rng(0)
+    ranges = feature_ranges(("NWP", "NJP"))
+    a, b = init_individual(rng, 10, ranges), init_individual(rng, 10, ranges)
+    b.steps = a.steps * 3
+    child = recombine(rng, a, b)
+    from_a, from_b = child.params == a.params, child.params == b.params
+    assert (from_a | from_b).all() and from_a.any() and from_b.any()
+    assert np.allclose(child.steps, 2 * a.steps)
+
+
+def _result(out):
+    rbs = {f.name: json.loads(f.read_text())["rules"] for f in sorted((out / "rulebases").glob("*.json"))}
+    return rbs, json.loads((out / "summary.json").read_text())
+
+
+def test_tiny_efs_improves_on_its_start_and_writes_a_run_directory(tmp_path):
+    with Evaluator("serial") as ev:
+        result = run_training(_tiny(), tmp_path / "run", ev, progress=False)
+    rows = [r.split(",") for r in (tmp_path / "run" / "generations.csv").read_text().splitlines()]
+    header, rows = rows[0], rows[1:]
+    best = [float(r[header.index("best_awrt_KTH-1")]) for r in rows]
+    assert [int(r[0]) for r in rows] == [0, 1, 2, 3, 4]
+    assert best == sorted(best, reverse=True)  # plus-selection never loses the best
+    assert best[-1] < best[0]
+    rb = Rulebase.load(tmp_path / "run" / "rulebases" / "KTH-1_vs_SDSC03-1.json")
+    assert rb.provenance["fitness_awrt"] == pytest.approx(best[-1], abs=0.01)
+    assert rb.provenance["partner_m"] == 1152 and rb.provenance["optimizer"] == "es(3+6)"
+    train = [r for r in result["summary"] if r["window"] == "train" and r["learned"]][0]
+    assert train["policy_awrt"] == pytest.approx(best[-1], abs=0.01)
+    for png in ("convergence.png", "improvement.png", "surface_KTH-1_vs_SDSC03-1.png"):
+        assert (tmp_path / "run" / png).stat().st_size > 10_000
+
+
+def test_cutoff_does_not_change_the_result(tmp_path):
+    with Evaluator("serial") as ev:
+        cut = run_training(_tiny(generations=6), tmp_path / "cut", ev, progress=False)
+        full = run_training(_tiny(generations=6, cutoff=False), tmp_path / "full", ev, progress=False)
+    assert cut["cut_off"] > 0 and full["cut_off"] == 0
+    assert _result(tmp_path / "cut") == _result(tmp_path / "full")
+
+
+@pytest.mark.parametrize("kind,optimizer", [("efs", "es"), ("efs", "cma"), ("coevolution", "es")])
+def test_resume_after_a_kill_gives_the_same_result(tmp_path, kind, optimizer):
+    config = _tiny(kind, optimizer=optimizer)
+    with Evaluator("serial") as ev:
+        run_training(config, tmp_path / "straight", ev, progress=False)
+        first = run_training(config, tmp_path / "killed", ev, progress=False, stop_after=2)
+        assert first == {"finished": False, "generation": 2}
+        resume_training(tmp_path / "killed", ev, progress=False)
+    assert _result(tmp_path / "killed") == _result(tmp_path / "straight")
+    rows = (tmp_path / "killed" / "generations.csv").read_text().splitlines()
+    assert [r.split(",")[0] for r in rows[1:]] == ["0", "1", "2", "3", "4"]
+
+
+@pytest.mark.xdist_group("dask")
+def test_same_result_on_every_backend_and_worker_count(tmp_path):
+    results = {}
+    for kind in ("efs", "coevolution"):
+        for backend, workers in (("serial", 1), ("loky", 2), ("dask", 2)):
+            if kind == "coevolution" and backend == "dask":
+                continue
+            with Evaluator(backend, workers) as ev:
+                run_training(_tiny(kind), tmp_path / f"{kind}-{backend}", ev, progress=False)
+            results[kind, backend] = _result(tmp_path / f"{kind}-{backend}")
+    assert results["efs", "serial"] == results["efs", "loky"] == results["efs", "dask"]
+    assert results["coevolution", "serial"] == results["coevolution", "loky"]
+
+
+def test_coevolution_pairs_rank_by_rank_and_returns_the_smallest_sum(tmp_path):
+    config = _tiny("coevolution", generations=2)
+    with Evaluator("serial") as ev:
+        algorithm = make_algorithm(config, ev)
+        state = algorithm.start()
+        algorithm.step(state)
+    assert len(state.pairings) == config.mu + config.lambda_  # one simulation per rank
+    for species in state.species:
+        values = [ind.value for ind in species]
+        assert values == sorted(values) and len(species) == config.mu
+    sums = [float(awrt.sum()) for _, awrt in state.pairings]
+    best = algorithm.best(state)
+    assert any(all(np.array_equal(a, b) for a, b in zip(best, params, strict=True))
+               and float(awrt.sum()) == min(sums) for params, awrt in state.pairings)
+
+
+def test_cli_train_coevolve_export_plot(tmp_path, capsys):
+    out = tmp_path / "t"
+    code, stdout, err = run(capsys, "train", TINY, "--generations", "2", "--mu", "2", "--lambda", "4",
+                            "--backend", "serial", "--out", str(out), "--test", "KTH@1-2+SDSC03@1-2")
+    assert code == 0, err
+    assert "improvement" in stdout and "KTH@1-2" in stdout
+    code, stdout, err = run(capsys, "export", str(out), "--to", str(tmp_path / "shipped"), "--prefix", "x_")
+    assert code == 0, err
+    assert Rulebase.load(tmp_path / "shipped" / "x_KTH-1_vs_SDSC03-1.json").provenance["run"] == str(out)
+    code, stdout, err = run(capsys, "plot", str(out))
+    assert code == 0 and "convergence.png" in stdout, err
+    code, stdout, err = run(capsys, "coevolve", TINY, "--generations", "1", "--mu", "2", "--lambda", "2",
+                            "--feature", "NWP", "--feature", "NJP", "--feature", "UTIL",
+                            "--backend", "serial", "--out", str(tmp_path / "c"))
+    assert code == 0, err
+    files = list((tmp_path / "c" / "rulebases").glob("*.json"))
+    assert len(files) == 2 and Rulebase.load(files[0]).features == ("NWP", "NJP", "UTIL")
+    code, _, err = run(capsys, "train", TINY, "--site", "7", "--backend", "serial",
+                       "--out", str(tmp_path / "bad"))
+    assert_one_line_error(code, err, "--site 7")
+    code, _, err = run(capsys, "train", TINY, "--optimizer", "pso", "--backend", "serial")
+    assert_one_line_error(code, err, "--optimizer pso")
+    code, _, err = run(capsys, "coevolve", TINY, "--feature", "NWP", "--feature", "MOON")
+    assert_one_line_error(code, err, "--feature MOON")
+    code, _, err = run(capsys, "export", str(tmp_path / "nothing"))
+    assert_one_line_error(code, err, "no rulebases")
