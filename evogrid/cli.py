@@ -29,6 +29,7 @@ from evogrid.policy.strategies import (
     FuzzyPolicy,
     Local,
     Strategy,
+    pool_for_sites,
     simulate,
     strategy_label,
 )
@@ -148,11 +149,17 @@ STRATEGIES = ("local", "awf", "rulebase", "pool", "aa")
 
 
 def _parse_rulebase_args(specs: list[str], sc: Scenario) -> dict[int, list[Rulebase]]:
-    """``FILE`` (every site) or ``SITE=FILE`` (SITE: index or window name), repeatable."""
+    """``FILE`` (every site), ``SITE=FILE`` (SITE: index or window name), or ``DIR`` (a pool: each
+    site gets the rulebases trained for its size); repeatable."""
     names = [w.name for w in sc.workloads]
     chosen: dict[int, list[Rulebase]] = {}
     for spec in specs:
         site, sep, file = spec.rpartition("=")
+        if not sep and Path(file).is_dir():
+            pool = [Rulebase.load(f) for f in sorted(Path(file).glob("*.json"))]
+            for k, rbs in pool_for_sites(pool, [w.machine_procs for w in sc.workloads]).items():
+                chosen.setdefault(k, []).extend(rbs)
+            continue
         if not sep:
             sites = list(range(len(names)))
         elif site.isdigit() and int(site) < len(names):
@@ -185,6 +192,9 @@ def build_strategy(
         if not rulebase:
             raise ScenarioError("--strategy rulebase needs --rulebase FILE (or SITE=FILE)")
         chosen = _parse_rulebase_args(rulebase, sc)
+        if not chosen:
+            raise ScenarioError(f"--rulebase {' '.join(rulebase)}: no rulebase trained for a site of "
+                                "these sizes")
         picks = {k: rbs[0] if len(rbs) == 1 else rbs for k, rbs in chosen.items()}
         return FuzzyPolicy(picks, others=others, location=location, seed=seed)
     raise ScenarioError(f"--strategy {name}: expected one of {', '.join(STRATEGIES)}")
@@ -202,8 +212,9 @@ def simulate_cmd(
              "else local.")] = None,
     rulebase: Annotated[list[str] | None, typer.Option(
         help="Rulebase JSON for --strategy rulebase: FILE for every site, or SITE=FILE (SITE = index "
-             "or window name). Several files for one site form a pool: each partner gets the one "
-             "trained against the nearest partner size.")] = None,
+             "or window name), or a directory holding a pool (every site gets the rulebases "
+             "trained for its size). Several files for one site form a pool: each partner gets the "
+             "one trained against the nearest partner size.")] = None,
     others: Annotated[str | None, typer.Option(
         help="Policy of sites without a rulebase: awf (default) or local.")] = None,
     location: Annotated[str | None, typer.Option(

@@ -18,7 +18,8 @@ unseen months: the pairs, the 3-site grid (AWRT location policy) and a
 4-site grid with the LLNL Thunder log as a site nobody was trained against
 (it runs AWF), under FCFS and EASY. It writes mean, spread and range over
 seeds to ``experiments/results/training/`` and copies the best rulebases
-(lowest training AWRT over seeds) to ``trained_rulebases/``.
+(lowest training AWRT over seeds) to ``trained_rulebases/pairwise/`` and
+``trained_rulebases/coevolved/``.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from pathlib import Path
 
 from evogrid.optimize import Evaluator, TrainConfig, run_training
 from evogrid.policy.rulebase import Rulebase
-from evogrid.policy.strategies import FuzzyPolicy, simulate
+from evogrid.policy.strategies import FuzzyPolicy, pool_for_sites, simulate
 from evogrid.sim.scenario import Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,20 +82,18 @@ def train(seeds: int) -> None:
                                  test=test_window((k, l))), pairwise_dir(k, l, seed), evaluator)
 
 
-def _pool(seed: int) -> dict[str, list[Rulebase]]:
-    """Per site short name, its rulebases against each partner (seed ``seed``)."""
-    pool: dict[str, list[Rulebase]] = {s: [] for s in SITES}
-    for k, l in itertools.permutations(SITES, 2):
-        pool[k] += [Rulebase.load(f) for f in (pairwise_dir(k, l, seed) / "rulebases").glob("*.json")]
-    return pool
+def _pool(seed: int) -> list[Rulebase]:
+    """Every pairwise rulebase of seed ``seed`` (each knows its site and partner sizes)."""
+    return [Rulebase.load(f) for k, l in itertools.permutations(SITES, 2)
+            for f in (pairwise_dir(k, l, seed) / "rulebases").glob("*.json")]
 
 
-def apply_pool(pool: dict[str, list[Rulebase]], spec: str, lrms: str) -> list[dict]:
-    """AWRT change per site against local scheduling with every trained site using its pool."""
+def apply_pool(pool: list[Rulebase], spec: str, lrms: str) -> list[dict]:
+    """AWRT change per site against local scheduling, every site using the pool's rulebases
+    for its size (sites of other sizes run AWF)."""
     sc = Scenario.from_spec(spec, lrms=lrms)
-    short = [w.name.split("@")[0].split("-")[0] for w in sc.workloads]
-    rulebases = {k: pool[s] for k, s in enumerate(short) if s in pool}
-    res = simulate(sc, FuzzyPolicy(rulebases, location="awrt" if len(short) > 2 else "fixed"))
+    rulebases = pool_for_sites(pool, [w.machine_procs for w in sc.workloads])
+    res = simulate(sc, FuzzyPolicy(rulebases, location="awrt" if len(sc.workloads) > 2 else "fixed"))
     return [{"site": r["site"], "learned": k in rulebases, "improvement_pct": r["delta_awrt_pct"]}
             for k, r in enumerate(res.metrics())]
 
@@ -164,23 +163,27 @@ def report(seeds: int) -> None:
 
 
 def ship(seeds: int) -> None:
-    """Copy the best rulebases (lowest training AWRT over seeds) to trained_rulebases/."""
-    SHIPPED.mkdir(exist_ok=True)
-    candidates: dict[str, list[tuple[float, Path, Path]]] = {}
-    for seed in range(1, seeds + 1):
-        for k, l in itertools.permutations(SITES, 2):
-            for f in (pairwise_dir(k, l, seed) / "rulebases").glob("*.json"):
-                candidates.setdefault(f"{k.lower()}_vs_{l.lower()}", []).append(
-                    (Rulebase.load(f).provenance["fitness_awrt"], f, pairwise_dir(k, l, seed)))
-    best_seed = min(range(1, seeds + 1),
-                    key=lambda s: sum(r["policy_awrt"] for r in _summary(coevolution_dir(s))
-                                      if r["window"] == "train"))
-    for f in (coevolution_dir(best_seed) / "rulebases").glob("*.json"):
-        candidates[f"coevolved3_{f.stem.split('-')[0].lower()}"] = [(0.0, f, coevolution_dir(best_seed))]
-    for name, found in sorted(candidates.items()):
+    """Copy the best rulebases to trained_rulebases/: per ordered pair the seed with the lowest
+    training AWRT (pairwise/), and the co-evolved grid of the seed with the lowest AWRT sum
+    (coevolved/)."""
+    import shutil
+
+    shutil.rmtree(SHIPPED, ignore_errors=True)
+    for k, l in itertools.permutations(SITES, 2):
+        runs = [pairwise_dir(k, l, seed) for seed in range(1, seeds + 1)]
+        found = [(Rulebase.load(f).provenance["fitness_awrt"], f, run)
+                 for run in runs for f in (run / "rulebases").glob("*.json")]
         _, file, run = min(found)
-        Rulebase.load(file).with_provenance(run=str(run.relative_to(ROOT))).save(SHIPPED / f"{name}.json")
-        print(f"shipped {name}.json from {run.relative_to(ROOT)}")
+        _ship(file, run, SHIPPED / "pairwise" / f"{k.lower()}_vs_{l.lower()}.json")
+    best = min(range(1, seeds + 1), key=lambda s: sum(r["policy_awrt"] for r in _summary(coevolution_dir(s))
+                                                    if r["window"] == "train"))
+    for f in (coevolution_dir(best) / "rulebases").glob("*.json"):
+        _ship(f, coevolution_dir(best), SHIPPED / "coevolved" / f"{f.stem.split('-')[0].lower()}.json")
+
+
+def _ship(file: Path, run: Path, target: Path) -> None:
+    Rulebase.load(file).with_provenance(run=str(run.relative_to(ROOT))).save(target)
+    print(f"shipped {target.relative_to(ROOT)} from {run.relative_to(ROOT)}")
 
 
 def main() -> None:

@@ -194,3 +194,13 @@ def test_awrt_cutoff_stops_only_hopeless_runs_and_bounds_are_lower_bounds(seed, 
         assert (cut.stopped_bounds <= true_awrt * (1 + 1e-12)).all()
         assert cut.stopped_bounds.max() > cutoff
         assert factor < 1.0
+    # A limit for one site only (0: none for the other) watches that site alone.
+    for k in range(2):
+        limits = np.zeros(2)
+        limits[k] = factor * true_awrt[k]
+        one = simulate_grid(jobs, lrms, exchange, awrt_cutoff=limits)
+        if one.stopped_bounds is None:
+            assert one.start.tolist() == full.start.tolist()
+        else:
+            assert one.stopped_bounds[k] > limits[k] and factor < 1.0
+            assert (one.stopped_bounds <= true_awrt * (1 + 1e-12)).all()

@@ -1,22 +1,25 @@
-"""The shipped policies in trained_rulebases/: valid, documented, and reproducing their training AWRT."""
+"""The shipped policies in trained_rulebases/: valid, documented, reproducing their training
+AWRT, and usable as a pool."""
 
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from test_cli import run
 
 from evogrid.policy.rulebase import Rulebase
-from evogrid.policy.strategies import FuzzyPolicy, simulate
+from evogrid.policy.strategies import FuzzyPolicy, pool_for_sites, simulate
 from evogrid.sim.scenario import Scenario
 
 SHIPPED = Path(__file__).resolve().parents[1] / "trained_rulebases"
-FILES = sorted(SHIPPED.glob("*.json"))
+FILES = sorted(SHIPPED.rglob("*.json"))
 PROVENANCE = {"site", "m", "partner", "trained_on", "lrms", "optimizer", "generations", "seed",
               "fitness_awrt", "evogrid", "created", "run"}
 
 
 def test_policies_are_shipped():
-    assert len(FILES) >= 6, "trained_rulebases/ should hold the pairwise and co-evolved policies"
+    assert len(list((SHIPPED / "pairwise").glob("*.json"))) == 6  # every ordered pair of 3 sites
+    assert len(list((SHIPPED / "coevolved").glob("*.json"))) == 3
 
 
 def _groups() -> dict[tuple[str, str], list[Rulebase]]:
@@ -35,14 +38,25 @@ def test_shipped_rulebases_reproduce_their_training_awrt(key):
     rulebases = _groups()[key]
     for rb in rulebases:
         assert set(rb.provenance) >= PROVENANCE, PROVENANCE - set(rb.provenance)
-    trained_on, _ = key
-    lrms = rulebases[0].provenance["lrms"]
-    sc = Scenario.from_spec(trained_on, lrms=lrms)
+    trained_on, kind = key
+    sc = Scenario.from_spec(trained_on, lrms=rulebases[0].provenance["lrms"])
     names = [w.name for w in sc.workloads]
-    for group in ([rulebases] if key[1] == "coevolution" else [[rb] for rb in rulebases]):
+    for group in ([rulebases] if kind == "coevolution" else [[rb] for rb in rulebases]):
         policy = FuzzyPolicy({names.index(rb.provenance["site"]): rb for rb in group},
                              location="awrt" if len(names) > 2 else "fixed")
         rows = simulate(sc, policy).metrics()
         for rb in group:
             awrt = rows[names.index(rb.provenance["site"])]["awrt"]
             assert awrt == pytest.approx(rb.provenance["fitness_awrt"], abs=0.01)
+
+
+def test_pairwise_pool_on_an_unseen_grid_with_an_unknown_site(capsys):
+    """Each known site gets its two pairwise rulebases; the unknown (LLNL) site none."""
+    pool = [Rulebase.load(f) for f in sorted((SHIPPED / "pairwise").glob("*.json"))]
+    sc = Scenario.from_spec("KTH@5-6+SDSC03@5-6+HPC2N@5-6+THUNDER-1", lrms="fcfs")
+    chosen = pool_for_sites(pool, [w.machine_procs for w in sc.workloads])
+    assert sorted(chosen) == [0, 1, 2] and all(len(v) == 2 for v in chosen.values())
+    code, stdout, err = run(capsys, "simulate", "KTH@5-6+SDSC03@5-6+HPC2N@5-6+THUNDER-1", "--strategy",
+                            "rulebase", "--rulebase", str(SHIPPED / "pairwise"), "--location", "awrt")
+    assert code == 0, err
+    assert "rulebase" in stdout and "THUNDER-1" in stdout

@@ -123,6 +123,23 @@ def _select(choice: RulebaseChoice, partner: int, partner_m: int) -> Rulebase:
     return min(choice, key=distance)
 
 
+def pool_for_sites(pool: Sequence[Rulebase], sizes: Sequence[int]) -> dict[int, list[Rulebase]]:
+    """A rulebase pool keyed by (site size, partner size), spread over a grid's sites.
+
+    Site k gets every rulebase of the pool trained for a site of its size
+    (``provenance["m"] == sizes[k]``); with each partner FuzzyPolicy then
+    uses the one whose ``partner_m`` is nearest the partner's size (spec
+    3.1). Sites of a size nobody was trained for get no rulebase (they run
+    the ``others`` policy).
+    """
+    chosen: dict[int, list[Rulebase]] = {}
+    for k, m in enumerate(sizes):
+        mine = [rb for rb in pool if rb.provenance.get("m") == int(m)]
+        if mine:
+            chosen[k] = mine
+    return chosen
+
+
 @dataclass(frozen=True)
 class CentralPool:
     """Job sharing through a central pool (FCFS-JS, EASY-JS, LIST-JS by the LRMS)."""
