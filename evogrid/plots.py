@@ -138,17 +138,19 @@ def improvement_plot(path: str | Path, rows: list[dict]) -> Path:
 
     ``rows``: dicts with ``window`` (train/test), ``lrms``, ``site`` and
     ``improvement_pct`` (positive = better than local), as in a training
-    run's summary.
+    run's summary; with ``std_pct`` (a spread over seeds) drawn as error bars.
     """
     groups = list(dict.fromkeys(f"{r['window']} {r['lrms'].upper()}" for r in rows))
     sites = list(dict.fromkeys(r["site"] for r in rows))
     value = {(f"{r['window']} {r['lrms'].upper()}", r["site"]): r["improvement_pct"] for r in rows}
+    spread = {(f"{r['window']} {r['lrms'].upper()}", r["site"]): r.get("std_pct", 0.0) for r in rows}
     fig, ax = plt.subplots(figsize=(7.2, 4.6), dpi=120)
     width = 0.8 / max(len(groups), 1)
     for g, (group, colour) in enumerate(zip(groups, FRONT_COLOURS * 4, strict=False)):
         ys = [value.get((group, s), np.nan) for s in sites]
+        errors = [spread.get((group, s), 0.0) for s in sites]
         ax.bar(np.arange(len(sites)) + (g - (len(groups) - 1) / 2) * width, ys, width, color=colour,
-               label=group)
+               label=group, yerr=errors if any(errors) else None, capsize=3)
     ax.axhline(0.0, c="k", lw=0.8)
     ax.set_xticks(np.arange(len(sites)), sites)
     ax.set_ylabel("AWRT improvement over local (%)")

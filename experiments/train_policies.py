@@ -31,6 +31,7 @@ import statistics
 from pathlib import Path
 
 from evogrid.optimize import Evaluator, TrainConfig, run_training
+from evogrid.plots import improvement_plot
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import FuzzyPolicy, pool_for_sites, simulate
 from evogrid.sim.scenario import Scenario
@@ -39,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "runs" / "experiments"
 RESULTS = ROOT / "experiments" / "results" / "training"
 SHIPPED = ROOT / "trained_rulebases"
+IMAGES = ROOT / "docs" / "img"
 SITES = ("KTH", "SDSC03", "HPC2N")
 UNKNOWN = "THUNDER-5"  # an LLNL log: a partner no rulebase was trained against
 PAIRWISE_GENERATIONS = 50  # a third of the default: 30 runs must fit a laptop afternoon
@@ -157,9 +159,24 @@ def report(seeds: int) -> None:
     markdown.append(_table("Pairwise rulebase pool applied together on the unseen 6 months "
                            f"({UNKNOWN} is an unknown site running AWF)", pool_rows,
                            ("grid", "lrms", "site", "learned")))
+    plots(results)
     (RESULTS / "training_results.json").write_text(json.dumps(results, indent=2) + "\n")
     (RESULTS / "training_results.md").write_text("\n".join(markdown))
     ship(seeds)
+
+
+def plots(results: dict[str, list[dict]]) -> None:
+    """Mean improvement with the standard deviation over seeds, per site (docs/img/)."""
+    def short(row: dict, window: str) -> dict:
+        return {**row, "window": window, "improvement_pct": row["mean_pct"],
+                "site": row["site"].split("@")[0].split("-")[0]}
+
+    co = [short(r, r["window"]) for r in results["coevolution"]]
+    improvement_plot(IMAGES / "training_coevolution.png", co)
+    grid3 = test_window(SITES)
+    pool = [short(r, "3 sites" if r["grid"] == grid3 else "+ THUNDER (unknown)")
+            for r in results["pool"] if r["grid"] in (grid3, grid3 + "+" + UNKNOWN)]
+    improvement_plot(IMAGES / "training_pool.png", pool)
 
 
 def ship(seeds: int) -> None:

@@ -269,6 +269,8 @@ class CMAES(EFS):
         np.random.set_state(numpy_state)
         vectors = strategy.generate(_Vector)
         children = [self._decode(v) for v in vectors]
+        for child in children:  # generations.csv reports CMA's global step, in feature units
+            child.steps = strategy.sigma * self.span
         self.evaluate_individuals(state, children, 0.0)
         for v, child in zip(vectors, children, strict=True):
             v.fitness = child.fitness
