@@ -6,7 +6,6 @@ stderr, ``evogrid: error: ...``, and exit code 2; never a traceback.
 
 from __future__ import annotations
 
-import csv
 import json
 import shutil
 import sys
@@ -607,11 +606,9 @@ def demo(
 
 
 def _write_rows(stem: Path, rows: list[dict]) -> None:
-    stem.with_suffix(".json").write_text(json.dumps(rows, indent=2))
-    with stem.with_suffix(".csv").open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    from evogrid.optimize.rundir import write_rows
+
+    write_rows(stem, rows)
     console.print(f"wrote {stem}.json and {stem}.csv")
 
 

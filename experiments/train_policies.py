@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import shutil
 import statistics
 from pathlib import Path
 
@@ -67,8 +68,6 @@ def _run(config: TrainConfig, out: Path, evaluator: Evaluator) -> None:
     if (out / "summary.json").exists():
         return
     if out.exists():
-        import shutil
-
         shutil.rmtree(out)  # an unfinished run of an earlier call: start it afresh
     print(f"training {out.relative_to(RUNS)}", flush=True)
     run_training(config, out, evaluator, progress=False)
@@ -183,8 +182,6 @@ def ship(seeds: int) -> None:
     """Copy the best rulebases to trained_rulebases/: per ordered pair the seed with the lowest
     training AWRT (pairwise/), and the co-evolved grid of the seed with the lowest AWRT sum
     (coevolved/)."""
-    import shutil
-
     shutil.rmtree(SHIPPED, ignore_errors=True)
     for k, l in itertools.permutations(SITES, 2):
         runs = [pairwise_dir(k, l, seed) for seed in range(1, seeds + 1)]

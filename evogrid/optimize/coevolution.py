@@ -40,7 +40,7 @@ class CoEvolution:
         c = self.config
         pairings = list(zip(*ranked, strict=True))
         tasks = [GridTask(c.ref, tuple((k, ind.params) for k, ind in enumerate(p)), tuple(c.features),
-                          c.others, c.location_for(self.n_sites))
+                          c.others, c.location)
                  for p in pairings]
         awrt, _ = evaluate(self.evaluator, tasks)
         for pairing, row in zip(pairings, awrt, strict=True):
@@ -69,7 +69,7 @@ class CoEvolution:
         state.generation += 1
 
     @staticmethod
-    def best(state: EvolutionState) -> list[np.ndarray]:
-        """The rulebase params of the final pairing with the smallest AWRT sum."""
-        params, _ = min(state.pairings, key=lambda p: float(p[1].sum()))
-        return params
+    def best(state: EvolutionState) -> dict[int, tuple[np.ndarray, float]]:
+        """The final pairing with the smallest AWRT sum: site -> (rulebase params, AWRT in s)."""
+        params, awrt = min(state.pairings, key=lambda p: float(p[1].sum()))
+        return {k: (p, float(a)) for k, (p, a) in enumerate(zip(params, awrt, strict=True))}

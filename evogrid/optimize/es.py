@@ -55,7 +55,7 @@ class TrainConfig:
         site: EFS: index of the trained site.
         lrms: LRMS at every site while training (spec: FCFS).
         others: EFS: transfer policy of the other sites (``awf`` or ``local``).
-        location: location policy (with two sites every policy gives the same order).
+        location: location policy of every site (with two sites all give the same order).
         optimizer: ``es`` ((mu + lambda)-ES) or ``cma`` (CMA-ES, EFS only).
         mu, lambda_, generations: population sizes and length.
         n_rules, features: rulebase shape.
@@ -112,10 +112,6 @@ class TrainConfig:
     @property
     def optimizer_label(self) -> str:
         return f"es({self.mu}+{self.lambda_})" if self.optimizer == "es" else f"cma-es({self.lambda_})"
-
-    def location_for(self, n_sites: int) -> str:
-        # With one partner every order is the same; "fixed" skips the AWRT bookkeeping.
-        return self.location if n_sites > 2 else "fixed"
 
 
 @dataclass
@@ -190,7 +186,7 @@ class EFS:
         limits = np.zeros(self.n_sites)
         limits[c.site] = cutoff
         return [GridTask(c.ref, ((c.site, ind.params),), tuple(c.features), c.others,
-                         c.location_for(self.n_sites), tuple(limits) if cutoff > 0 else ())
+                         c.location, tuple(limits) if cutoff > 0 else ())
                 for ind in individuals]
 
     def evaluate_individuals(self, state: EvolutionState, individuals: list[Individual],
@@ -219,9 +215,10 @@ class EFS:
         state.species[0] = toolbox.select(parents + children, self.config.mu)
         state.generation += 1
 
-    @staticmethod
-    def best(state: EvolutionState) -> list[np.ndarray]:
-        return [state.species[0][0].params]
+    def best(self, state: EvolutionState) -> dict[int, tuple[np.ndarray, float]]:
+        """The result: the trained site -> (its best rulebase params, their AWRT in s)."""
+        top = state.species[0][0]
+        return {self.config.site: (top.params, top.value)}
 
 
 class CMAES(EFS):

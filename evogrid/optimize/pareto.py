@@ -190,11 +190,7 @@ def run_pareto(
     stop_after: int | None = None,
 ) -> dict[str, Any]:
     """Start a run in ``out`` (which must not hold one); see :func:`_advance`."""
-    if (out / rundir.CHECKPOINT).exists():
-        raise EvogridError(f"{out} already holds a run; use --resume {out} or another --out")
-    out.mkdir(parents=True, exist_ok=True)
-    (out / GENERATIONS_CSV).unlink(missing_ok=True)
-    rundir.write_toml(out / "config.toml", asdict(config))
+    rundir.start_run(out, asdict(config), GENERATIONS_CSV)
     points = reference_points(config, rulebases)
     rundir.write_json(out / "run.json", rundir.run_record(
         config.seed, kind="pareto", backend=evaluator.backend, workers=evaluator.n_workers,
@@ -210,9 +206,7 @@ def run_pareto(
 def resume_pareto(out: Path, evaluator: Evaluator, *, progress: bool = True,
                   stop_after: int | None = None) -> dict[str, Any]:
     """Continue the run in ``out`` from its last checkpoint."""
-    if not (out / rundir.CHECKPOINT).exists():
-        raise EvogridError(f"{out}: no checkpoint to resume from")
-    config = load_config(out)
+    config = ParetoConfig(**rundir.resumable_config(out))
     algorithm = rundir.load_checkpoint(out)
     algorithm.problem.evaluator = evaluator
     recorder = algorithm.callback
@@ -220,15 +214,6 @@ def resume_pareto(out: Path, evaluator: Evaluator, *, progress: bool = True,
     recorder.started = time.perf_counter()
     rundir.truncate_csv(out / GENERATIONS_CSV, algorithm.n_gen - 1)
     return _advance(algorithm, config, out, evaluator, progress, stop_after)
-
-
-def load_config(out: Path) -> ParetoConfig:
-    import tomllib
-
-    try:
-        return ParetoConfig(**tomllib.loads((out / "config.toml").read_text()))
-    except FileNotFoundError:
-        raise EvogridError(f"{out}: not a run directory (no config.toml)") from None
 
 
 def _advance(algorithm, config: ParetoConfig, out: Path, evaluator: Evaluator, progress: bool,

@@ -17,11 +17,11 @@ import numpy as np
 from pymoo.core.problem import Problem
 
 from evogrid.optimize.evaluator import Evaluator, ScenarioRef
+from evogrid.optimize.fitness import GridTask, grid_awrt
+from evogrid.optimize.genome import to_rulebase
 from evogrid.optimize.partition import AWRT_LIMIT_SECONDS
 from evogrid.policy.rulebase import Rulebase
-from evogrid.policy.strategies import FuzzyPolicy
 from evogrid.sim.features import FEATURES
-from evogrid.sim.schedule import simulate_grid
 
 
 def genome_bounds(n_sites: int, n_rules: int, features: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -33,25 +33,29 @@ def genome_bounds(n_sites: int, n_rules: int, features: Sequence[str]) -> tuple[
     return np.tile(low, n_sites * n_rules), np.tile(high, n_sites * n_rules)
 
 
+def site_params(genome: np.ndarray, n_sites: int, n_rules: int, n_features: int) -> np.ndarray:
+    """Per-site rulebase params, shape (K, N_r, 2 N_f + 1), in the layout of
+    :mod:`evogrid.optimize.genome`: widths kept > 0, consequent genes turned into +-1."""
+    nf = n_features
+    rules = np.asarray(genome, dtype=np.float64).reshape(n_sites, n_rules, 2 * nf + 1).copy()
+    rules[:, :, nf : 2 * nf] = np.maximum(rules[:, :, nf : 2 * nf], 1e-9)
+    rules[:, :, 2 * nf] = np.where(rules[:, :, 2 * nf] > 0, 1.0, -1.0)
+    return rules
+
+
 def decode(genome: np.ndarray, n_sites: int, n_rules: int, features: Sequence[str]) -> list[Rulebase]:
     """One :class:`Rulebase` per site from a genome."""
-    nf = len(features)
-    rules = np.asarray(genome, dtype=np.float64).reshape(n_sites, n_rules, 2 * nf + 1)
-    return [
-        Rulebase.from_arrays(r[:, :nf], np.maximum(r[:, nf : 2 * nf], 1e-9),
-                             np.where(r[:, 2 * nf] > 0, 1.0, -1.0), features)
-        for r in rules
-    ]
+    return [to_rulebase(p, features) for p in site_params(genome, n_sites, n_rules, len(features))]
 
 
 def policy_awrt(ref: ScenarioRef, genome: np.ndarray, n_rules: int, features: Sequence[str],
                 cutoff: float = 0.0) -> np.ndarray:
     """Per-site AWRT (s) of the grid where every site uses its rulebase from ``genome``
     (lower bounds if the simulation stopped at ``cutoff``)."""
-    jobs = ref.jobs()
-    rulebases = decode(genome, jobs.n_sites, n_rules, features)
-    policy = FuzzyPolicy(dict(enumerate(rulebases)))
-    return simulate_grid(jobs, ref.scenario().lrms, policy.exchange(jobs), awrt_cutoff=cutoff).awrt()
+    K = ref.jobs().n_sites
+    params = site_params(genome, K, n_rules, len(features))
+    limits = (cutoff,) * K if cutoff > 0 else ()
+    return grid_awrt(GridTask(ref, tuple(enumerate(params)), tuple(features), cutoff=limits))[0]
 
 
 def _evaluate_task(task: tuple[ScenarioRef, np.ndarray, int, tuple[str, ...], float]) -> np.ndarray:

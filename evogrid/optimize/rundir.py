@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evogrid._version import __version__
+from evogrid.errors import EvogridError
 
 CHECKPOINT = "checkpoint.pkl"
 LIBRARIES = ("numpy", "numba", "pymoo", "deap", "joblib", "dask", "distributed")
@@ -58,6 +59,37 @@ def versions() -> dict[str, str]:
 def run_record(seed: int, **extra: Any) -> dict[str, Any]:
     return {"seed": seed, "started": datetime.now(UTC).isoformat(timespec="seconds"),
             "host": platform.node(), "versions": versions(), **extra}
+
+
+def start_run(out: Path, config: dict[str, Any], generations_csv: str) -> None:
+    """Prepare ``out`` for a new run: refuse one holding a run, drop an old per-generation
+    CSV, write the resolved ``config.toml``."""
+    if (out / CHECKPOINT).exists():
+        raise EvogridError(f"{out} already holds a run; use --resume {out} or another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / generations_csv).unlink(missing_ok=True)
+    write_toml(out / "config.toml", config)
+
+
+def resumable_config(out: Path) -> dict[str, Any]:
+    """The ``config.toml`` of a run directory that holds a checkpoint."""
+    import tomllib
+
+    if not (out / CHECKPOINT).exists():
+        raise EvogridError(f"{out}: no checkpoint to resume from")
+    try:
+        return tomllib.loads((out / "config.toml").read_text())
+    except FileNotFoundError:
+        raise EvogridError(f"{out}: not a run directory (no config.toml)") from None
+
+
+def write_rows(stem: Path, rows: list[dict[str, Any]]) -> None:
+    """``stem.json`` and ``stem.csv`` holding the same table (one dict per row)."""
+    write_json(stem.with_suffix(".json"), rows)
+    with stem.with_suffix(".csv").open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def save_checkpoint(run_dir: Path, state: Any) -> None:

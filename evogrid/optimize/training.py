@@ -18,7 +18,6 @@
 
 from __future__ import annotations
 
-import csv
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -28,7 +27,6 @@ import numpy as np
 from deap import tools
 from rich.progress import Progress
 
-from evogrid.errors import EvogridError
 from evogrid.optimize import rundir
 from evogrid.optimize.coevolution import CoEvolution
 from evogrid.optimize.es import CMAES, EFS, EvolutionState, TrainConfig
@@ -80,11 +78,7 @@ def generation_row(config: TrainConfig, state: EvolutionState, names: list[str],
 def run_training(config: TrainConfig, out: Path, evaluator: Evaluator, *, progress: bool = True,
                  stop_after: int | None = None) -> dict[str, Any]:
     """Start a run in ``out`` (which must not hold one); see :func:`_advance`."""
-    if (out / rundir.CHECKPOINT).exists():
-        raise EvogridError(f"{out} already holds a run; use --resume {out} or another --out")
-    out.mkdir(parents=True, exist_ok=True)
-    (out / GENERATIONS_CSV).unlink(missing_ok=True)
-    rundir.write_toml(out / "config.toml", asdict(config))
+    rundir.start_run(out, asdict(config), GENERATIONS_CSV)
     rundir.write_json(out / "run.json", rundir.run_record(
         config.seed, kind=config.kind, optimizer=config.optimizer_label, backend=evaluator.backend,
         workers=evaluator.n_workers))
@@ -98,21 +92,10 @@ def run_training(config: TrainConfig, out: Path, evaluator: Evaluator, *, progre
 def resume_training(out: Path, evaluator: Evaluator, *, progress: bool = True,
                     stop_after: int | None = None) -> dict[str, Any]:
     """Continue the run in ``out`` from its last checkpoint."""
-    if not (out / rundir.CHECKPOINT).exists():
-        raise EvogridError(f"{out}: no checkpoint to resume from")
-    config = load_config(out)
+    config = TrainConfig(**rundir.resumable_config(out))
     state = rundir.load_checkpoint(out)
     rundir.truncate_csv(out / GENERATIONS_CSV, state.generation)
     return _advance(make_algorithm(config, evaluator), state, config, out, progress, stop_after)
-
-
-def load_config(out: Path) -> TrainConfig:
-    import tomllib
-
-    try:
-        return TrainConfig(**tomllib.loads((out / "config.toml").read_text()))
-    except FileNotFoundError:
-        raise EvogridError(f"{out}: not a run directory (no config.toml)") from None
 
 
 def _record(config: TrainConfig, state: EvolutionState, out: Path, seconds: float) -> None:
@@ -140,17 +123,14 @@ def _advance(algorithm, state: EvolutionState, config: TrainConfig, out: Path, p
     return write_results(config, state, out, algorithm.best(state))
 
 
-def learned_rulebases(config: TrainConfig, state: EvolutionState,
-                      params: list[np.ndarray]) -> dict[int, Rulebase]:
-    """The result's rulebases by site index, with provenance (spec 5.3)."""
+def learned_rulebases(config: TrainConfig, best: dict[int, tuple[np.ndarray, float]]) -> dict[int, Rulebase]:
+    """The result's rulebases by site index, with provenance (spec 5.3); ``best`` maps each
+    trained site to its rulebase params and their training AWRT (s)."""
     sc = config.ref.scenario()
     names = [w.name for w in sc.workloads]
     sizes = [w.machine_procs for w in sc.workloads]
-    sites = trained_sites(config, len(names))
-    fitness = (min(state.pairings, key=lambda p: float(p[1].sum()))[1] if config.kind == "coevolution"
-               else {config.site: state.species[0][0].value})
     result = {}
-    for k, p in zip(sites, params, strict=True):
+    for k, (p, awrt) in best.items():
         partners = [l for l in range(len(names)) if l != k]
         single = partners[0] if len(partners) == 1 else None
         result[k] = to_rulebase(p, config.features).with_provenance(
@@ -159,7 +139,7 @@ def learned_rulebases(config: TrainConfig, state: EvolutionState,
             partner_m=int(sizes[single]) if single is not None else None,
             trained_on=config.scenario, lrms=config.lrms, kind=config.kind,
             optimizer=config.optimizer_label, generations=config.generations, seed=config.seed,
-            fitness_awrt=round(float(fitness[k]), 2),
+            fitness_awrt=round(awrt, 2),
         )
     return result
 
@@ -168,7 +148,7 @@ def evaluate_policy(config: TrainConfig, rulebases: dict[int, Rulebase], spec: s
                     window: str) -> list[dict[str, Any]]:
     """Per-site rows: AWRT with local scheduling and with the learned policy, and the change."""
     sc = Scenario.from_spec(spec, lrms=lrms)
-    policy = FuzzyPolicy(rulebases, others=config.others, location=config.location_for(len(sc.workloads)))
+    policy = FuzzyPolicy(rulebases, others=config.others, location=config.location)
     res = simulate(sc, policy)
     rows = []
     for k, (row, base) in enumerate(zip(res.metrics(), res.baseline.metrics(), strict=True)):
@@ -180,11 +160,11 @@ def evaluate_policy(config: TrainConfig, rulebases: dict[int, Rulebase], spec: s
 
 
 def write_results(config: TrainConfig, state: EvolutionState, out: Path,
-                  params: list[np.ndarray]) -> dict[str, Any]:
+                  best: dict[int, tuple[np.ndarray, float]]) -> dict[str, Any]:
     """Rulebase JSON files, the summary table and the plots."""
     from evogrid.plots import convergence_plot, decision_surface, improvement_plot
 
-    rulebases = learned_rulebases(config, state, params)
+    rulebases = learned_rulebases(config, best)
     files = []
     for rb in rulebases.values():
         p = rb.provenance
@@ -196,11 +176,7 @@ def write_results(config: TrainConfig, state: EvolutionState, out: Path,
     if config.test:
         for lrms in TEST_LRMS:
             rows += evaluate_policy(config, rulebases, config.test, lrms, "test")
-    rundir.write_json(out / f"{SUMMARY}.json", rows)
-    with (out / f"{SUMMARY}.csv").open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    rundir.write_rows(out / SUMMARY, rows)
     convergence_plot(out / "convergence.png", rundir.csv_rows(out / GENERATIONS_CSV))
     improvement_plot(out / "improvement.png", rows)
     return {"finished": True, "rulebases": files, "summary": rows,

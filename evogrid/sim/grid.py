@@ -325,7 +325,8 @@ def _simulate_grid(
         if tc == never and ta == never:
             break
         if tc <= ta:
-            if scheme == EXCHANGE and location == L_AWRT:
+            # With one partner every order is the same: no AWRT bookkeeping needed.
+            if scheme == EXCHANGE and location == L_AWRT and K > 2:
                 _record_delegated_ends(
                     tc, sc, heap_end, heap_job, site, origin, submit, run_time, procs, deleg_num,
                     deleg_den,
