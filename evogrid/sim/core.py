@@ -5,13 +5,15 @@ grid of K sites keeps its state in 2-D arrays with one row per site, and the
 local scheduler (:func:`schedule_site`) is a function over one site's rows,
 so the event loop can route each arrival to any site.
 
-Speed notes: helpers take the site index ``k`` and the whole 2-D arrays
-instead of row views, and are inlined; a view or a non-inlined call with a
-dozen array arguments costs reference counting on every event. Entry points
-take a ``mode`` (the LRMS of every site, or ``MIXED``) that numba compiles as
-a literal (``numba.literally``), so EASY-only work is pruned at compile time
-for FCFS and LIST: left in as a runtime branch, it kept array reference
-counts on the hot path and made FCFS 3-4x slower (docs/benchmarks.md).
+Speed notes: each entry point allocates the state and hands it to an event
+loop compiled without numba's runtime (``_nrt=False``), so no array in the
+loop is reference-counted: every count is an atomic instruction, and the
+counts left by inlined helpers took about two thirds of the loop's time
+(measured with ``perf``, docs/benchmarks.md). Helpers take the site index
+``k`` and the whole 2-D arrays instead of row views, and are inlined. Entry
+points take a ``mode`` (the LRMS of every site, or ``MIXED``) that numba
+compiles as a literal (``numba.literally``), so EASY-only work is compiled
+out for FCFS and LIST.
 
 Per-site state (row k):
 
@@ -282,29 +284,37 @@ def cutoff_check_due(i):
     return i >= FIRST_CUTOFF_CHECK and (i & (i - 1)) == 0
 
 
-@njit(cache=True)
-def awrt_lower_bounds(t, n_arrived, start, submit, run_time, procs, group, n_groups):
+@njit(cache=True, _nrt=False)
+def awrt_lower_bounds(t, n_arrived, start, submit, run_time, procs, group, out):
     """Lower bounds (s) on each group's AWRT, from a simulation stopped at time ``t``.
 
     A started job's response time is known (start + p - r); a waiting one's
     is at least ``t + p - r``; one not yet submitted needs at least p. Groups
-    are the sites jobs were submitted at; shape (n_groups,).
+    are the sites jobs were submitted at. ``out``: float64, shape
+    (2, n_groups); the bounds go to ``out[0]`` (``out[1]`` is scratch).
     """
-    num = np.zeros(n_groups)
-    den = np.zeros(n_groups)
+    out[:] = 0.0
     for j in range(submit.shape[0]):
         area = float(run_time[j]) * procs[j]
         g = group[j]
-        den[g] += area
+        out[1, g] += area
         if start[j] >= 0:
-            num[g] += area * (start[j] + run_time[j] - submit[j])
+            out[0, g] += area * (start[j] + run_time[j] - submit[j])
         elif j < n_arrived:
-            num[g] += area * (t + run_time[j] - submit[j])
+            out[0, g] += area * (t + run_time[j] - submit[j])
         else:
-            num[g] += area * run_time[j]
-    for g in range(n_groups):
-        num[g] = num[g] / den[g] if den[g] > 0 else 0.0
-    return num
+            out[0, g] += area * run_time[j]
+    for g in range(out.shape[1]):
+        out[0, g] = out[0, g] / out[1, g] if out[1, g] > 0 else 0.0
+
+
+@njit(cache=True, inline="always")
+def exceeds_cutoff(bounds, cutoff):
+    """Does some group's AWRT lower bound exceed its cutoff (cutoff 0: no limit)?"""
+    for g in range(cutoff.shape[0]):  # noqa: SIM110 (a plain loop compiles without allocation)
+        if cutoff[g] > 0.0 and bounds[g] > cutoff[g]:
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -316,9 +326,9 @@ def _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lr
             order (sorted by submit, origin, position); seconds, processors,
             index of the site that runs the job.
         machine_procs, lrms: int64, shape (K,), processors and LRMS code per site.
-        group, cutoff: the site each job was submitted at (shape (n,)) and an
-            AWRT limit in seconds: the run stops early once a lower bound on
-            some group's AWRT exceeds it (0: never).
+        group, cutoff: the site each job was submitted at (shape (n,)) and
+            AWRT limits in seconds, shape (K,): the run stops early once a
+            lower bound on some group's AWRT exceeds its limit (0: none).
         mode: :func:`lrms_mode` of ``lrms`` (compiled as a literal).
 
     Returns:
@@ -327,16 +337,36 @@ def _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lr
         unstarted jobs have start -1).
     """
     numba.literally(mode)
-    n = submit.shape[0]
     K = machine_procs.shape[0]
-    queue, sc, run_est_end, run_job, heap_end, heap_job = new_state(n, machine_procs, K)
-    start = np.full(n, -1, dtype=np.int64)
+    queue, sc, run_est_end, run_job, heap_end, heap_job = new_state(submit.shape[0], machine_procs, K)
+    start = np.full(submit.shape[0], -1, dtype=np.int64)
+    bounds = np.zeros((2, K))
+    stopped = _local_loop(
+        submit, run_time, procs, estimate, origin, lrms, group, cutoff, cutoff.max() > 0.0, queue, sc,
+        run_est_end, run_job, heap_end, heap_job, start, bounds, mode,
+    )
+    return start, bounds[0].copy() if stopped else np.empty(0)
+
+
+@njit(cache=True, _nrt=False)
+def _local_loop(
+    submit, run_time, procs, estimate, origin, lrms, group, cutoff, cutting, queue, sc, run_est_end,
+    run_job, heap_end, heap_job, start, bounds, mode,
+):
+    """The event loop of :func:`_simulate_local` over preallocated state; True if it stopped early.
+
+    Compiled without numba's runtime (``_nrt=False``): allocation happens
+    in the caller, so no array here is reference-counted. Each count is an
+    atomic instruction, and inlined helpers left several per event, most of
+    the loop's time (docs/benchmarks.md).
+    """
+    n = submit.shape[0]
     i = 0
     while True:
         tc = next_completion(sc, heap_end)
         ta = submit[i] if i < n else NEVER
         if tc == NEVER and ta == NEVER:
-            break
+            return False
         if tc <= ta:
             for k in range(sc.shape[0]):
                 if complete_jobs(
@@ -347,10 +377,10 @@ def _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lr
                         procs, run_time, estimate, start,
                     )
         else:
-            if cutoff > 0.0 and cutoff_check_due(i):
-                bounds = awrt_lower_bounds(ta, i, start, submit, run_time, procs, group, K)
-                if bounds.max() > cutoff:
-                    return start, bounds
+            if cutting and cutoff_check_due(i):
+                awrt_lower_bounds(ta, i, start, submit, run_time, procs, group, bounds)
+                if exceeds_cutoff(bounds[0], cutoff):
+                    return True
             job = i
             i += 1
             k = origin[job]
@@ -359,7 +389,6 @@ def _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lr
                 k, mode, lrms[k], ta, queue, sc, run_est_end, run_job, heap_end, heap_job,
                 procs, run_time, estimate, start,
             )
-    return start, np.empty(0)
 
 
 #: Every compilation mode.
@@ -399,5 +428,6 @@ def simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrm
     ``group`` defaults to ``origin``; ``cutoff`` 0 runs to the end.
     """
     entry = _LOCAL[lrms_mode(lrms)]
+    limits = np.full(machine_procs.shape[0], float(cutoff))
     return entry(submit, run_time, procs, estimate, origin, machine_procs, lrms,
-                 origin if group is None else group, float(cutoff))
+                 origin if group is None else group, limits)

@@ -46,6 +46,7 @@ from evogrid.sim.core import (
     complete_jobs,
     cutoff_check_due,
     enqueue,
+    exceeds_cutoff,
     new_state,
     next_completion,
     schedule_site,
@@ -53,7 +54,7 @@ from evogrid.sim.core import (
     start_job,
 )
 from evogrid.sim.features import feature_value
-from evogrid.sim.tsk import META_CODES, META_FEATURES, tsk_output
+from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
 
 EXCHANGE, POOL, ACTIVE = 0, 1, 2
 SCHEMES: dict[str, int] = {"exchange": EXCHANGE, "pool": POOL, "active": ACTIVE}
@@ -64,35 +65,27 @@ LOCATION_CODES: dict[str, int] = {"fixed": L_FIXED, "random": L_RANDOM, "awrt": 
 
 
 @njit(cache=True, inline="always")
-def _simple_accepts(s, job, origin, transfer, sc, procs):
-    """The ``local`` and ``awf`` transfer policies: does site ``s`` take ``job`` now?
+def _accepts(
+    s, job, origin, partner, transfer, rulebase_of, rb_params, rb_meta, x, scratch, sc, procs, estimate,
+    machine_procs, log_ids, log_vals, n_log,
+):
+    """Does site ``s``'s transfer policy take ``job`` (submitted at ``origin``) now?
 
-    Kept apart from :func:`_rulebase_accepts` on purpose: numba reference-
-    counts every array passed to a call, and passing the rulebase and log
-    arrays to every decision cost 15 ms per 44,000 jobs even for sites that
-    never use them (docs/benchmarks.md).
+    ``local`` keeps own jobs and declines offers; ``awf`` accepts iff the job
+    fits the free processors; a rulebase accepts iff y > 0, with ``partner``
+    selecting the rulebase (the offering site for a foreign job, the first
+    partner in location order for an own job). Rulebase decisions are
+    appended to the log arrays while they have room (recording on).
     """
     if transfer[s] == T_LOCAL:
         return s == origin
-    return procs[job] <= sc[s, FREE]
-
-
-@njit(cache=True)
-def _rulebase_accepts(
-    s, job, partner, rulebase_of, rb_params, rb_meta, x, sc, procs, estimate, machine_procs, log_ids,
-    log_vals, n_log,
-):
-    """Does site ``s``'s rulebase for ``partner`` accept ``job`` now (y > 0)?
-
-    ``partner`` selects the rulebase: the offering site for a foreign job,
-    the first partner in location order for an own job. Decisions are
-    appended to the log arrays while they have room (recording on).
-    """
+    if transfer[s] == T_AWF:
+        return procs[job] <= sc[s, FREE]
     r = rulebase_of[s, partner]
     nf = rb_meta[r, META_FEATURES]
     for h in range(nf):
         x[h] = feature_value(rb_meta[r, META_CODES + h], s, job, sc, procs, estimate, machine_procs)
-    y = tsk_output(rb_params, rb_meta, r, x)
+    y = rulebase_output(rb_params, rb_meta, r, x, scratch)
     if n_log[0] < log_ids.shape[0]:
         i = n_log[0]
         log_ids[i, 0] = s
@@ -104,7 +97,7 @@ def _rulebase_accepts(
     return y > 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _location_order(k, need, location, machine_procs, order, deleg_num, deleg_den):
     """Fill ``order`` with k's partners to ask for a job of ``need`` processors; returns the count."""
     K = machine_procs.shape[0]
@@ -134,7 +127,7 @@ def _location_order(k, need, location, machine_procs, order, deleg_num, deleg_de
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _record_delegated_ends(t, sc, heap_end, heap_job, site, origin, submit, run_time, procs, deleg_num,
                            deleg_den):
     """Add the delegated jobs ending at ``t`` to their origin's per-partner AWRT sums."""
@@ -147,7 +140,7 @@ def _record_delegated_ends(t, sc, heap_end, heap_job, site, origin, submit, run_
                 deleg_den[origin[job], s] += area
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def schedule_pool(
     k, mode, lrms, t, P, queue, sc, run_est_end, run_job, heap_end, heap_job, procs, run_time,
     estimate, start, machine_procs, origin, site, moves,
@@ -207,7 +200,7 @@ def schedule_pool(
     sc[P, Q_TAIL] = write
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def active_request(
     k, mode, t, queue, sc, run_est_end, run_job, heap_end, heap_job, procs, run_time, estimate,
     start, site, moves, lrms,
@@ -298,32 +291,55 @@ def _simulate_grid(
     numba.literally(mode)
     n = submit.shape[0]
     K = machine_procs.shape[0]
-    P = K  # the pool's queue row
-    queue, sc, run_est_end, run_job, heap_end, heap_job = new_state(n, machine_procs, K + 1)
+    state = new_state(n, machine_procs, K + 1)
     start = np.full(n, -1, dtype=np.int64)
     site = origin.copy()
     moves = np.zeros(n, dtype=np.int64)
-    order = np.empty(K, dtype=np.int64)
-    freed = np.zeros(K, dtype=np.bool_)
-    deleg_num = np.zeros((K, K))
-    deleg_den = np.zeros((K, K))
     NF = (rb_params.shape[2] - 1) // 2
-    x = np.zeros(max(1, NF))
     log_ids = np.empty((log_capacity, 2), dtype=np.int64)  # deciding site, partner
     log_vals = np.zeros((log_capacity, NF + 1))  # features, then y
     n_log = np.zeros(1, dtype=np.int64)
+    bounds = np.zeros((2, K))
+    stopped = _grid_loop(
+        submit, run_time, procs, estimate, origin, machine_procs, lrms, scheme, transfer, location, seed,
+        rulebase_of, rb_params, rb_meta, cutoff, cutoff.max() > 0.0, *state, start, site, moves,
+        np.empty(K, dtype=np.int64), np.zeros(K, dtype=np.bool_), np.zeros((2, K, K)),
+        np.zeros(max(1, NF)), np.empty(rb_params.shape[1]), log_ids, log_vals, n_log, bounds, mode,
+    )
+    m = n_log[0]
+    return (start, site, moves, log_ids[:m, 0], log_ids[:m, 1], log_vals[:m, :NF], log_vals[:m, NF],
+            bounds[0].copy() if stopped else np.empty(0))
+
+
+@njit(cache=True, _nrt=False)
+def _grid_loop(
+    submit, run_time, procs, estimate, origin, machine_procs, lrms, scheme, transfer, location, seed,
+    rulebase_of, rb_params, rb_meta, cutoff, cutting, queue, sc, run_est_end, run_job, heap_end, heap_job,
+    start, site, moves, order, freed, delegated, x, scratch, log_ids, log_vals, n_log, bounds, mode,
+):
+    """The event loop of :func:`_simulate_grid` over preallocated state; True if it stopped early.
+
+    Compiled without numba's runtime, as :func:`evogrid.sim.core._local_loop`:
+    no reference counting here. ``delegated[0]`` / ``delegated[1]`` are the
+    AWRT location policy's per-(origin, partner) sums of area x response
+    time and of area; ``x`` and ``scratch`` hold one decision's features and
+    rule exponents.
+    """
+    n = submit.shape[0]
+    K = machine_procs.shape[0]
+    P = K  # the pool's queue row
+    deleg_num = delegated[0]
+    deleg_den = delegated[1]
     np.random.seed(seed)
     # Typed constants, not literals: a literal flowing into a call makes
     # numba compile the callee once more for the literal's type.
     never = np.int64(NEVER)
     i = np.int64(0)
-    bounds = np.empty(0)
-    cutting = cutoff.max() > 0.0
     while True:
         tc = next_completion(sc, heap_end)
         ta = submit[i] if i < n else never
         if tc == never and ta == never:
-            break
+            return False
         if tc <= ta:
             # With one partner every order is the same: no AWRT bookkeeping needed.
             if scheme == EXCHANGE and location == L_AWRT and K > 2:
@@ -357,10 +373,9 @@ def _simulate_grid(
                         )
             continue
         if cutting and cutoff_check_due(i):
-            lower = awrt_lower_bounds(ta, i, start, submit, run_time, procs, origin, K)
-            if np.any((cutoff > 0.0) & (lower > cutoff)):
-                bounds = lower
-                break
+            awrt_lower_bounds(ta, i, start, submit, run_time, procs, origin, bounds)
+            if exceeds_cutoff(bounds[0], cutoff):
+                return True
         job = i
         i += 1
         k = origin[job]
@@ -369,26 +384,18 @@ def _simulate_grid(
             n_part = _location_order(
                 k, procs[job], location, machine_procs, order, deleg_num, deleg_den
             )
-            keep = True
-            if n_part > 0:
-                if transfer[k] == T_RULEBASE:
-                    keep = _rulebase_accepts(
-                        k, job, order[0], rulebase_of, rb_params, rb_meta, x, sc, procs, estimate,
-                        machine_procs, log_ids, log_vals, n_log,
-                    )
-                else:
-                    keep = _simple_accepts(k, job, k, transfer, sc, procs)
+            # The origin's own policy decides keep or delegate; then each partner in order.
+            keep = n_part == 0 or _accepts(
+                k, job, k, order[0], transfer, rulebase_of, rb_params, rb_meta, x, scratch, sc, procs,
+                estimate, machine_procs, log_ids, log_vals, n_log,
+            )
             if not keep:
                 for o in range(n_part):
                     l = order[o]
-                    if transfer[l] == T_RULEBASE:
-                        taken = _rulebase_accepts(
-                            l, job, k, rulebase_of, rb_params, rb_meta, x, sc, procs, estimate,
-                            machine_procs, log_ids, log_vals, n_log,
-                        )
-                    else:
-                        taken = _simple_accepts(l, job, k, transfer, sc, procs)
-                    if taken:
+                    if _accepts(
+                        l, job, k, k, transfer, rulebase_of, rb_params, rb_meta, x, scratch, sc, procs,
+                        estimate, machine_procs, log_ids, log_vals, n_log,
+                    ):
                         target = l
                         break
         if target != k:
@@ -414,8 +421,6 @@ def _simulate_grid(
                 k, mode, ta, queue, sc, run_est_end, run_job, heap_end, heap_job, procs,
                 run_time, estimate, start, site, moves, lrms,
             )
-    m = n_log[0]
-    return start, site, moves, log_ids[:m, 0], log_ids[:m, 1], log_vals[:m, :NF], log_vals[:m, NF], bounds
 
 
 def _grid_entry(mode):
