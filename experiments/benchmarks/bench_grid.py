@@ -5,7 +5,8 @@ Run: ``.venv/bin/python experiments/benchmarks/bench_grid.py``
 The spec's case is KTH-5 + SDSC03-5, FCFS, a 10-rule rulebase at both
 sites (<= 10 ms warm, one core). For the profile, the same jobs also run
 through the local-only loop and the grid loop with the local, AWF, pool and
-(EASY) active-request strategies, and grids of 3 and 5 sites are timed.
+(EASY) active-request strategies, and grids of 3 and 5 sites are timed,
+the 3-site grid also with the shipped co-evolved rulebases.
 Times are the best of 7 warm runs; merging the workloads is done once
 outside the timing, as an optimiser does.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import os
 import platform
+from pathlib import Path
 
 from bench_foundation import best_of, report
 
@@ -28,6 +30,7 @@ GRIDS = {
     5: ("KTH-5", "SDSC03-5", "HPC2N-5", "THUNDER-5", "ATLAS-5"),
 }
 REPEATS = 7
+COEVOLVED = Path(__file__).resolve().parents[2] / "trained_rulebases" / "coevolved"
 
 
 def time_case(label: str, jobs: GridJobs, lrms: str, strategy, target: str = "-") -> None:
@@ -45,6 +48,12 @@ def main() -> None:
         rulebases = FuzzyPolicy({k: Rulebase.random(10, seed=k) for k in range(K)})
         target = "<= 10 ms" if K == 2 else "-"
         time_case(f"{K} sites FCFS, 10-rule rulebase at every site", jobs, "fcfs", rulebases, target)
+        if K == 3:
+            # A late co-evolution pairing: more exchange and decisions than random rulebases.
+            evolved = {k: Rulebase.load(COEVOLVED / f"{w.split('-')[0].lower()}.json")
+                       for k, w in enumerate(windows)}
+            time_case("3 sites FCFS, shipped co-evolved rulebases, AWRT location", jobs, "fcfs",
+                      FuzzyPolicy(evolved, location="awrt"))
         if K != 2:
             continue
         simulate_local(jobs, "fcfs")
