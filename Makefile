@@ -38,7 +38,7 @@ bench: $(VENV)/.installed
 clean: clean-cache
 	rm -rf $(VENV) runs .pytest_cache .hypothesis
 
-# numba's cache does not notice edits to the functions a cached one calls
-# (docs/training.md): clear it after editing evogrid/sim/.
+# Drop numba's compiled code (an edit under evogrid/sim/ already recompiles
+# everything: evogrid/sim/cache.py stamps the cache with the whole package).
 clean-cache:
 	find evogrid -name '*.nbi' -delete -o -name '*.nbc' -delete
