@@ -26,8 +26,8 @@ META_RULES, META_FEATURES, META_CODES = 0, 1, 2
 class TSKStack:
     """R rulebases in two padded arrays, as the compiled loop takes them.
 
-    Two arrays rather than one per field: numba reference-counts every array
-    passed to a call, and a rulebase decision is a call (docs/benchmarks.md).
+    Two arrays rather than one per field keep the compiled loop's argument
+    lists short.
 
     Attributes:
         params: float64, shape (R, NR, 2 NF + 1): per rule the NF centres,
