@@ -207,8 +207,8 @@ def simulate_cmd(
     strategy: Annotated[str | None, typer.Option(
         help="How sites exchange jobs: local (none), awf (accept when fit), rulebase (TSK fuzzy "
              "policies from --rulebase), pool (central job pool: FCFS-JS/EASY-JS/LIST-JS) or aa "
-             "(active request, needs --lrms easy). Default: the scenario file's [strategy], "
-             "else local.")] = None,
+             "(active request, needs --lrms easy). Default: rulebase when --rulebase is given, "
+             "else the scenario file's strategy table, else local.")] = None,
     rulebase: Annotated[list[str] | None, typer.Option(
         help="Rulebase JSON for --strategy rulebase: FILE for every site, or SITE=FILE (SITE = index "
              "or window name), or a directory holding a pool (every site gets the rulebases "
@@ -234,7 +234,8 @@ def simulate_cmd(
         f"{site}={file}" for site, files in base.rulebases.items()
         for file in (files if isinstance(files, list) else [files])
     ]
-    chosen = build_strategy(strategy or base.name, sc, rulebase_specs, others or base.others,
+    name = strategy or ("rulebase" if rulebase else base.name)
+    chosen = build_strategy(name, sc, rulebase_specs, others or base.others,
                             location or base.location, base.seed if seed is None else seed)
     t0 = time.perf_counter()
     res = simulate(sc, chosen)

@@ -115,7 +115,12 @@ def test_rulebase_strategy_and_show(capsys, tmp_path):
     code, out, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "rulebase",
                          "--rulebase", f"KTH-2={path}", "--json")
     assert code == 0, err
-    assert json.loads(out)["strategy"] == "rulebase"
+    with_strategy = json.loads(out)
+    assert with_strategy["strategy"] == "rulebase"
+    # --rulebase alone implies the rulebase strategy.
+    code, out, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--rulebase", f"KTH-2={path}", "--json")
+    assert code == 0, err
+    assert json.loads(out)["sites"] == with_strategy["sites"]
     code, out, err = run(capsys, "show", str(path), "--scenario", "KTH-2+SDSC03-2")
     assert code == 0, err
     assert "10 rules" in out and "accept" in out
