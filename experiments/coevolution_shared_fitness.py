@@ -27,7 +27,6 @@ import numpy as np
 
 from evogrid.optimize import Evaluator, TrainConfig
 from evogrid.optimize.coevolution import CoEvolution
-from evogrid.optimize.es import EvolutionState, set_fitness
 from evogrid.optimize.training import write_results
 from evogrid.sim.schedule import simulate_local
 
@@ -44,15 +43,11 @@ class SharedFitness(CoEvolution):
         super().__init__(config, evaluator)
         self.local = simulate_local(config.ref.jobs(), config.lrms).awrt()
 
-    def _play(self, state: EvolutionState, ranked) -> None:
-        super()._play(state, ranked)
-        for pairing, (_, awrt) in zip(zip(*ranked, strict=True), state.pairings, strict=True):
-            for ind in pairing:
-                set_fitness(ind, float((awrt / self.local).max()), False)
+    def member_fitness(self, awrt: np.ndarray, k: int) -> float:
+        return self.pairing_score(awrt)
 
-    def best(self, state: EvolutionState) -> dict[int, tuple[np.ndarray, float]]:
-        params, awrt = min(state.pairings, key=lambda p: float((p[1] / self.local).max()))
-        return {k: (p, float(a)) for k, (p, a) in enumerate(zip(params, awrt, strict=True))}
+    def pairing_score(self, awrt: np.ndarray) -> float:
+        return float((awrt / self.local).max())
 
 
 def run(seed: int, evaluator: Evaluator) -> list[dict]:

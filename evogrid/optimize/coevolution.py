@@ -45,7 +45,7 @@ class CoEvolution:
         awrt, _ = evaluate(self.evaluator, tasks)
         for pairing, row in zip(pairings, awrt, strict=True):
             for k, ind in enumerate(pairing):
-                set_fitness(ind, row[k], False)
+                set_fitness(ind, self.member_fitness(row, k), False)
         state.evaluations += len(tasks)
         state.pairings = [([ind.params for ind in p], row) for p, row in zip(pairings, awrt, strict=True)]
 
@@ -68,8 +68,15 @@ class CoEvolution:
         state.species = [toolbox.select(pool, self.config.mu) for pool in ranked]
         state.generation += 1
 
-    @staticmethod
-    def best(state: EvolutionState) -> dict[int, tuple[np.ndarray, float]]:
-        """The final pairing with the smallest AWRT sum: site -> (rulebase params, AWRT in s)."""
-        params, awrt = min(state.pairings, key=lambda p: float(p[1].sum()))
+    def member_fitness(self, awrt: np.ndarray, k: int) -> float:
+        """Fitness of a pairing's member at site k, from the pairing's per-site AWRT (s): its own."""
+        return float(awrt[k])
+
+    def pairing_score(self, awrt: np.ndarray) -> float:
+        """What the final pairing minimises, from its per-site AWRT (s): their sum."""
+        return float(awrt.sum())
+
+    def best(self, state: EvolutionState) -> dict[int, tuple[np.ndarray, float]]:
+        """The final pairing with the smallest :meth:`pairing_score`: site -> (rulebase params, AWRT in s)."""
+        params, awrt = min(state.pairings, key=lambda p: self.pairing_score(p[1]))
         return {k: (p, float(a)) for k, (p, a) in enumerate(zip(params, awrt, strict=True))}

@@ -355,10 +355,7 @@ def _local_loop(
 ):
     """The event loop of :func:`_simulate_local` over preallocated state; True if it stopped early.
 
-    Compiled without numba's runtime (``_nrt=False``): allocation happens
-    in the caller, so no array here is reference-counted. Each count is an
-    atomic instruction, and inlined helpers left several per event, most of
-    the loop's time (docs/benchmarks.md).
+    Compiled without numba's runtime (``_nrt=False``; see the speed notes above).
     """
     n = submit.shape[0]
     i = 0
