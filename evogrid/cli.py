@@ -36,7 +36,14 @@ from evogrid.sim.scenario import Scenario, StrategyConfig
 from evogrid.workload.cache import cached_parse
 from evogrid.workload.model import SECONDS_PER_DAY
 from evogrid.workload.preprocess import Preprocessing, load_swf
-from evogrid.workload.traces import BUNDLED, resolve_trace, traces_dir
+from evogrid.workload.traces import (
+    ALIASES,
+    BUNDLED,
+    DEFAULT_PROCS,
+    default_options,
+    resolve_trace,
+    traces_dir,
+)
 
 app = typer.Typer(
     help="evogrid: simulate federated compute sites on SWF logs and learn job-exchange policies.",
@@ -75,10 +82,12 @@ def _root(
 def traces_list() -> None:
     """List the bundled logs with their short names and files."""
     table = Table(title=f"Bundled traces ({traces_dir()})")
-    for col in ("name", "file", "present"):
+    for col in ("name", "aliases", "file", "m (procs)", "present"):
         table.add_column(col)
     for name, file in BUNDLED.items():
-        table.add_row(name, file, "yes" if (traces_dir() / file).is_file() else "MISSING")
+        aliases = ", ".join(a for a, target in ALIASES.items() if target == name)
+        procs = f"{DEFAULT_PROCS[name]} (not the header's)" if name in DEFAULT_PROCS else "header"
+        table.add_row(name, aliases, file, procs, "yes" if (traces_dir() / file).is_file() else "MISSING")
     console.print(table)
 
 
@@ -91,7 +100,7 @@ def traces_info(
 ) -> None:
     """Header facts, jobs kept and dropped per reason, and the time span of a log."""
     path = resolve_trace(name)
-    w = load_swf(path, Preprocessing(machine_procs=procs), name=name, lenient=lenient)
+    w = load_swf(path, default_options(name, Preprocessing(machine_procs=procs)), name=name, lenient=lenient)
     header = cached_parse(path, lenient=lenient).header
     info = {
         "name": name,

@@ -21,18 +21,28 @@ ROWS = [
     ("KTH@5-", "fcfs", 99_236.27, 68.52, 16_420_782, 16_706, 100_002.16, 68.57, 16_421_344),
     ("SDSC03-5", "fcfs", 83_718.68, 71.38, 13_021_659, 32_632, 84_780.99, 71.37, 13_021_659),
     ("SDSC03@5-11", "fcfs", 62_825.76, 66.14, 16_577_054, 30_646, 63_825.01, 66.12, 15_688_263),
+    # The dissertation's other sites (Table 7.3); its "-6" is everything after day 150.
+    ("CTC-5", "fcfs", 57_897.77, 63.74, 13_009_718, 35_361, 57_897.77, 63.75, 13_009_718),
+    ("CTC@5-", "fcfs", 59_118.15, None, None, 41_844, 59_118.15, 67.05, 16_346_682),
+    ("SDSC05-5", "fcfs", 56_925.10, 45.94, None, 28_185, 56_858.35, 45.98, 13_078_215),
+    ("SDSC05@5-", "fcfs", 77_463.52, None, None, 56_708, 79_045.87, 70.27, 20_833_591),
+    ("SDSC00-5", "fcfs", 67_717.23, None, None, 13_236, 67_924.05, 68.85, 13_001_177),
 ]
+# SDSC00-6 (months 5 to 11 of the revised SDSC-SP2 log) misses the reference
+# by -9.4 %: an overloaded FCFS window whose AWRT a few changed jobs move by
+# that much (docs/reproduction.md). Recorded here so a change is seen.
+MISSES = [("SDSC00@5-11", "fcfs", 413_957.04, 15_481, 374_926.47, 72.90, 16_692_675)]
 AWRT_TOLERANCE = {"fcfs": 0.05, "easy": 0.03, "list": 0.03}
 # Windows that end after their log's last job: C_max must match. KTH@5-
 # ("KTH-6") misses by 562 s (0.003 %): the archive's revised log has 7 more
 # jobs there, see docs/reproduction.md; its tolerance is 0.01 %.
-CMAX_TOLERANCE = {"KTH": 0.0, "KTH@5-": 1e-4}
+CMAX_TOLERANCE = {"KTH": 0.0, "KTH@5-": 1e-4, "CTC-5": 0.0}
 
 
 @pytest.fixture(scope="module")
 def results():
     out = {}
-    for window, lrms, *_ in ROWS:
+    for window, lrms, *_ in ROWS + MISSES:
         schedule = Scenario.from_spec(window, lrms=lrms).simulate_local()
         check_schedule(schedule)
         out[window, lrms] = schedule.metrics()[0]
@@ -44,7 +54,8 @@ def test_reference_row(results, row):
     window, lrms, ref_awrt, ref_u, ref_cmax, jobs, awrt, u, cmax = row
     got = results[window, lrms]
     assert abs(got["awrt"] - ref_awrt) / ref_awrt <= AWRT_TOLERANCE[lrms]
-    assert abs(100 * got["utilization"] - ref_u) <= 1.5
+    if ref_u is not None:  # the dissertation gives U for some rows only
+        assert abs(100 * got["utilization"] - ref_u) <= 1.5
     if window in CMAX_TOLERANCE:
         assert abs(got["makespan"] - ref_cmax) <= CMAX_TOLERANCE[window] * ref_cmax
     # Our recorded values (docs/reproduction.md): a change that moves them fails.
@@ -57,3 +68,15 @@ def test_reference_row(results, row):
 def test_kth_list_is_the_sharp_check(results):
     """Spec 4.1: KTH-11 with LIST within 0.1 % of the reference AWRT."""
     assert abs(results["KTH", "list"]["awrt"] - 80_459.27) / 80_459.27 <= 0.001
+
+
+@pytest.mark.parametrize("row", MISSES, ids=[f"{r[0]}-{r[1]}" for r in MISSES])
+def test_recorded_miss(results, row):
+    """A row the revised log cannot reproduce: our value is pinned, and the miss stays under 10 %."""
+    window, lrms, ref_awrt, jobs, awrt, u, cmax = row
+    got = results[window, lrms]
+    assert abs(got["awrt"] - ref_awrt) / ref_awrt <= 0.10
+    assert got["jobs_submitted"] == jobs
+    assert got["awrt"] == pytest.approx(awrt, abs=0.01)
+    assert 100 * got["utilization"] == pytest.approx(u, abs=0.005)
+    assert got["makespan"] == cmax

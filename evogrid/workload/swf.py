@@ -73,12 +73,10 @@ class RawTrace:
     @property
     def max_procs(self) -> int | None:
         """The header's ``MaxProcs`` (never ``MaxNodes``), or None if absent/invalid."""
-        value = self.header.get("MaxProcs")
-        try:
-            procs = int(value) if value is not None else None
-        except ValueError:
-            return None
-        return procs if procs is not None and procs > 0 else None
+        # Partitioned machines write "1664 (72, 1368, 224)": the machine is the first number.
+        match = re.match(r"\s*(\d+)(?:\s*\(.*\))?\s*$", self.header.get("MaxProcs", ""))
+        procs = int(match[1]) if match else 0
+        return procs if procs > 0 else None
 
 
 def read_bytes(path: Path) -> bytes:
