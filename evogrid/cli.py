@@ -466,6 +466,14 @@ def coevolve(
     lrms: Annotated[str, typer.Option(help=LRMS_HELP + " Training default: fcfs.")] = "fcfs",
     location: Annotated[str, typer.Option(
         help="Location policy with 3+ sites: awrt (spec default), fixed or random.")] = "awrt",
+    fitness: Annotated[str, typer.Option(
+        help="A member's fitness: own (its site's AWRT, published) or shared (the pairing's "
+             "worst AWRT / local AWRT).")] = "own",
+    pick: Annotated[str, typer.Option(
+        help="Result pairing: sum (smallest AWRT sum, published) or worst-relative "
+             "(smallest max over sites of AWRT / local AWRT).")] = "sum",
+    archive: Annotated[bool, typer.Option(
+        help="Pick the result among the pairings of every generation, not only the last.")] = False,
     generations: GenerationsOption = 150,
     mu: MuOption = 13,
     lambda_: LambdaOption = 91,
@@ -483,9 +491,10 @@ def coevolve(
 
     Pairings are formed rank by rank each generation; each member's fitness
     is its own site's AWRT. The result is the final pairing with the
-    smallest AWRT sum.
+    smallest AWRT sum (--pick and --archive change how it is chosen).
     """
     _train(dict(scenario=scenario, kind="coevolution", lrms=lrms, location=location,
+                fitness=fitness, pick=pick, archive=archive,
                 generations=generations, mu=mu, lambda_=lambda_, n_rules=rules, test=test, seed=seed,
                 features=feature or ["NWP", "NJP"]),
            out, resume, workers, backend, scheduler)

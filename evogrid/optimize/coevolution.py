@@ -8,6 +8,12 @@ random order; pairing r is rank r of every species; each of the mu + lambda
 pairings is simulated once and every member gets its own site's AWRT as
 fitness; each species keeps its mu best. The result is the final
 generation's pairing with the smallest sum of per-site AWRT.
+
+Switchable changes beyond the published algorithm (``TrainConfig``):
+``fitness="shared"`` gives every member the pairing's worst relative AWRT
+``max_k AWRT_k / AWRT_k(local)``; ``pick="worst-relative"`` chooses the result
+by that value instead of the sum; ``archive=True`` chooses it among the
+pairings of every generation, not only the last (no extra simulation).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from evogrid.optimize.es import (
 from evogrid.optimize.evaluator import Evaluator
 from evogrid.optimize.fitness import GridTask
 from evogrid.optimize.genome import Individual
+from evogrid.sim.schedule import simulate_local
 
 
 class CoEvolution:
@@ -34,6 +41,8 @@ class CoEvolution:
         self.config = config
         self.evaluator = evaluator
         self.n_sites = config.ref.jobs().n_sites
+        #: AWRT (s) of every site without exchange, the reference of relative scores.
+        self.local_awrt = simulate_local(config.ref.jobs(), config.lrms).awrt()
 
     def _play(self, state: EvolutionState, ranked: list[list[Individual]]) -> None:
         """Simulate pairing r = (ranked[0][r], ..., ranked[K-1][r]) for every rank r."""
@@ -48,6 +57,8 @@ class CoEvolution:
                 set_fitness(ind, self.member_fitness(row, k), False)
         state.evaluations += len(tasks)
         state.pairings = [([ind.params for ind in p], row) for p, row in zip(pairings, awrt, strict=True)]
+        if self.config.archive:
+            state.archive = self._best_pairing(state.pairings + ([state.archive] if state.archive else []))
 
     def start(self) -> EvolutionState:
         state = EvolutionState(0, [], np.random.default_rng(self.config.seed))
@@ -68,15 +79,23 @@ class CoEvolution:
         state.species = [toolbox.select(pool, self.config.mu) for pool in ranked]
         state.generation += 1
 
+    def worst_relative(self, awrt: np.ndarray) -> float:
+        """A pairing's ``max_k AWRT_k / AWRT_k(local)`` (< 1: every site gains)."""
+        return float((awrt / self.local_awrt).max())
+
     def member_fitness(self, awrt: np.ndarray, k: int) -> float:
-        """Fitness of a pairing's member at site k, from the pairing's per-site AWRT (s): its own."""
-        return float(awrt[k])
+        """Fitness of a pairing's member at site k, from the pairing's per-site AWRT (s)."""
+        return float(awrt[k]) if self.config.fitness == "own" else self.worst_relative(awrt)
 
     def pairing_score(self, awrt: np.ndarray) -> float:
-        """What the final pairing minimises, from its per-site AWRT (s): their sum."""
-        return float(awrt.sum())
+        """What the result pairing minimises, from its per-site AWRT (s)."""
+        return float(awrt.sum()) if self.config.pick == "sum" else self.worst_relative(awrt)
+
+    def _best_pairing(self, pairings: list[tuple[list[np.ndarray], np.ndarray]]):
+        return min(pairings, key=lambda p: self.pairing_score(p[1]))
 
     def best(self, state: EvolutionState) -> dict[int, tuple[np.ndarray, float]]:
-        """The final pairing with the smallest :meth:`pairing_score`: site -> (rulebase params, AWRT in s)."""
-        params, awrt = min(state.pairings, key=lambda p: self.pairing_score(p[1]))
+        """The pairing with the smallest :meth:`pairing_score` (final generation, or the archive):
+        site -> (rulebase params, AWRT in s)."""
+        params, awrt = state.archive if self.config.archive else self._best_pairing(state.pairings)
         return {k: (p, float(a)) for k, (p, a) in enumerate(zip(params, awrt, strict=True))}

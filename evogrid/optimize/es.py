@@ -40,6 +40,11 @@ from evogrid.policy.strategies import LOCATIONS
 from evogrid.sim.features import FEATURES
 
 KINDS = ("efs", "coevolution")
+#: Co-evolution: what a pairing's member gets as fitness, and how the result
+#: pairing is chosen (docs/training.md, "Co-evolution"). ``own`` and ``sum``
+#: are the published algorithm; the others are switchable changes beyond it.
+FITNESSES = ("own", "shared")
+PICKS = ("sum", "worst-relative")
 OPTIMIZERS = ("es", "cma")
 #: CMA-ES: initial step size of the normalised genome (feature ranges map to [0, 1]).
 CMA_SIGMA = 0.1
@@ -60,6 +65,11 @@ class TrainConfig:
         mu, lambda_, generations: population sizes and length.
         n_rules, features: rulebase shape.
         beta: two-point step-size factor; p_flip: consequent flip probability (0: 1/N_r).
+        fitness: co-evolution: a member's fitness, ``own`` (its site's AWRT) or
+            ``shared`` (the pairing's worst AWRT / local AWRT, for every member).
+        pick: co-evolution: the result pairing, ``sum`` (smallest AWRT sum) or
+            ``worst-relative`` (smallest max_k AWRT_k / local AWRT_k).
+        archive: co-evolution: pick from every generation's pairings, not only the last.
         seed: seed of the whole run.
         cutoff: stop hopeless offspring simulations early (does not change the result).
         test: an unseen scenario (same sites, later months) to evaluate the result on.
@@ -79,6 +89,9 @@ class TrainConfig:
     features: list[str] = field(default_factory=lambda: ["NWP", "NJP"])
     beta: float = 0.6
     p_flip: float = 0.0
+    fitness: str = "own"
+    pick: str = "sum"
+    archive: bool = False
     seed: int = 1
     cutoff: bool = True
     test: str | None = None
@@ -92,6 +105,10 @@ class TrainConfig:
             raise EvogridError("--optimizer cma is for EFS (evogrid train) only")
         if self.location not in LOCATIONS:
             raise EvogridError(f"--location {self.location}: expected one of {', '.join(LOCATIONS)}")
+        if self.fitness not in FITNESSES:
+            raise EvogridError(f"--fitness {self.fitness}: expected one of {', '.join(FITNESSES)}")
+        if self.pick not in PICKS:
+            raise EvogridError(f"--pick {self.pick}: expected one of {', '.join(PICKS)}")
         if self.others not in ("awf", "local"):
             raise EvogridError(f"--others {self.others}: expected awf or local")
         unknown = [f for f in self.features if f not in FEATURES]
@@ -126,6 +143,8 @@ class EvolutionState:
         evaluations, cut_off: simulations run, and how many stopped early.
         pairings: co-evolution: the last generation's pairings, as
             (params per site, AWRT per site) tuples.
+        archive: co-evolution with ``archive``: the best pairing of all
+            generations so far, in the same form.
         cma: CMA-ES only: DEAP's strategy and numpy's global random state it draws from.
     """
 
@@ -135,6 +154,7 @@ class EvolutionState:
     evaluations: int = 0
     cut_off: int = 0
     pairings: list[tuple[list[np.ndarray], np.ndarray]] = field(default_factory=list)
+    archive: tuple[list[np.ndarray], np.ndarray] | None = None
     cma: tuple[Any, Any] | None = None
 
 
