@@ -26,22 +26,43 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import pickle
 import shutil
+import statistics
 from dataclasses import replace
 from pathlib import Path
 
 from rich.progress import Progress
+from train_policies import apply_pool, ship_rulebase
 
 from evogrid.optimize import Evaluator, TrainConfig, run_training
 from evogrid.optimize.coevolution import CoEvolution
 from evogrid.optimize.training import write_results
+from evogrid.plots import improvement_plot
+from evogrid.policy.rulebase import Rulebase
+from evogrid.policy.strategies import FuzzyPolicy, simulate
+from evogrid.sim.scenario import Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "runs" / "experiments" / "dissertation"
+RESULTS = ROOT / "experiments" / "results" / "dissertation"
+SHIPPED = ROOT / "trained_rulebases"
+IMAGES = ROOT / "docs" / "img"
 COEVOLVED = ("CTC", "SDSC03", "SDSC05")
 PAIRWISE = ("KTH", "CTC", "SDSC05")
+UNKNOWN_GRID = ("SDSC00", "CTC", "SDSC05")  # SDSC00 (128 processors): nobody was trained against it
 PUBLISHED_PICK = "published_pick"
+TEST_LRMS = ("fcfs", "easy")
+#: Lepping 2011, Table 12.1: AWRT change (%) against local FCFS on the 5-month windows,
+#: (trained site, AWF partner).
+DISSERTATION_PAIRWISE = {
+    ("KTH", "CTC"): (86.47, -9.74), ("CTC", "KTH"): (5.44, 87.12),
+    ("KTH", "SDSC05"): (87.84, -3.29), ("SDSC05", "KTH"): (3.78, 85.55),
+    ("CTC", "SDSC05"): (20.55, -0.16), ("SDSC05", "CTC"): (12.31, 1.43),
+}
+#: Lepping 2011: the pairwise pool with SDSC00 as an unknown site, every site improves (%).
+DISSERTATION_UNKNOWN = {"SDSC00": 78.03, "CTC": 10.02, "SDSC05": 17.95}
 
 
 def train_window(sites) -> str:
@@ -96,6 +117,162 @@ def train(seeds: int, runs_dir: Path) -> None:
             bar.advance(task)
 
 
+def _summary(run: Path) -> list[dict]:
+    return json.loads((run / "summary.json").read_text())
+
+
+def _site(name: str) -> str:
+    """``CTC@5-11`` -> ``CTC``."""
+    return name.split("@")[0] if "@" in name else name.rsplit("-", 1)[0]
+
+
+def _spread(values: list[float]) -> dict:
+    return {"per_seed": [round(v, 2) for v in values], "mean_pct": round(statistics.fmean(values), 2),
+            "std_pct": round(statistics.stdev(values), 2) if len(values) > 1 else 0.0,
+            "min_pct": round(min(values), 2), "max_pct": round(max(values), 2)}
+
+
+def _by_seed(summaries: list[list[dict]]) -> list[dict]:
+    """Per (window, LRMS, site) the improvement of every seed and their spread."""
+    rows = []
+    for i, first in enumerate(summaries[0]):
+        values = [s[i]["improvement_pct"] for s in summaries]
+        rows.append({"window": first["window"], "lrms": first["lrms"], "site": _site(first["site"]),
+                     **_spread(values)})
+    return rows
+
+
+def _cell(row: dict) -> str:
+    return f"{row['mean_pct']:+.1f} ± {row['std_pct']:.1f}"
+
+
+def report_coevolution(seeds: int, runs_dir: Path) -> tuple[dict, list[str]]:
+    """Both picks of every seed, train and test; migration matrices of the shipped grid."""
+    runs = [runs_dir / "coevolution" / f"seed{s}" for s in range(1, seeds + 1)]
+    out = {"archive_worst_relative": _by_seed([_summary(r) for r in runs]),
+           "published_sum": _by_seed([_summary(r / PUBLISHED_PICK) for r in runs])}
+    md = ["## Co-evolution, CTC + SDSC03 + SDSC05 (trained on 5 months, FCFS, 150 generations)", "",
+          "AWRT change against local scheduling with the same LRMS (%, positive = better), "
+          f"seeds 1..{seeds}. Published pick: the final generation's pairing with the smallest AWRT "
+          "sum. Archive pick: the pairing of any generation with the smallest worst relative AWRT.", "",
+          "| pick | window | LRMS | site | " + " | ".join(f"seed {s}" for s in range(1, seeds + 1))
+          + " | mean ± sd |", "|" + "---|" * (seeds + 5)]
+    for pick, rows in out.items():
+        for r in rows:
+            md.append(f"| {pick} | {r['window']} | {r['lrms']} | {r['site']} | "
+                      + " | ".join(f"{v:+.1f}" for v in r["per_seed"]) + f" | {_cell(r)} |")
+    every = {pick: [all(r["per_seed"][i] > 0 for r in rows if r["window"] == "test" and r["lrms"] == "fcfs")
+                    for i in range(seeds)] for pick, rows in out.items()}
+    out["seeds_improving_every_site_test_fcfs"] = {p: sum(v) for p, v in every.items()}
+    md += ["", "Seeds whose pick improves every site on the unseen months (FCFS): "
+           + ", ".join(f"{p} {n} of {seeds}" for p, n in out["seeds_improving_every_site_test_fcfs"].items()),
+           ""]
+    best = ship_coevolved(runs)
+    out["shipped_seed"] = best.name
+    out["migration_train"] = migration(Scenario.from_spec(train_window(COEVOLVED), lrms="fcfs"), best)
+    m = out["migration_train"]
+    md += [f"Migration on the training windows, shipped grid ({best.name}; row: submitted at, column: "
+           "ran at; M_n by jobs / M_SA by area, %):", "",
+           "| from \\ to | " + " | ".join(COEVOLVED) + " |", "|" + "---|" * (len(COEVOLVED) + 1)]
+    for i, site in enumerate(COEVOLVED):
+        md.append(f"| {site} | " + " | ".join(f"{100 * m['migration_n'][i][j]:.1f} / "
+                                               f"{100 * m['migration_sa'][i][j]:.1f}"
+                                               for j in range(len(COEVOLVED))) + " |")
+    improvement_plot(IMAGES / "coevolution_ctc_sdsc03_sdsc05.png",
+                     [{**r, "improvement_pct": r["mean_pct"]} for r in out["archive_worst_relative"]])
+    return out, md + [""]
+
+
+def migration(sc: Scenario, run: Path) -> dict:
+    rulebases = [Rulebase.load(f) for f in sorted((run / "rulebases").glob("*.json"))]
+    names = [w.name for w in sc.workloads]
+    policy = FuzzyPolicy({names.index(rb.provenance["site"]): rb for rb in rulebases}, location="awrt")
+    d = simulate(sc, policy).to_dict()
+    return {"migration_n": d["migration_n"], "migration_sa": d["migration_sa"]}
+
+
+def ship_coevolved(runs: list[Path]) -> Path:
+    """Ship the seed whose archive pick has the smallest worst relative AWRT on the training windows."""
+    def worst(run: Path) -> float:
+        return max(r["policy_awrt"] / r["local_awrt"] for r in _summary(run) if r["window"] == "train")
+
+    best = min(runs, key=worst)
+    target = SHIPPED / "coevolved" / "_".join(s.lower() for s in COEVOLVED)
+    shutil.rmtree(target, ignore_errors=True)
+    for f in sorted((best / "rulebases").glob("*.json")):
+        ship_rulebase(f, best, target / f"{_site(f.stem).lower()}.json")
+    return best
+
+
+def report_pairwise(seeds: int, runs_dir: Path) -> tuple[list[dict], list[str]]:
+    """Table 12.1: the trained site and its AWF partner, ours (mean of seeds) next to the dissertation's."""
+    rows = []
+    md = ["## Pairwise EFS, the dissertation's Table 12.1 (5 months, FCFS, partner AWF)", "",
+          "| trained vs partner | trained: ours | theirs | diff | partner: ours | theirs | diff "
+          "| test FCFS trained / partner | test EASY trained / partner |", "|" + "---|" * 9]
+    for k, l in itertools.permutations(PAIRWISE, 2):
+        runs = [runs_dir / "pairwise" / f"{k}_vs_{l}" / f"seed{s}" for s in range(1, seeds + 1)]
+        by = {(r["window"], r["lrms"], r["site"]): r for r in _by_seed([_summary(r) for r in runs])}
+        theirs = DISSERTATION_PAIRWISE[k, l]
+        train = [by["train", "fcfs", k], by["train", "fcfs", l]]
+        rows.append({"pair": f"{k} vs {l}", "dissertation_pct": theirs,
+                     **{f"{w}_{lrms}_{site}": v for (w, lrms, site), v in by.items()}})
+        cells = []
+        for ours, ref in zip(train, theirs, strict=True):
+            cells += [_cell(ours), f"{ref:+.2f}", f"{ours['mean_pct'] - ref:+.1f}"]
+        tests = [f"{_cell(by['test', lrms, k])} / {_cell(by['test', lrms, l])}" for lrms in TEST_LRMS]
+        md.append(f"| {k} vs {l} | " + " | ".join(cells + tests) + " |")
+        rows[-1]["trained_within_10_points"] = abs(train[0]["mean_pct"] - theirs[0]) <= 10
+        ship_pairwise(k, l, runs)
+    return rows, md + [""]
+
+
+def ship_pairwise(k: str, l: str, runs: list[Path]) -> None:
+    """The seed with the lowest training AWRT of the trained site."""
+    found = [(Rulebase.load(f).provenance["fitness_awrt"], f, run)
+             for run in runs for f in (run / "rulebases").glob("*.json")]
+    _, file, run = min(found)
+    ship_rulebase(file, run, SHIPPED / "pairwise" / f"{k.lower()}_vs_{l.lower()}.json")
+
+
+def report_pool(seeds: int, runs_dir: Path) -> tuple[list[dict], list[str]]:
+    """Each seed's pairwise pool on the unseen months, the known grid and one with an unknown site."""
+    pools = [[Rulebase.load(f) for k, l in itertools.permutations(PAIRWISE, 2)
+              for f in (runs_dir / "pairwise" / f"{k}_vs_{l}" / f"seed{s}" / "rulebases").glob("*.json")]
+             for s in range(1, seeds + 1)]
+    rows = []
+    md = ["## The pairwise pool on the unseen months (AWRT location policy)", "",
+          "| grid | LRMS | site | learned | " + " | ".join(f"seed {s}" for s in range(1, seeds + 1))
+          + " | mean ± sd | dissertation |", "|" + "---|" * (seeds + 6)]
+    for grid in (PAIRWISE, UNKNOWN_GRID):
+        for lrms in TEST_LRMS:
+            per_seed = [apply_pool(pool, test_window(grid), lrms) for pool in pools]
+            for i, first in enumerate(per_seed[0]):
+                site = _site(first["site"])
+                row = {"grid": "+".join(grid), "lrms": lrms, "site": site, "learned": first["learned"],
+                       **_spread([p[i]["improvement_pct"] for p in per_seed])}
+                theirs = DISSERTATION_UNKNOWN.get(site) if grid == UNKNOWN_GRID and lrms == "fcfs" else None
+                row["dissertation_pct"] = theirs
+                rows.append(row)
+                md.append(f"| {row['grid']} | {lrms} | {site} | {first['learned']} | "
+                          + " | ".join(f"{v:+.1f}" for v in row["per_seed"])
+                          + f" | {_cell(row)} | {'-' if theirs is None else f'{theirs:+.2f}'} |")
+    return rows, md + [""]
+
+
+def report(seeds: int, runs_dir: Path) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    results, md = {}, ["# The dissertation's grids: learned policies (generated by "
+                       "`experiments/dissertation_grids.py report`)", ""]
+    for name, part in (("coevolution", report_coevolution), ("pairwise", report_pairwise),
+                       ("pool", report_pool)):
+        results[name], lines = part(seeds, runs_dir)
+        md += lines
+        print("\n".join(lines), flush=True)
+    (RESULTS / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    (RESULTS / "results.md").write_text("\n".join(md))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("phase", choices=["train", "report", "all"], nargs="?", default="all")
@@ -104,6 +281,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.phase in ("train", "all"):
         train(args.seeds, args.runs)
+    if args.phase in ("report", "all"):
+        report(args.seeds, args.runs)
 
 
 if __name__ == "__main__":

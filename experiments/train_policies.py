@@ -19,7 +19,7 @@ unseen months: the pairs, the 3-site grid (AWRT location policy) and a
 (it runs AWF), under FCFS and EASY. It writes mean, spread and range over
 seeds to ``experiments/results/training/`` and copies the best rulebases
 (lowest training AWRT over seeds) to ``trained_rulebases/pairwise/`` and
-``trained_rulebases/coevolved/``.
+``trained_rulebases/coevolved/kth_sdsc03_hpc2n/``.
 """
 
 from __future__ import annotations
@@ -180,21 +180,22 @@ def plots(results: dict[str, list[dict]]) -> None:
 def ship(seeds: int) -> None:
     """Copy the best rulebases to trained_rulebases/: per ordered pair the seed with the lowest
     training AWRT (pairwise/), and the co-evolved grid of the seed with the lowest AWRT sum
-    (coevolved/)."""
-    shutil.rmtree(SHIPPED, ignore_errors=True)
+    (coevolved/kth_sdsc03_hpc2n/)."""
     for k, l in itertools.permutations(SITES, 2):
         runs = [pairwise_dir(k, l, seed) for seed in range(1, seeds + 1)]
         found = [(Rulebase.load(f).provenance["fitness_awrt"], f, run)
                  for run in runs for f in (run / "rulebases").glob("*.json")]
         _, file, run = min(found)
-        _ship(file, run, SHIPPED / "pairwise" / f"{k.lower()}_vs_{l.lower()}.json")
+        ship_rulebase(file, run, SHIPPED / "pairwise" / f"{k.lower()}_vs_{l.lower()}.json")
     best = min(range(1, seeds + 1), key=lambda s: sum(r["policy_awrt"] for r in _summary(coevolution_dir(s))
                                                     if r["window"] == "train"))
     for f in (coevolution_dir(best) / "rulebases").glob("*.json"):
-        _ship(f, coevolution_dir(best), SHIPPED / "coevolved" / f"{f.stem.split('-')[0].lower()}.json")
+        ship_rulebase(f, coevolution_dir(best),
+                      SHIPPED / "coevolved" / "kth_sdsc03_hpc2n" / f"{f.stem.split('-')[0].lower()}.json")
 
 
-def _ship(file: Path, run: Path, target: Path) -> None:
+def ship_rulebase(file: Path, run: Path, target: Path) -> None:
+    """Copy a learned rulebase to ``target`` with the run it came from in its provenance."""
     Rulebase.load(file).with_provenance(run=str(run.relative_to(ROOT))).save(target)
     print(f"shipped {target.relative_to(ROOT)} from {run.relative_to(ROOT)}")
 

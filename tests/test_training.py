@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_cli import assert_one_line_error, run
 
+from evogrid.errors import EvogridError
 from evogrid.optimize import Evaluator, TrainConfig, resume_training, run_training
 from evogrid.optimize.genome import (
     INITIAL_STEP_FRACTION,
@@ -140,6 +141,33 @@ def test_coevolution_pairs_rank_by_rank_and_returns_the_smallest_sum(tmp_path):
     assert sorted(best) == [0, 1, 2]
     assert any(all(np.array_equal(best[k][0], params[k]) and best[k][1] == awrt[k] for k in range(3))
                and float(awrt.sum()) == min(sums) for params, awrt in state.pairings)
+
+
+def test_coevolution_archive_and_shared_fitness(tmp_path):
+    """The archive holds the best pairing by worst relative AWRT over every generation seen;
+    with a shared fitness every member of a pairing has the same fitness."""
+    seen = []
+    with Evaluator("serial") as ev:
+        algorithm = make_algorithm(_tiny("coevolution", pick="worst-relative", archive=True), ev)
+        state = algorithm.start()
+        seen += state.pairings
+        for _ in range(2):
+            algorithm.step(state)
+            seen += state.pairings
+        ratios = [float((awrt / algorithm.local_awrt).max()) for _, awrt in seen]
+        best = algorithm.best(state)
+        picked = np.array([best[k][1] for k in range(3)])
+        assert float((picked / algorithm.local_awrt).max()) == min(ratios)
+        assert min(ratios) <= min(float((a / algorithm.local_awrt).max()) for _, a in state.pairings)
+
+        shared = make_algorithm(_tiny("coevolution", fitness="shared", generations=1), ev)
+        state = shared.start()
+        shared.step(state)
+        scores = {shared.worst_relative(awrt) for _, awrt in state.pairings}
+        for species in state.species:  # every member got its pairing's shared score
+            assert all(ind.value in scores for ind in species)
+    with pytest.raises(EvogridError, match="--pick"):
+        _tiny("coevolution", pick="best")
 
 
 def test_cli_train_coevolve_export_plot(tmp_path, capsys):

@@ -30,7 +30,7 @@ GRIDS = {
     5: ("KTH-5", "SDSC03-5", "HPC2N-5", "THUNDER-5", "ATLAS-5"),
 }
 REPEATS = 7
-COEVOLVED = Path(__file__).resolve().parents[2] / "trained_rulebases" / "coevolved"
+COEVOLVED = Path(__file__).resolve().parents[2] / "trained_rulebases" / "coevolved" / "kth_sdsc03_hpc2n"
 
 
 def time_case(label: str, jobs: GridJobs, lrms: str, strategy, target: str = "-") -> None:
