@@ -196,8 +196,9 @@ def ship(seeds: int) -> None:
 
 def ship_rulebase(file: Path, run: Path, target: Path) -> None:
     """Copy a learned rulebase to ``target`` with the run it came from in its provenance."""
-    Rulebase.load(file).with_provenance(run=str(run.relative_to(ROOT))).save(target)
-    print(f"shipped {target.relative_to(ROOT)} from {run.relative_to(ROOT)}")
+    where = run.relative_to(ROOT) if run.is_relative_to(ROOT) else run
+    Rulebase.load(file).with_provenance(run=str(where)).save(target)
+    print(f"shipped {target.relative_to(ROOT)} from {where}")
 
 
 def main() -> None:
