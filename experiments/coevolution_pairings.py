@@ -3,14 +3,14 @@
 Run: ``.venv/bin/python experiments/coevolution_pairings.py [RUN_DIR ...]``
 (default: ``runs/experiments/coevolution/seed*`` from ``train_policies.py``).
 
-Spec 3.2 returns the final pairing with the smallest AWRT sum. This asks
-whether *any* of the final generation's mu + lambda pairings improves every
-site over local FCFS, on the training windows and on the unseen ones, and
-what a relative criterion (smallest sum of AWRT / local AWRT) would have
-picked instead. Each run directory's checkpoint holds the final pairings;
-they are re-simulated on the test windows with the run's own location
-policy. Prints one line per run and writes
-``experiments/results/training/coevolution_pairings.json``.
+Co-evolution returns the final pairing with the smallest AWRT sum
+(docs/training.md, Co-evolution). This asks whether *any* of the final
+generation's mu + lambda pairings improves every site over local FCFS, on
+the training windows and on the unseen ones, and what a relative criterion
+(smallest sum of AWRT / local AWRT) would have picked instead. Each run
+directory's checkpoint holds the final pairings; they are re-simulated on
+the test windows with the run's own location policy. Prints one line per
+run and writes ``experiments/results/training/coevolution_pairings.json``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
-"""An experiment outside spec 3.2: co-evolution in which a pairing's members share one fitness.
+"""An experiment beyond the published co-evolution: a pairing's members share one fitness.
 
 Run: ``.venv/bin/python experiments/coevolution_shared_fitness.py [--seeds 5]``
 (about 4 minutes per seed on 2 cores).
 
-With the spec's own-AWRT fitness, no final pairing of the 3-site
-co-evolution improves every site (``coevolution_pairings.py``). Here every
+With the usual own-AWRT fitness (docs/training.md, Co-evolution), no final
+pairing of the 3-site co-evolution improves every site
+(``coevolution_pairings.py``). Here every
 member of a pairing gets the pairing's *worst relative AWRT*,
 ``max_k AWRT_k / AWRT_k(local)``, so each species is selected for pairings
 that are good for the site that gains least; the result is the final

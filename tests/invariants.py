@@ -1,4 +1,4 @@
-"""Checks every simulated schedule must pass (spec 6.2)."""
+"""Invariants every simulated schedule must satisfy, whatever the LRMS, strategy or backend."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Metrics (spec 1.4) on a schedule small enough to compute by hand."""
+"""Metrics (docs/model.md, Metrics) on a schedule small enough to compute by hand."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""One rulebase as an evolution-strategy individual, and the ES operators (spec 3.1).
+"""One rulebase as an evolution-strategy individual, and the ES operators (docs/training.md).
 
 Object parameters: ``params``, float64 of shape (N_r, 2 N_f + 1), per rule the
 N_f centres, the N_f widths and the consequent (+1 accept, -1 decline); the
@@ -20,7 +20,7 @@ from deap import base
 from evogrid.policy.rulebase import Rulebase
 from evogrid.sim.features import FEATURES
 
-#: Widths are kept at least this fraction of the feature's range (spec: > 0).
+#: Widths are kept at least this fraction of the feature's range, so every rule stays defined.
 MIN_WIDTH_FRACTION = 1e-6
 #: Initial step size as a fraction of the feature's range (0.01 for NWP, 0.001 for NJP).
 INITIAL_STEP_FRACTION = 1e-3

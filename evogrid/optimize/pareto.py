@@ -65,10 +65,10 @@ class ParetoConfig:
     seed: int = 1
     limit: float = AWRT_LIMIT_SECONDS
     cutoff_factor: float = CUTOFF_FACTOR  # stop simulations beyond factor x limit (0: never)
-    # partition mode (spec 3.3)
+    # partition mode (docs/pareto.md)
     n_changes: int = 5000
     keep_local: bool = True
-    seed_strategies: bool = False  # start from AWF/pool/AA assignments too (beyond the spec)
+    seed_strategies: bool = False  # start from AWF/pool/AA assignments too (an evogrid addition)
     p_crossover: float = 0.9
     p_gene: float = 0.1
     shift_sigma: float = 2000.0

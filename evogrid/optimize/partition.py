@@ -1,4 +1,4 @@
-"""NSGA-II over workload partitions: the offline bound of job exchange (spec 3.3).
+"""NSGA-II over workload partitions: the offline bound of job exchange (docs/pareto.md).
 
 A genome assigns every job of the merged, submit-ordered job list
 (:class:`~evogrid.sim.schedule.GridJobs`) to a site; each site then
@@ -25,7 +25,7 @@ from evogrid.sim import core
 from evogrid.sim.metrics import awrt_per_site
 from evogrid.sim.schedule import GridJobs, lrms_code
 
-#: Spec 3.3's feasibility limit on every site's AWRT, seconds.
+#: Feasibility limit on every site's AWRT, seconds (Lepping 2011; docs/pareto.md).
 AWRT_LIMIT_SECONDS = 100_000.0
 #: Default early stop of hopeless simulations: at this multiple of the limit.
 CUTOFF_FACTOR = 2.0
@@ -128,7 +128,7 @@ def _other_site(current: np.ndarray, n_sites: int, rng: np.random.Generator) -> 
 
 
 class PartitionMutation(Mutation):
-    """Spec 3.3's mutation, applied to every offspring: with probability 1/2 each,
+    """The partition mutation (docs/pareto.md), applied to every offspring: with probability 1/2 each,
 
     - random mutation: every gene moves to another site with probability ``p_gene``;
     - shift mutation: draw ``n_s = round(|N(0, shift_sigma)|)``, pick one target

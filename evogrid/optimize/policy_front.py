@@ -1,4 +1,4 @@
-"""NSGA-II over rulebase parameters: the front of *online* policies (beyond spec 3.3).
+"""NSGA-II over rulebase parameters: the front of *online* policies (an evogrid addition).
 
 One real-valued genome holds every site's rulebase, site after site, each
 rule as ``N_f`` centres, ``N_f`` widths and one consequent gene (its sign is

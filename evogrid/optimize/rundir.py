@@ -1,4 +1,7 @@
-"""Run directories (spec 3.4): resolved config, versions, atomic files, checkpoints."""
+"""Run directories: resolved config, versions, atomic files, checkpoints.
+
+What a run directory holds: docs/training.md and docs/pareto.md.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The TSK fuzzy rulebase: a transfer policy as data (spec 2.3, 5.3).
+"""The TSK fuzzy rulebase: a transfer policy as data (docs/grid.md, TSK rulebases).
 
 A :class:`Rulebase` holds N_r rules over N_f named features (see
 :data:`evogrid.sim.features.FEATURES`): per rule N_f Gaussian centres and
@@ -167,7 +167,7 @@ class Rulebase:
         *,
         seed: int | np.random.Generator = 0,
     ) -> Rulebase:
-        """Spec 3.1's initialisation: centres and widths uniform in each feature's range."""
+        """The ES initialisation (docs/training.md): centres and widths uniform in each feature's range."""
         rng = np.random.default_rng(seed)
         ranges = np.array([FEATURES[f].range for f in features], dtype=np.float64)
         low, high = ranges[:, 0], ranges[:, 1]

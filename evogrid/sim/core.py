@@ -26,7 +26,7 @@ Per-site state (row k):
 - ``heap_end[k, :n_heap]`` / ``heap_job``: a binary min-heap of running jobs
   by their *actual* end, for the next completion.
 
-Event order at one instant (spec 1.3 / 2.1): all completions at every site
+Event order at one instant (docs/model.md, Local scheduling): all completions at every site
 first (one scheduling pass per site that freed processors), then arrivals
 one by one in array order, each enqueued and its site scheduled before the
 next. Callers sort arrivals by (submit, origin site, position in its log).
@@ -154,7 +154,7 @@ def schedule_site(
     k, mode, lrms, t, queue, sc, run_est_end, run_job, heap_end, heap_job, procs, run_time, estimate,
     start,
 ):
-    """One scheduling pass of site k's LRMS at time ``t`` (spec 1.3)."""
+    """One scheduling pass of site k's LRMS at time ``t`` (FCFS, EASY or LIST; docs/model.md)."""
     head = sc[k, Q_HEAD]
     tail = sc[k, Q_TAIL]
     while head < tail and procs[queue[k, head]] <= sc[k, FREE]:

@@ -1,4 +1,4 @@
-"""State features a transfer policy may look at (spec 2.3), by name.
+"""State features a transfer policy may look at (docs/grid.md, TSK rulebases), by name.
 
 Every feature is computed inside the compiled loop from the deciding site's
 own state and the job on offer, *before* the job is enqueued. The registry

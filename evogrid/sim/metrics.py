@@ -1,4 +1,4 @@
-"""Schedule metrics (spec 1.4), vectorised over jobs, one row per site.
+"""Schedule metrics (formulas: docs/model.md, Metrics), vectorised over jobs, one row per site.
 
 Conventions: ``tau_k`` are the jobs *submitted* at site k, ``pi_k`` the jobs
 *executed* there; ``SA_j = p_j * m_j`` (squashed area, processor-seconds).
@@ -47,7 +47,7 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
 
     ``utilization`` measures the busy fraction over ``[0, C_max]``, 0 being the
     window start: this is what the dissertation's tables report (it matches
-    them within 0.1 points, see docs/reproduction.md). The spec's formula,
+    them within 0.1 points, see docs/reproduction.md). The usual formula,
     measured from the first start, is ``utilization_first_start``; the two
     differ only when a window's first job arrives late (SDSC03-5: day 5).
     """

@@ -1,4 +1,4 @@
-"""Scenarios: which sites, which windows, which LRMS (spec 5.2).
+"""Scenarios: which sites, which windows, which LRMS (docs/model.md, Scenarios).
 
 Two forms:
 

@@ -130,7 +130,7 @@ class Schedule:
         return self.start + self.jobs.run_time
 
     def metrics(self) -> list[dict[str, float]]:
-        """Per-site metrics (spec 1.4); see :func:`evogrid.sim.metrics.site_metrics`."""
+        """Per-site metrics (docs/model.md, Metrics); see :func:`evogrid.sim.metrics.site_metrics`."""
         if self.stopped_bounds is not None:
             raise ScenarioError("the simulation stopped at its AWRT cutoff: no complete metrics")
         return site_metrics(self)

@@ -1,4 +1,4 @@
-"""Zero-order Takagi-Sugeno-Kang rulebases as arrays, evaluated safely (spec 2.3).
+"""Zero-order Takagi-Sugeno-Kang rulebases as arrays, evaluated safely (docs/grid.md).
 
 Rule i fires with ``phi_i(x) = exp(e_i)``, ``e_i = -sum_h (x_h - c_ih)^2 / w_ih^2``
 and the output is ``y = sum_i phi_i b_i / sum_i phi_i``. Both evaluators

@@ -9,7 +9,7 @@ import numpy as np
 from evogrid.errors import ScenarioError
 
 SECONDS_PER_DAY = 86_400
-#: A "month" is exactly 30 days, counted from the log's start (spec 1.2).
+#: A "month" is exactly 30 days, counted from the log's start, not its first job (docs/model.md).
 SECONDS_PER_MONTH = 30 * SECONDS_PER_DAY
 
 

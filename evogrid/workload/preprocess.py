@@ -1,4 +1,4 @@
-"""SWF preprocessing (spec 1.2): from a raw table to a :class:`Workload`.
+"""SWF preprocessing (docs/model.md, Workloads): from a raw table to a :class:`Workload`.
 
 Each step is a named option of :class:`Preprocessing`; the defaults are the
 ones that reproduce the reference results. Every removed job is counted

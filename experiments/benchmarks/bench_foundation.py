@@ -1,8 +1,9 @@
-"""Foundation benchmarks (spec 6.1): parsing, single-site LRMS speed, scaling, compile time.
+"""Foundation benchmarks: parsing, single-site LRMS speed, scaling, compile time.
 
 Run: ``.venv/bin/python experiments/benchmarks/bench_foundation.py``
 
-Prints one line per case and appends it to ``experiments/benchmarks/results.csv``.
+Prints one line per case and appends it to ``experiments/benchmarks/results.csv``;
+the targets are in docs/benchmarks.md.
 Times are the best of several warm runs on one core unless the case says
 otherwise; memory is the peak resident set of a fresh process.
 """

@@ -1,12 +1,12 @@
-"""Grid-layer benchmarks (spec 6.1): one grid evaluation with fuzzy rulebases at every site.
+"""Grid-layer benchmarks: one grid evaluation with fuzzy rulebases at every site.
 
 Run: ``.venv/bin/python experiments/benchmarks/bench_grid.py``
 
-The spec's case is KTH-5 + SDSC03-5, FCFS, a 10-rule rulebase at both
-sites (<= 10 ms warm, one core). For the profile, the same jobs also run
-through the local-only loop and the grid loop with the local, AWF, pool and
-(EASY) active-request strategies, and grids of 3 and 5 sites are timed,
-the 3-site grid also with the shipped co-evolved rulebases.
+The target case (docs/benchmarks.md) is KTH-5 + SDSC03-5, FCFS, a 10-rule
+rulebase at both sites (<= 10 ms warm, one core). For the profile, the same
+jobs also run through the local-only loop and the grid loop with the local,
+AWF, pool and (EASY) active-request strategies, and grids of 3 and 5 sites
+are timed, the 3-site grid also with the shipped co-evolved rulebases.
 Times are the best of 7 warm runs; merging the workloads is done once
 outside the timing, as an optimiser does.
 """

@@ -1,10 +1,11 @@
-"""NSGA-II benchmark (spec 6.1): pop 70 x 200 generations, KTH-11 + SDSC03-11, EASY, 2 workers.
+"""NSGA-II benchmark: pop 70 x 200 generations, KTH-11 + SDSC03-11, EASY, 2 workers.
 
 Run: ``.venv/bin/python experiments/benchmarks/bench_pareto.py [GENERATIONS]``
 
 Runs exactly what ``evogrid pareto KTH+SDSC03-11 --workers 2`` runs (in a
 temporary run directory) and reports the wall time of the whole run
-(set-up, reference points, generations, results) and per generation.
+(set-up, reference points, generations, results) and per generation
+(target <= 10 min, docs/benchmarks.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Training benchmarks (spec 6.1): a full default EFS run, 3-site co-evolution, 2 workers vs 1.
+"""Training benchmarks: a full default EFS run, 3-site co-evolution, 2 workers vs 1.
 
 Run: ``.venv/bin/python experiments/benchmarks/bench_training.py [efs|coevolution|scaling ...]``
 
@@ -10,6 +10,8 @@ Run: ``.venv/bin/python experiments/benchmarks/bench_training.py [efs|coevolutio
 - scaling: one population of 91 EFS offspring (after 5 generations, so
   the candidates are realistic) evaluated by 1 and by 2 loky workers, best
   of 5 (target >= 1.7x).
+
+The targets are in docs/benchmarks.md.
 """
 
 from __future__ import annotations
