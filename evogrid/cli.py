@@ -330,7 +330,7 @@ def _evaluator(backend: str, workers: int, scheduler: str | None):
 def pareto(
     scenario: ScenarioArgument = None,
     mode: Annotated[str, typer.Option(
-        help="partition: NSGA-II over job-to-site assignments, the offline bound (spec 3.3); "
+        help="partition: NSGA-II over job-to-site assignments, the offline bound (docs/pareto.md); "
              "policy: NSGA-II over every site's rulebase, the front of online policies.")] = "partition",
     lrms: Annotated[str, typer.Option(help=LRMS_HELP)] = "easy",
     pop_size: Annotated[int, typer.Option(help="Population size.")] = 70,
@@ -339,7 +339,7 @@ def pareto(
     n_changes: Annotated[int, typer.Option(
         help="partition: random gene changes per initial individual (the first stays local).")] = 5000,
     seed_strategies: Annotated[bool, typer.Option(
-        help="partition: also start from where AWF, the pool and AA ran the jobs (beyond the spec).")
+        help="partition: also start from where AWF, the pool and AA ran the jobs (an evogrid addition).")
     ] = False,
     n_rules: Annotated[int, typer.Option(help="policy: rules per site.")] = 10,
     rulebase: Annotated[list[str] | None, typer.Option(
@@ -383,7 +383,7 @@ def pareto(
     console.print(f"wrote {run_dir}/front.json, front.csv, generations.csv, pareto.png")
 
 
-GenerationsOption = Annotated[int, typer.Option(help="Generations (spec default 150).")]
+GenerationsOption = Annotated[int, typer.Option(help="Generations (default 150).")]
 MuOption = Annotated[int, typer.Option("--mu", help="Parents per species.")]
 LambdaOption = Annotated[int, typer.Option("--lambda", help="Offspring per species and generation.")]
 RulesOption = Annotated[int, typer.Option("--rules", help="Rules per rulebase.")]
@@ -433,7 +433,8 @@ def train(
     site: Annotated[int, typer.Option(help="Index of the site whose rulebase is trained.")] = 0,
     others: Annotated[str, typer.Option(help="Fixed policy of the other sites: awf or local.")] = "awf",
     optimizer: Annotated[str, typer.Option(
-        help="es: (mu + lambda)-ES with self-adaptive step sizes (spec 3.1); cma: DEAP's CMA-ES.")] = "es",
+        help="es: (mu + lambda)-ES with self-adaptive step sizes (docs/training.md); "
+             "cma: DEAP's CMA-ES.")] = "es",
     lrms: Annotated[str, typer.Option(help=LRMS_HELP + " Training default: fcfs.")] = "fcfs",
     generations: GenerationsOption = 150,
     mu: MuOption = 13,
@@ -448,7 +449,7 @@ def train(
     out: TrainOutOption = None,
     resume: ResumeOption = None,
 ) -> None:
-    """EFS: evolve one site's fuzzy rulebase against partners with a fixed policy (spec 3.1).
+    """EFS: evolve one site's fuzzy rulebase against partners with a fixed policy (docs/training.md).
 
     Fitness is the site's AWRT in the training scenario. Writes a run
     directory with config.toml, generations.csv, checkpoints (--resume), the
@@ -465,7 +466,7 @@ def coevolve(
     scenario: ScenarioArgument = None,
     lrms: Annotated[str, typer.Option(help=LRMS_HELP + " Training default: fcfs.")] = "fcfs",
     location: Annotated[str, typer.Option(
-        help="Location policy with 3+ sites: awrt (spec default), fixed or random.")] = "awrt",
+        help="Location policy with 3+ sites: awrt (default), fixed or random.")] = "awrt",
     fitness: Annotated[str, typer.Option(
         help="A member's fitness: own (its site's AWRT, published) or shared (the pairing's "
              "worst AWRT / local AWRT).")] = "own",
@@ -487,7 +488,7 @@ def coevolve(
     out: TrainOutOption = None,
     resume: ResumeOption = None,
 ) -> None:
-    """Competitive co-evolution: every site's rulebase at once, one species per site (spec 3.2).
+    """Competitive co-evolution: every site's rulebase at once, one species per site (docs/training.md).
 
     Pairings are formed rank by rank each generation; each member's fitness
     is its own site's AWRT. The result is the final pairing with the

@@ -29,7 +29,6 @@ import numpy as np
 from evogrid.optimize import Evaluator, TrainConfig
 from evogrid.optimize.coevolution import CoEvolution
 from evogrid.optimize.training import write_results
-from evogrid.sim.schedule import simulate_local
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "runs" / "experiments" / "shared_fitness"
@@ -37,27 +36,14 @@ OUT = ROOT / "experiments" / "results" / "training" / "shared_fitness.json"
 TRAIN, TEST = "KTH-5+SDSC03-5+HPC2N-5", "KTH@5-11+SDSC03@5-11+HPC2N@5-11"
 
 
-class SharedFitness(CoEvolution):
-    """Co-evolution whose pairing members all get the pairing's worst AWRT / local AWRT."""
-
-    def __init__(self, config: TrainConfig, evaluator: Evaluator):
-        super().__init__(config, evaluator)
-        self.local = simulate_local(config.ref.jobs(), config.lrms).awrt()
-
-    def member_fitness(self, awrt: np.ndarray, k: int) -> float:
-        return self.pairing_score(awrt)
-
-    def pairing_score(self, awrt: np.ndarray) -> float:
-        return float((awrt / self.local).max())
-
-
 def run(seed: int, evaluator: Evaluator) -> list[dict]:
     out = RUNS / f"seed{seed}"
     if not (out / "summary.json").exists():
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)
-        config = TrainConfig(TRAIN, kind="coevolution", seed=seed, test=TEST)
-        algorithm = SharedFitness(config, evaluator)
+        config = TrainConfig(TRAIN, kind="coevolution", seed=seed, test=TEST, fitness="shared",
+                             pick="worst-relative")
+        algorithm = CoEvolution(config, evaluator)
         state = algorithm.start()
         while state.generation < config.generations:
             algorithm.step(state)

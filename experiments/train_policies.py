@@ -5,10 +5,10 @@ Run: ``.venv/bin/python experiments/train_policies.py [train|report] [--seeds N]
 ``train`` (resumable: finished runs are skipped) leaves run directories in
 ``runs/experiments/``:
 
-- pairwise EFS (spec 3.1): for every ordered pair (k, l) of KTH, SDSC03 and
+- pairwise EFS (docs/training.md, pairwise protocol): for every ordered pair (k, l) of KTH, SDSC03 and
   HPC2N, k's rulebase trained on the 5-month windows ``k-5+l-5`` with FCFS
   against an AWF partner, tested on the following 6 months ``k@5-11+l@5-11``;
-- co-evolution (spec 3.2) of the 3-site grid ``KTH-5+SDSC03-5+HPC2N-5``,
+- co-evolution (docs/training.md) of the 3-site grid ``KTH-5+SDSC03-5+HPC2N-5``,
   tested on ``KTH@5-11+SDSC03@5-11+HPC2N@5-11``;
 
 each with seeds 1..N. ``report`` applies each seed's pairwise rulebase pool

@@ -1,4 +1,4 @@
-"""A small, obviously-correct pure-Python grid simulator (spec 1.3, 2.1, 2.2).
+"""A small, obviously-correct pure-Python grid simulator (docs/model.md, docs/grid.md).
 
 Written for clarity, not speed, and deliberately literal: LIST restarts its
 scan from the head after every start; EASY computes the shadow time from a

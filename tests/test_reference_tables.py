@@ -1,8 +1,8 @@
-"""Spec 4.1: single sites without exchange, against the dissertation's table.
+"""Single sites without exchange, against Lepping (2011), Tables 7.2 and 7.3.
 
-Each row is checked twice: against the reference within the spec's
-tolerance, and against the values this implementation recorded in
-docs/reproduction.md (tight), so any change that moves a number is seen.
+Each row is checked twice: against the reference within the tolerances of
+docs/reproduction.md, and against the values this implementation recorded there
+(tight), so any change that moves a number is seen.
 """
 
 import pytest
@@ -66,7 +66,7 @@ def test_reference_row(results, row):
 
 
 def test_kth_list_is_the_sharp_check(results):
-    """Spec 4.1: KTH-11 with LIST within 0.1 % of the reference AWRT."""
+    """The sharp check (docs/reproduction.md): KTH-11 with LIST within 0.1 % of the reference AWRT."""
     assert abs(results["KTH", "list"]["awrt"] - 80_459.27) / 80_459.27 <= 0.001
 
 

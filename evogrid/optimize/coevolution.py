@@ -1,4 +1,5 @@
-"""Competitive co-evolution: one (mu + lambda)-ES species per site (spec 3.2).
+"""Competitive co-evolution: one (mu + lambda)-ES species per site
+(docs/training.md, Co-evolution; Fölling, Grimme, Lepping, Papaspyrou 2011).
 
 An individual has a fitness only inside a grid with one individual of every
 other species. Each generation every species makes lambda offspring with

@@ -1,4 +1,4 @@
-"""Evolution strategies for one site's rulebase (EFS, spec 3.1), built with DEAP.
+"""Evolution strategies for one site's rulebase (EFS, docs/training.md), built with DEAP.
 
 :class:`TrainConfig` holds every setting that determines a training run's
 result. :class:`EFS` is the (mu + lambda)-ES: the operators of
@@ -58,7 +58,7 @@ class TrainConfig:
         scenario: training scenario (inline or TOML), e.g. ``KTH-5+SDSC03-5``.
         kind: ``efs`` (one site against fixed partners) or ``coevolution`` (all sites).
         site: EFS: index of the trained site.
-        lrms: LRMS at every site while training (spec: FCFS).
+        lrms: LRMS at every site while training (default FCFS: needs no run-time estimates).
         others: EFS: transfer policy of the other sites (``awf`` or ``local``).
         location: location policy of every site (with two sites all give the same order).
         optimizer: ``es`` ((mu + lambda)-ES) or ``cma`` (CMA-ES, EFS only).
@@ -192,7 +192,7 @@ def set_fitness(ind: Individual, awrt: float, bounded: bool) -> None:
 
 
 class EFS:
-    """(mu + lambda)-ES for site ``config.site``'s rulebase (spec 3.1)."""
+    """(mu + lambda)-ES for site ``config.site``'s rulebase (docs/training.md, EFS)."""
 
     def __init__(self, config: TrainConfig, evaluator: Evaluator):
         self.config = config

@@ -1,4 +1,5 @@
-"""Training runs (EFS and co-evolution) and what they leave behind (spec 3.4).
+"""Training runs (EFS and co-evolution) and what they leave behind
+(docs/training.md, run directories).
 
 ``run_training(config, out, evaluator)`` leaves in ``out``:
 
@@ -38,7 +39,7 @@ from evogrid.sim.scenario import Scenario
 
 GENERATIONS_CSV = "generations.csv"
 SUMMARY = "summary"
-#: LRMS under which the result is tested on the unseen scenario (spec 3.1: also EASY).
+#: LRMS under which the result is tested on the unseen scenario: FCFS as trained, and EASY.
 TEST_LRMS = ("fcfs", "easy")
 
 
@@ -124,7 +125,7 @@ def _advance(algorithm, state: EvolutionState, config: TrainConfig, out: Path, p
 
 
 def learned_rulebases(config: TrainConfig, best: dict[int, tuple[np.ndarray, float]]) -> dict[int, Rulebase]:
-    """The result's rulebases by site index, with provenance (spec 5.3); ``best`` maps each
+    """The result's rulebases by site index, with provenance (docs/grid.md, rulebase JSON); ``best`` maps each
     trained site to its rulebase params and their training AWRT (s)."""
     sc = config.ref.scenario()
     names = [w.name for w in sc.workloads]

@@ -1,4 +1,4 @@
-"""Bundled traces and window names like ``KTH-5``, ``SDSC03@5-11`` (spec 5.2).
+"""Bundled traces and window names like ``KTH-5``, ``SDSC03@5-11`` (docs/model.md, windows).
 
 A window name is ``NAME`` (whole log), ``NAME-M`` (first M 30-day months) or
 ``NAME@A-B`` (months A to B, rebased to time 0); ``NAME@A-`` runs from month A
