@@ -18,7 +18,8 @@ leaves run directories in ``runs/experiments/dissertation/``:
 seed, mean, standard deviation and range, next to the dissertation's values),
 applies each seed's pairwise pool to the unseen months (KTH + CTC + SDSC05 with
 the AWRT location policy, FCFS and EASY; and SDSC00 as a site nobody was trained
-against, with CTC + SDSC05), and ships the best rulebases to
+against, with CTC + SDSC05: it runs AWF, or uses the rulebases of the nearest trained
+site size, KTH's), and ships the best rulebases to
 ``trained_rulebases/``.
 """
 
@@ -244,19 +245,20 @@ def report_pool(seeds: int, runs_dir: Path) -> tuple[list[dict], list[str]]:
     md = ["## The pairwise pool on the unseen months (AWRT location policy)", "",
           "| grid | LRMS | site | learned | " + " | ".join(f"seed {s}" for s in range(1, seeds + 1))
           + " | mean ± sd | dissertation |", "|" + "---|" * (seeds + 6)]
-    for grid in (PAIRWISE, UNKNOWN_GRID):
-        for lrms in TEST_LRMS:
-            per_seed = [apply_pool(pool, test_window(grid), lrms) for pool in pools]
-            for i, first in enumerate(per_seed[0]):
-                site = _site(first["site"])
-                row = {"grid": "+".join(grid), "lrms": lrms, "site": site, "learned": first["learned"],
-                       **_spread([p[i]["improvement_pct"] for p in per_seed])}
-                theirs = DISSERTATION_UNKNOWN.get(site) if grid == UNKNOWN_GRID and lrms == "fcfs" else None
-                row["dissertation_pct"] = theirs
-                rows.append(row)
-                md.append(f"| {row['grid']} | {lrms} | {site} | {first['learned']} | "
-                          + " | ".join(f"{v:+.1f}" for v in row["per_seed"])
-                          + f" | {_cell(row)} | {'-' if theirs is None else f'{theirs:+.2f}'} |")
+    cases = [(PAIRWISE, "others"), (UNKNOWN_GRID, "others"), (UNKNOWN_GRID, "nearest")]
+    for (grid, unknown), lrms in itertools.product(cases, TEST_LRMS):
+        per_seed = [apply_pool(pool, test_window(grid), lrms, unknown_sites=unknown) for pool in pools]
+        for i, first in enumerate(per_seed[0]):
+            site = _site(first["site"])
+            learned = first["learned"] if site in PAIRWISE else f"{first['learned']} ({unknown})"
+            row = {"grid": "+".join(grid), "lrms": lrms, "site": site, "learned": learned,
+                   **_spread([p[i]["improvement_pct"] for p in per_seed])}
+            theirs = DISSERTATION_UNKNOWN.get(site) if grid == UNKNOWN_GRID and lrms == "fcfs" else None
+            row["dissertation_pct"] = theirs
+            rows.append(row)
+            md.append(f"| {row['grid']} | {lrms} | {site} | {learned} | "
+                      + " | ".join(f"{v:+.1f}" for v in row["per_seed"])
+                      + f" | {_cell(row)} | {'-' if theirs is None else f'{theirs:+.2f}'} |")
     return rows, md + [""]
 
 

@@ -88,11 +88,12 @@ def _pool(seed: int) -> list[Rulebase]:
             for f in (pairwise_dir(k, l, seed) / "rulebases").glob("*.json")]
 
 
-def apply_pool(pool: list[Rulebase], spec: str, lrms: str) -> list[dict]:
+def apply_pool(pool: list[Rulebase], spec: str, lrms: str, unknown_sites: str = "others") -> list[dict]:
     """AWRT change per site against local scheduling, every site using the pool's rulebases
-    for its size (sites of other sizes run AWF)."""
+    for its size (sites of other sizes run AWF, or use the nearest size's with
+    ``unknown_sites="nearest"``)."""
     sc = Scenario.from_spec(spec, lrms=lrms)
-    rulebases = pool_for_sites(pool, [w.machine_procs for w in sc.workloads])
+    rulebases = pool_for_sites(pool, [w.machine_procs for w in sc.workloads], unknown_sites=unknown_sites)
     res = simulate(sc, FuzzyPolicy(rulebases, location="awrt" if len(sc.workloads) > 2 else "fixed"))
     return [{"site": r["site"], "learned": k in rulebases, "improvement_pct": r["delta_awrt_pct"]}
             for k, r in enumerate(res.metrics())]

@@ -8,7 +8,9 @@ import skfuzzy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evogrid.errors import ScenarioError
 from evogrid.policy.rulebase import SCHEMA_PATH, Rulebase, RulebaseError, json_schema
+from evogrid.policy.strategies import pool_for_sites
 from evogrid.sim.tsk import TSKStack, tsk_output
 
 
@@ -105,3 +107,14 @@ def test_fuzzed_json_never_crashes_the_loader(data):
         Rulebase.from_dict(data, source="fuzz")
     except RulebaseError as exc:
         assert str(exc).startswith("fuzz")
+
+
+def test_pool_for_sites_unknown_sites():
+    """A site of an untrained size runs the others' policy, or takes the nearest trained size's rulebases."""
+    pool = [Rulebase.random(3, seed=s).with_provenance(m=m, partner_m=p)
+            for s, (m, p) in enumerate([(100, 430), (100, 1664), (430, 100), (1664, 100)])]
+    assert sorted(pool_for_sites(pool, [100, 128, 1664])) == [0, 2]
+    nearest = pool_for_sites(pool, [100, 128, 1000, 1664], unknown_sites="nearest")
+    assert nearest[1] == pool[:2] and nearest[2] == [pool[2]] and nearest[3] == [pool[3]]
+    with pytest.raises(ScenarioError, match="unknown_sites"):
+        pool_for_sites(pool, [100], unknown_sites="all")

@@ -31,6 +31,8 @@ from evogrid.sim.schedule import Exchange, GridJobs, Schedule, simulate_grid, si
 from evogrid.sim.tsk import TSKStack
 
 LOCATIONS = ("fixed", "random", "awrt")
+#: What a pool gives a site of a size nobody was trained for (:func:`pool_for_sites`).
+UNKNOWN_SITES = ("others", "nearest")
 
 
 @dataclass(frozen=True)
@@ -123,17 +125,25 @@ def _select(choice: RulebaseChoice, partner: int, partner_m: int) -> Rulebase:
     return min(choice, key=distance)
 
 
-def pool_for_sites(pool: Sequence[Rulebase], sizes: Sequence[int]) -> dict[int, list[Rulebase]]:
+def pool_for_sites(pool: Sequence[Rulebase], sizes: Sequence[int], *,
+                   unknown_sites: str = "others") -> dict[int, list[Rulebase]]:
     """A rulebase pool keyed by (site size, partner size), spread over a grid's sites.
 
     Site k gets every rulebase of the pool trained for a site of its size
     (``provenance["m"] == sizes[k]``); with each partner FuzzyPolicy then
-    uses the one whose ``partner_m`` is nearest the partner's size (spec
-    3.1). Sites of a size nobody was trained for get no rulebase (they run
-    the ``others`` policy).
+    uses the one whose ``partner_m`` is nearest the partner's size
+    (docs/training.md, pairwise protocol). A site of a size nobody was
+    trained for gets no rulebase (it runs the ``others`` policy) with
+    ``unknown_sites="others"``, or the rulebases of the trained site size
+    nearest its own (in processors) with ``unknown_sites="nearest"``.
     """
+    if unknown_sites not in UNKNOWN_SITES:
+        raise ScenarioError(f"unknown_sites {unknown_sites!r}: expected one of {', '.join(UNKNOWN_SITES)}")
+    trained = sorted({int(rb.provenance["m"]) for rb in pool if rb.provenance.get("m") is not None})
     chosen: dict[int, list[Rulebase]] = {}
     for k, m in enumerate(sizes):
+        if int(m) not in trained and unknown_sites == "nearest" and trained:
+            m = min(trained, key=lambda t: abs(t - int(m)))
         mine = [rb for rb in pool if rb.provenance.get("m") == int(m)]
         if mine:
             chosen[k] = mine
