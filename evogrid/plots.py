@@ -117,17 +117,20 @@ def pareto_plot(
 
 
 def convergence_plot(path: str | Path, rows: list[dict[str, str]]) -> Path:
-    """Best and median parent AWRT per generation and species (rows of generations.csv)."""
+    """Best and median parent fitness per generation and species (rows of generations.csv):
+    AWRT (s) per site, or a joint ES's grid score."""
     fig, ax = plt.subplots(figsize=(7.2, 4.6), dpi=120)
     gens = [int(r["generation"]) for r in rows]
-    sites = [key[len("best_awrt_"):] for key in rows[0] if key.startswith("best_awrt_")] if rows else []
+    metric = "score" if rows and "best_score_grid" in rows[0] else "awrt"
+    prefix = f"best_{metric}_"
+    sites = [key[len(prefix):] for key in rows[0] if key.startswith(prefix)] if rows else []
     for site, colour in zip(sites, FRONT_COLOURS * 4, strict=False):
         for stat, style in (("best", "-"), ("median", ":")):
-            ax.plot(gens, [float(r[f"{stat}_awrt_{site}"]) for r in rows], style, c=colour,
+            ax.plot(gens, [float(r[f"{stat}_{metric}_{site}"]) for r in rows], style, c=colour,
                     label=f"{site} {stat}")
     ax.set_yscale("log")
     ax.set_xlabel("generation")
-    ax.set_ylabel("parent AWRT (s), training scenario")
+    ax.set_ylabel("parent AWRT (s), training scenario" if metric == "awrt" else "parent grid score")
     ax.set_title("convergence")
     ax.legend(fontsize=7)
     return _save(fig, path)

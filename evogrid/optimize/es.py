@@ -19,7 +19,7 @@ mu parents beat it); its fitness is then that lower bound (``bounded``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -38,8 +38,9 @@ from evogrid.optimize.genome import (
 )
 from evogrid.policy.strategies import LOCATIONS
 from evogrid.sim.features import FEATURES
+from evogrid.sim.schedule import simulate_local
 
-KINDS = ("efs", "coevolution")
+KINDS = ("efs", "coevolution", "joint")
 #: Co-evolution: what a pairing's member gets as fitness, and how the result
 #: pairing is chosen (docs/training.md, "Co-evolution"). ``own`` and ``sum``
 #: are the published algorithm; the others are switchable changes beyond it.
@@ -56,7 +57,8 @@ class TrainConfig:
 
     Attributes:
         scenario: training scenario (inline or TOML), e.g. ``KTH-5+SDSC03-5``.
-        kind: ``efs`` (one site against fixed partners) or ``coevolution`` (all sites).
+        kind: ``efs`` (one site against fixed partners), ``coevolution`` (all sites, one
+            species each) or ``joint`` (all sites, one ES over the concatenated rulebases).
         site: EFS: index of the trained site.
         lrms: LRMS at every site while training (default FCFS: needs no run-time estimates).
         others: EFS: transfer policy of the other sites (``awf`` or ``local``).
@@ -68,7 +70,7 @@ class TrainConfig:
         fitness: co-evolution: a member's fitness, ``own`` (its site's AWRT) or
             ``shared`` (the pairing's worst AWRT / local AWRT, for every member).
         pick: co-evolution: the result pairing, ``sum`` (smallest AWRT sum) or
-            ``worst-relative`` (smallest max_k AWRT_k / local AWRT_k).
+            ``worst-relative`` (smallest max_k AWRT_k / local AWRT_k); joint: the fitness.
         archive: co-evolution: pick from every generation's pairings, not only the last.
         seed: seed of the whole run.
         cutoff: stop hopeless offspring simulations early (does not change the result).
@@ -304,3 +306,46 @@ class _Vector(list):
         super().__init__(values)
         self.fitness = FitnessMin()
 
+
+class JointES(EFS):
+    """One (mu + lambda)-ES over all sites' rulebases at once (the dissertation's "EA" baseline
+    against co-evolution).
+
+    An individual stacks the K rulebases (K N_r rules, one step size per
+    feature for all of them); its fitness is the grid's AWRT sum, or with
+    ``pick="worst-relative"`` its max_k AWRT_k / local AWRT_k. Operators as
+    in EFS; lambda simulations per generation; no early stop.
+    """
+
+    def __init__(self, config: TrainConfig, evaluator: Evaluator):
+        self.config = replace(config, n_rules=config.n_rules * config.ref.jobs().n_sites, cutoff=False)
+        self.evaluator = evaluator
+        self.n_sites = config.ref.jobs().n_sites
+        self.rules = config.n_rules
+        self.local_awrt = simulate_local(config.ref.jobs(), config.lrms).awrt()
+
+    def split(self, params: np.ndarray) -> list[np.ndarray]:
+        """The stacked genome's rulebase per site, each of shape (N_r, 2 N_f + 1)."""
+        return [params[k * self.rules : (k + 1) * self.rules] for k in range(self.n_sites)]
+
+    def score(self, awrt: np.ndarray) -> float:
+        return float(awrt.sum()) if self.config.pick == "sum" else float((awrt / self.local_awrt).max())
+
+    def _tasks(self, individuals: list[Individual], cutoff: float) -> list[GridTask]:
+        c = self.config
+        return [GridTask(c.ref, tuple(enumerate(self.split(ind.params))), tuple(c.features), c.others,
+                         c.location) for ind in individuals]
+
+    def evaluate_individuals(self, state: EvolutionState, individuals: list[Individual],
+                             cutoff: float) -> None:
+        awrt, _ = evaluate(self.evaluator, self._tasks(individuals, 0.0))
+        for ind, row in zip(individuals, awrt, strict=True):
+            set_fitness(ind, self.score(row), False)
+        state.evaluations += len(individuals)
+
+    def best(self, state: EvolutionState) -> dict[int, tuple[np.ndarray, float]]:
+        """Every site -> (its part of the best genome, its AWRT in s), from one more simulation."""
+        top = state.species[0][0]
+        awrt, _ = evaluate(self.evaluator, self._tasks([top], 0.0))
+        parts = zip(self.split(top.params), awrt[0], strict=True)
+        return {k: (p, float(a)) for k, (p, a) in enumerate(parts)}

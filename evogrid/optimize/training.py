@@ -30,7 +30,7 @@ from rich.progress import Progress
 
 from evogrid.optimize import rundir
 from evogrid.optimize.coevolution import CoEvolution
-from evogrid.optimize.es import CMAES, EFS, EvolutionState, TrainConfig
+from evogrid.optimize.es import CMAES, EFS, EvolutionState, JointES, TrainConfig
 from evogrid.optimize.evaluator import Evaluator
 from evogrid.optimize.genome import to_rulebase
 from evogrid.policy.rulebase import Rulebase
@@ -46,11 +46,13 @@ TEST_LRMS = ("fcfs", "easy")
 def make_algorithm(config: TrainConfig, evaluator: Evaluator) -> EFS | CoEvolution:
     if config.kind == "coevolution":
         return CoEvolution(config, evaluator)
+    if config.kind == "joint":
+        return JointES(config, evaluator)
     return CMAES(config, evaluator) if config.optimizer == "cma" else EFS(config, evaluator)
 
 
 def trained_sites(config: TrainConfig, n_sites: int) -> list[int]:
-    return list(range(n_sites)) if config.kind == "coevolution" else [config.site]
+    return [config.site] if config.kind == "efs" else list(range(n_sites))
 
 
 def _statistics() -> tools.Statistics:
@@ -66,12 +68,18 @@ def generation_row(config: TrainConfig, state: EvolutionState, names: list[str],
     row: dict[str, Any] = {"generation": state.generation, "evaluations": state.evaluations,
                            "cut_off": state.cut_off}
     stats = _statistics()
-    for k, parents in zip(trained_sites(config, len(names)), state.species, strict=True):
+    if config.kind == "joint":  # one species for the whole grid; its fitness is the grid's score
+        groups, metric, digits = [("grid", state.species[0])], "score", 4
+    else:
+        sites = trained_sites(config, len(names))
+        groups = [(names[k], parents) for k, parents in zip(sites, state.species, strict=True)]
+        metric, digits = "awrt", 2
+    for label, parents in groups:
         for key, value in stats.compile(parents).items():
-            row[f"{key}_awrt_{names[k]}"] = f"{value:.2f}"
+            row[f"{key}_{metric}_{label}"] = f"{value:.{digits}f}"
         steps = np.mean([p.steps for p in parents], axis=0)
         for f, s in zip(config.features, steps, strict=True):
-            row[f"step_{f}_{names[k]}"] = f"{s:.4g}"
+            row[f"step_{f}_{label}"] = f"{s:.4g}"
     row["wall_seconds"] = f"{seconds:.2f}"
     return row
 
@@ -110,7 +118,8 @@ def _advance(algorithm, state: EvolutionState, config: TrainConfig, out: Path, p
     """Run generations to the end (or ``stop_after`` more), checkpointing after each."""
     before = rundir.recorded_seconds(out / GENERATIONS_CSV, state.generation)
     started = time.perf_counter()
-    label = "co-evolution" if config.kind == "coevolution" else f"EFS {config.optimizer_label}"
+    label = {"coevolution": "co-evolution", "joint": "joint ES"}.get(config.kind,
+                                                                      f"EFS {config.optimizer_label}")
     with Progress(disable=not progress, transient=True) as bar:
         task = bar.add_task(label, total=config.generations, completed=state.generation)
         done = 0
