@@ -44,8 +44,8 @@ class Policy:
     scheme: str = "exchange"  # exchange | pool | active
     transfer: tuple = ()  # per site: local | awf | rulebase
     location: str = "fixed"  # fixed | awrt
-    pool_arrivals: str = "first"  # pool: first (own queue, then the pool) | queued (into the pool)
     rulebases: dict = field(default_factory=dict)  # (site, partner) -> (features, rules)
+    pool_arrivals: str = "first"  # pool: first (own queue, then the pool) | queued (into the pool)
 
 
 def shadow(site, t, need):
