@@ -22,6 +22,7 @@ from evogrid.errors import EvogridError, ScenarioError
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import (
     LOCATIONS,
+    POOL_ARRIVALS,
     AcceptWhenFit,
     ActiveRequest,
     CentralPool,
@@ -183,17 +184,20 @@ def _parse_rulebase_args(specs: list[str], sc: Scenario) -> dict[int, list[Ruleb
 
 
 def build_strategy(
-    name: str, sc: Scenario, rulebase: list[str], others: str, location: str, seed: int
+    name: str, sc: Scenario, rulebase: list[str], others: str, location: str, seed: int,
+    pool_arrivals: str = POOL_ARRIVALS[0],
 ) -> Strategy:
     """The strategy object for the CLI's ``--strategy`` and its options."""
     if location not in LOCATIONS:
         raise ScenarioError(f"--location {location}: expected one of {', '.join(LOCATIONS)}")
+    if pool_arrivals not in POOL_ARRIVALS:
+        raise ScenarioError(f"--pool-arrivals {pool_arrivals}: expected one of {', '.join(POOL_ARRIVALS)}")
     if name == "local":
         return Local()
     if name == "awf":
         return AcceptWhenFit(location=location, seed=seed)
     if name == "pool":
-        return CentralPool()
+        return CentralPool(arrivals=pool_arrivals)
     if name == "aa":
         return ActiveRequest()
     if name == "rulebase":
@@ -229,6 +233,12 @@ def simulate_cmd(
         help="Order in which partners are asked: fixed (index order, default), random (seeded) or awrt "
              "(lowest AWRT of the jobs delegated so far first).")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the random location policy (default 0).")] = None,
+    pool_arrivals: Annotated[str | None, typer.Option(
+        help="With --strategy pool, how a new job meets the pool: queued (default; it joins the pool "
+             "behind the older jobs and its site schedules the pool, so under EASY it starts at once "
+             "only if it does not delay the reservation of the oldest pool job that site can run) or "
+             "first (the spec read literally: it starts at once at its site whenever it fits, "
+             "overtaking older pool jobs; under EASY this starves wide jobs).")] = None,
     lrms: Annotated[str | None, typer.Option(help=LRMS_HELP)] = None,
     procs: Annotated[int | None, typer.Option(help="Override every site's machine size.")] = None,
     lenient: Annotated[bool, typer.Option(help="Skip and count malformed SWF lines.")] = False,
@@ -244,8 +254,11 @@ def simulate_cmd(
         for file in (files if isinstance(files, list) else [files])
     ]
     name = strategy or ("rulebase" if rulebase else base.name)
+    if pool_arrivals is not None and name != "pool":
+        raise ScenarioError(f"--pool-arrivals applies to --strategy pool only, not {name}")
     chosen = build_strategy(name, sc, rulebase_specs, others or base.others,
-                            location or base.location, base.seed if seed is None else seed)
+                            location or base.location, base.seed if seed is None else seed,
+                            pool_arrivals or base.pool_arrivals)
     t0 = time.perf_counter()
     res = simulate(sc, chosen)
     elapsed = time.perf_counter() - t0

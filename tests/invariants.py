@@ -24,7 +24,12 @@ def check_schedule(schedule: Schedule) -> None:
         order = np.lexsort((delta, times))
         in_use = np.cumsum(delta[order])
         assert in_use.max(initial=0) <= jobs.machine_procs[k], f"site {k} over capacity"
-        if schedule.lrms[k] == "fcfs" and schedule.scheme in ("local", "exchange"):
+        if schedule.lrms[k] == "fcfs" and (
+            schedule.scheme in ("local", "exchange") or schedule.pool_arrivals == "queued"
+        ):
             # Queue order = arrival order: starts never overtake. (A pool site
-            # starts a new job of its own before older pool jobs.)
+            # whose new jobs come first starts a new job of its own before
+            # older pool jobs; with queued arrivals every job waits in the
+            # pool in arrival order, and a site stops at the first it can run
+            # but not start.)
             assert (np.diff(start[mine]) >= 0).all(), "FCFS started jobs out of order"

@@ -45,6 +45,7 @@ class Policy:
     transfer: tuple = ()  # per site: local | awf | rulebase
     location: str = "fixed"  # fixed | awrt
     rulebases: dict = field(default_factory=dict)  # (site, partner) -> (features, rules)
+    pool_arrivals: str = "first"  # pool: first (own queue, then the pool) | queued (into the pool)
 
 
 def shadow(site, t, need):
@@ -204,6 +205,10 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
         job = arrivals.pop(0)
         k = jobs[job].origin
         target = k
+        if policy.scheme == "pool" and policy.pool_arrivals == "queued":
+            pool.append(job)  # behind every older pool job; then k's LRMS over what it can see
+            schedule_pool(k, t)
+            continue
         if policy.scheme == "exchange":
             order = partners(k, job)
             if order and not accepts(k, job, order[0]):

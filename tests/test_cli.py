@@ -169,3 +169,34 @@ def test_scenario_file_strategy_table(capsys, tmp_path):
     scenario.write_text('[[sites]]\nwindow = "KTH-2"\n[strategy]\nnmae = "awf"\n')
     code, _, err = run(capsys, "simulate", str(scenario))
     assert_one_line_error(code, err, "strategy.nmae", "unknown key")
+
+
+def test_pool_arrivals_option_and_toml_key(capsys, tmp_path):
+    """--pool-arrivals (or the [strategy] table's pool_arrivals) picks the pool's rule for new jobs;
+    the JSON and the table title say which ran."""
+    runs = {}
+    for arrivals in ("queued", "first"):
+        code, out, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--lrms", "easy", "--strategy", "pool",
+                             "--pool-arrivals", arrivals, "--json")
+        assert code == 0, err
+        runs[arrivals] = json.loads(out)
+        assert runs[arrivals]["pool_arrivals"] == arrivals
+    code, out, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--lrms", "easy", "--strategy", "pool",
+                         "--json")
+    assert code == 0, err
+    assert json.loads(out)["sites"] == runs["queued"]["sites"]  # the default
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('lrms = "easy"\n[[sites]]\nwindow = "KTH-2"\n[[sites]]\nwindow = "SDSC03-2"\n'
+                        '[strategy]\nname = "pool"\npool_arrivals = "first"\n')
+    code, out, err = run(capsys, "simulate", str(scenario), "--json")
+    assert code == 0, err
+    assert json.loads(out)["sites"] == runs["first"]["sites"]
+    code, out, err = run(capsys, "simulate", str(scenario))
+    assert code == 0 and "EASY-JS (arrivals first)" in out
+    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "pool", "--pool-arrivals", "late")
+    assert_one_line_error(code, err, "--pool-arrivals late", "queued, first")
+    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "awf", "--pool-arrivals", "first")
+    assert_one_line_error(code, err, "--pool-arrivals", "pool only")
+    scenario.write_text('[[sites]]\nwindow = "KTH-2"\n[strategy]\nname = "pool"\npool_arrivals = "late"\n')
+    code, _, err = run(capsys, "simulate", str(scenario))
+    assert_one_line_error(code, err, "strategy.pool_arrivals")

@@ -102,6 +102,54 @@ def test_pool_equals_reference(sites, data):
 
 
 @SETTINGS
+@given(grids(), st.data())
+def test_pool_with_queued_arrivals_equals_reference(sites, data):
+    """New jobs join the pool behind older ones and their site schedules the pool (EASY: backfilled
+    against the reservation of the oldest pool job the site can run); check_schedule adds FCFS order."""
+    lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list"])) for _ in sites]
+    schedule = _compare(sites, lrms, Exchange("pool", scheme="pool", pool_arrivals="queued"),
+                        Policy("pool", pool_arrivals="queued"))
+    assert schedule.pool_arrivals == "queued"
+    assert (schedule.moves == (schedule.site != schedule.jobs.origin)).all()
+
+
+def _wide_job_behind_a_narrow_one():
+    """Site 0 (4 processors): job 0 (2 procs, 0-10), wide job 1 (4 procs) at 1, narrow job 2 (2 procs,
+    20 s) at 2; site 1 (1 processor) has one late job. Job 1's EASY reservation at site 0 is t = 10."""
+    return [
+        Workload("a", 4, arr([0, 1, 2]), arr([10, 10, 20]), arr([2, 4, 2]), arr([10, 10, 20]),
+                 arr([1, 2, 3]), arr([0, 0, 0])),
+        Workload("b", 1, arr([100]), arr([1]), arr([1]), arr([1]), arr([1]), arr([0])),
+    ]
+
+
+@pytest.mark.parametrize(("arrivals", "starts"), [("first", [0, 22, 2]), ("queued", [0, 10, 20])])
+def test_pool_arrivals_and_the_wide_jobs_reservation(arrivals, starts):
+    """Literally, the narrow job starts at once and delays the wide pool job to 22; queued, it would
+    end after the wide job's reservation (10) with no spare processors, so it waits."""
+    from evogrid.policy.strategies import CentralPool, strategy_label
+
+    sites = _wide_job_behind_a_narrow_one()
+    jobs = GridJobs.merge(sites)
+    schedule = simulate_grid(jobs, "easy", CentralPool(arrivals).exchange(jobs))
+    check_schedule(schedule)
+    assert schedule.start[jobs.origin == 0].tolist() == starts
+    assert strategy_label(schedule) == {"first": "EASY-JS (arrivals first)", "queued": "EASY-JS"}[arrivals]
+
+
+def test_pool_arrivals_default_and_errors():
+    from evogrid.errors import ScenarioError
+    from evogrid.policy.strategies import CentralPool
+
+    jobs = GridJobs.merge(_wide_job_behind_a_narrow_one())
+    assert CentralPool().exchange(jobs).pool_arrivals == "queued"
+    with pytest.raises(ScenarioError, match="queued, first"):
+        CentralPool("late").exchange(jobs)
+    with pytest.raises(ScenarioError, match="pool arrival rule"):
+        simulate_grid(jobs, "easy", Exchange("pool", scheme="pool", pool_arrivals="late"))
+
+
+@SETTINGS
 @given(grids())
 def test_active_request_equals_reference(sites):
     schedule = _compare(sites, ["easy"] * len(sites), Exchange("aa", scheme="active"), Policy("active"))

@@ -150,14 +150,38 @@ def pool_for_sites(pool: Sequence[Rulebase], sizes: Sequence[int], *,
     return chosen
 
 
+#: How a new job can meet the central pool (see CentralPool); the first is the default.
+POOL_ARRIVALS = ("queued", "first")
+
+
 @dataclass(frozen=True)
 class CentralPool:
-    """Job sharing through a central pool (FCFS-JS, EASY-JS, LIST-JS by the LRMS)."""
+    """Job sharing through a central pool (FCFS-JS, EASY-JS, LIST-JS by the LRMS).
 
+    Args:
+        arrivals: how a new job meets the pool (docs/grid.md):
+            - ``first``: the spec read literally. The job is tried on its
+              site's own queue first and starts at once if it fits the free
+              processors; only a job that cannot start joins the pool. Under
+              EASY a new job thus overtakes older, wider pool jobs that hold
+              a reservation at its site.
+            - ``queued`` (default: it reproduces the dissertation's EASY-JS
+              on KTH + SDSC03-11, the literal rule does not): the job joins the pool behind the older jobs and
+              its site schedules the pool with its LRMS. Under EASY it starts
+              at once only if it does not delay the reservation of the
+              oldest pool job that site can run; under FCFS only if every
+              older pool job the site can run has started; under LIST older
+              fitting pool jobs start first.
+    """
+
+    arrivals: str = "queued"
     label: str = "pool"
 
     def exchange(self, jobs: GridJobs) -> Exchange:
-        return Exchange(self.label, scheme="pool")
+        if self.arrivals not in POOL_ARRIVALS:
+            raise ScenarioError(f"pool arrivals must be one of {', '.join(POOL_ARRIVALS)}, "
+                                f"not {self.arrivals!r}")
+        return Exchange(self.label, scheme="pool", pool_arrivals=self.arrivals)
 
 
 @dataclass(frozen=True)
@@ -199,6 +223,7 @@ class Result:
             "migration_n": m_n.tolist(),
             "migration_sa": m_sa.tolist(),
             "moves": move_stats(self.schedule),
+            **({"pool_arrivals": self.schedule.pool_arrivals} if self.schedule.pool_arrivals else {}),
         }
 
 
@@ -216,7 +241,14 @@ def simulate(
 
 
 def strategy_label(schedule: Schedule) -> str:
-    """A table label: ``EASY-JS`` for a pool under EASY, else the strategy's label."""
+    """A table label: ``EASY-JS`` for a pool under EASY, else the strategy's label.
+
+    A pool whose new jobs enter other than by the default rule says so:
+    ``EASY-JS (arrivals first)``.
+    """
     if schedule.strategy == "pool" and len(set(schedule.lrms)) == 1:
-        return f"{schedule.lrms[0].upper()}-JS"
+        label = f"{schedule.lrms[0].upper()}-JS"
+        if schedule.pool_arrivals not in (None, POOL_ARRIVALS[0]):
+            label += f" (arrivals {schedule.pool_arrivals})"
+        return label
     return schedule.strategy.upper() if schedule.strategy in ("awf", "aa") else schedule.strategy

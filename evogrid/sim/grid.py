@@ -6,10 +6,14 @@ Three schemes share the LRMS code of :mod:`evogrid.sim.core`:
   origin's transfer policy keeps the job or tries to delegate it; its
   location policy orders the partners; the first partner whose transfer
   policy accepts gets it; else it stays home. One negotiation per job.
-- ``POOL``: central job pool (FCFS-JS, EASY-JS, LIST-JS). A site tries a new
-  job on its own queue; a job it cannot start goes to the pool, and a site
-  whose own queue started nothing schedules the pool with its LRMS, seeing
-  only pool jobs that fit its machine.
+- ``POOL``: central job pool (FCFS-JS, EASY-JS, LIST-JS). A site schedules
+  the pool with its LRMS, seeing only pool jobs that fit its machine. How a
+  new job enters (``pool_arrivals``): ``A_FIRST`` (the literal rule) tries
+  it on its site's own queue first, so it starts at once if it fits, and
+  only a job that cannot start goes to the pool (then the site schedules
+  the pool); ``A_QUEUED`` appends it to the pool behind the older jobs and
+  its site schedules the pool, so under EASY it starts at once only if it
+  does not delay the reservation of the oldest pool job the site can run.
 - ``ACTIVE``: active request with EASY. After every scheduling pass a site
   with free processors takes waiting jobs from the other sites' queues that
   it can start now without delaying its own head's reservation.
@@ -62,6 +66,8 @@ T_LOCAL, T_AWF, T_RULEBASE = 0, 1, 2
 TRANSFER_CODES: dict[str, int] = {"local": T_LOCAL, "awf": T_AWF, "rulebase": T_RULEBASE}
 L_FIXED, L_RANDOM, L_AWRT = 0, 1, 2
 LOCATION_CODES: dict[str, int] = {"fixed": L_FIXED, "random": L_RANDOM, "awrt": L_AWRT}
+A_FIRST, A_QUEUED = 0, 1
+POOL_ARRIVAL_CODES: dict[str, int] = {"first": A_FIRST, "queued": A_QUEUED}
 
 
 @njit(cache=True, inline="always")
@@ -261,8 +267,8 @@ def active_request(
 
 @njit(cache=True)
 def _simulate_grid(
-    submit, run_time, procs, estimate, origin, machine_procs, lrms, scheme, transfer, location, seed,
-    rulebase_of, rb_params, rb_meta, log_capacity, cutoff, mode,
+    submit, run_time, procs, estimate, origin, machine_procs, lrms, scheme, pool_arrivals, transfer, location,
+    seed, rulebase_of, rb_params, rb_meta, log_capacity, cutoff, mode,
 ):
     """Simulate K sites with job exchange.
 
@@ -271,6 +277,7 @@ def _simulate_grid(
             arrival order; seconds, processors, site index.
         machine_procs, lrms: int64, shape (K,).
         scheme: EXCHANGE, POOL or ACTIVE.
+        pool_arrivals: A_FIRST or A_QUEUED, how a new job enters (POOL).
         transfer: int64, shape (K,), transfer policy code per site (EXCHANGE).
         location: location policy code (EXCHANGE); seed: for L_RANDOM.
         rulebase_of: int64, shape (K, K), rulebase index site k uses with
@@ -301,7 +308,8 @@ def _simulate_grid(
     n_log = np.zeros(1, dtype=np.int64)
     bounds = np.zeros((2, K))
     stopped = _grid_loop(
-        submit, run_time, procs, estimate, origin, machine_procs, lrms, scheme, transfer, location, seed,
+        submit, run_time, procs, estimate, origin, machine_procs, lrms, scheme, pool_arrivals, transfer,
+        location, seed,
         rulebase_of, rb_params, rb_meta, cutoff, cutoff.max() > 0.0, *state, start, site, moves,
         np.empty(K, dtype=np.int64), np.zeros(K, dtype=np.bool_), np.zeros((2, K, K)),
         np.zeros(max(1, NF)), np.empty(rb_params.shape[1]), log_ids, log_vals, n_log, bounds, mode,
@@ -313,7 +321,8 @@ def _simulate_grid(
 
 @njit(cache=True, _nrt=False)
 def _grid_loop(
-    submit, run_time, procs, estimate, origin, machine_procs, lrms, scheme, transfer, location, seed,
+    submit, run_time, procs, estimate, origin, machine_procs, lrms, scheme, pool_arrivals, transfer, location,
+    seed,
     rulebase_of, rb_params, rb_meta, cutoff, cutting, queue, sc, run_est_end, run_job, heap_end, heap_job,
     start, site, moves, order, freed, delegated, x, scratch, log_ids, log_vals, n_log, bounds, mode,
 ):
@@ -398,6 +407,16 @@ def _grid_loop(
                     ):
                         target = l
                         break
+        if scheme == POOL and pool_arrivals == A_QUEUED:
+            # Behind the older pool jobs: the site's pass over the pool
+            # starts it only where its LRMS would (EASY: without delaying
+            # the reservation of the oldest pool job the site can run).
+            enqueue(P, job, queue, sc, procs)
+            schedule_pool(
+                k, mode, lrms[k], ta, P, queue, sc, run_est_end, run_job, heap_end, heap_job,
+                procs, run_time, estimate, start, machine_procs, origin, site, moves,
+            )
+            continue
         if target != k:
             site[job] = target
             moves[job] = 1
@@ -424,11 +443,11 @@ def _grid_loop(
 
 
 def _grid_entry(mode):
-    def entry(submit, run_time, procs, estimate, origin, machine_procs, lrms, scheme, transfer, location,
-              seed, rulebase_of, rb_params, rb_meta, log_capacity, cutoff):
+    def entry(submit, run_time, procs, estimate, origin, machine_procs, lrms, scheme, pool_arrivals, transfer,
+              location, seed, rulebase_of, rb_params, rb_meta, log_capacity, cutoff):
         return _simulate_grid(
-            submit, run_time, procs, estimate, origin, machine_procs, lrms, scheme, transfer, location,
-            seed, rulebase_of, rb_params, rb_meta, log_capacity, cutoff, mode,
+            submit, run_time, procs, estimate, origin, machine_procs, lrms, scheme, pool_arrivals, transfer,
+            location, seed, rulebase_of, rb_params, rb_meta, log_capacity, cutoff, mode,
         )
 
     return cached_entry(entry, f"simulate_grid_mode{mode}")

@@ -20,6 +20,7 @@ Two forms:
       name = "rulebase"             # local, awf, rulebase, pool, aa
       location = "fixed"
       rulebases = { KTH-5 = "kth.json" }   # relative to this file
+      # pool_arrivals = "first"     # pool only: queued (default) or first
 
 Unknown keys are errors. All windows start at time 0 together.
 """
@@ -29,6 +30,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -62,6 +64,12 @@ class StrategyConfig(_Strict):
     location: str = Field(default="fixed", description="fixed, random or awrt")
     others: str = Field(default="awf", description="policy of sites without a rulebase: awf or local")
     seed: int = 0
+    pool_arrivals: Literal["queued", "first"] = Field(
+        default="queued",
+        description="pool only: queued (a new job joins the pool behind older jobs; under EASY it "
+                    "starts at once only without delaying the oldest visible pool job's reservation) "
+                    "or first (the spec read literally: it starts at once at its site if it fits)",
+    )
     rulebases: dict[str, str | list[str]] = Field(
         default_factory=dict,
         description="site (window name or index) -> rulebase JSON, or a list of them (a pool); "

@@ -104,6 +104,8 @@ class Schedule:
         strategy: a label of the exchange strategy (``local`` without one).
         scheme: ``local``, or the Exchange scheme (``exchange``, ``pool``, ``active``).
         moves: shape (n,), how often each job moved between sites.
+        pool_arrivals: with a central pool, how new jobs entered it
+            (``first`` or ``queued``, see :class:`Exchange`); None otherwise.
         decisions: the rulebase decisions, when recorded.
         stopped_bounds: shape (K,), lower bounds on each site's AWRT (s) when
             the run stopped early at an AWRT cutoff (unstarted jobs have
@@ -119,6 +121,7 @@ class Schedule:
     moves: np.ndarray = field(default=None)  # type: ignore[assignment]
     decisions: DecisionLog | None = None
     stopped_bounds: np.ndarray | None = None
+    pool_arrivals: str | None = None
 
     def __post_init__(self) -> None:
         if self.moves is None:
@@ -180,6 +183,12 @@ class Exchange:
         scheme: ``exchange`` (transfer + location policies), ``pool``
             (central job pool) or ``active`` (active request, EASY only).
         transfer: per site, ``local``, ``awf`` or ``rulebase`` (exchange only).
+        pool_arrivals: how a new job meets the central pool (pool only):
+            ``first`` (the spec read literally: it starts at once at its
+            site if it fits, else joins the pool) or ``queued`` (it joins
+            the pool behind the older jobs and its site schedules the pool:
+            under EASY it starts at once only without delaying the
+            reservation of the oldest pool job that site can run).
         location: ``fixed``, ``random`` or ``awrt`` (exchange only).
         seed: seeds the random location policy.
         rulebases: the rulebases sites use.
@@ -189,6 +198,7 @@ class Exchange:
 
     label: str
     scheme: str = "exchange"
+    pool_arrivals: str = "first"
     transfer: tuple[str, ...] = ()
     location: str = "fixed"
     seed: int = 0
@@ -199,6 +209,9 @@ class Exchange:
         """The validated policy arguments of the compiled grid loop."""
         if self.scheme not in grid.SCHEMES:
             raise ScenarioError(f"unknown exchange scheme {self.scheme!r}")
+        if self.pool_arrivals not in grid.POOL_ARRIVAL_CODES:
+            raise ScenarioError(f"unknown pool arrival rule {self.pool_arrivals!r}; expected one of "
+                                f"{', '.join(grid.POOL_ARRIVAL_CODES)}")
         transfer = self.transfer or ("local",) * n_sites
         if len(transfer) != n_sites:
             raise ScenarioError(f"{len(transfer)} transfer policies for {n_sites} sites")
@@ -221,7 +234,7 @@ class Exchange:
                     raise ScenarioError(f"site {k} uses a rulebase but has none for some partner")
         rb = self.rulebases
         return (
-            grid.SCHEMES[self.scheme],
+            grid.SCHEMES[self.scheme], grid.POOL_ARRIVAL_CODES[self.pool_arrivals],
             np.array([grid.TRANSFER_CODES[t] for t in transfer], dtype=np.int64),
             grid.LOCATION_CODES[self.location], int(self.seed), rulebase_of,
             rb.params, rb.meta,
@@ -261,7 +274,8 @@ def simulate_grid(
     )
     decisions = DecisionLog(d_site, d_partner, d_x, d_y) if record_decisions else None
     return Schedule(jobs, names, start, site, exchange.label, exchange.scheme, moves, decisions,
-                    bounds if len(bounds) else None)
+                    bounds if len(bounds) else None,
+                    exchange.pool_arrivals if exchange.scheme == "pool" else None)
 
 
 def warm_up() -> None:
