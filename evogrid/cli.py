@@ -237,7 +237,7 @@ def simulate_cmd(
         help="With --strategy pool, how a new job meets the pool: queued (default; it joins the pool "
              "behind the older jobs and its site schedules the pool, so under EASY it starts at once "
              "only if it does not delay the reservation of the oldest pool job that site can run) or "
-             "first (the spec read literally: it starts at once at its site whenever it fits, "
+             "first (the published rule read literally: it starts at once at its site whenever it fits, "
              "overtaking older pool jobs; under EASY this starves wide jobs).")] = None,
     lrms: Annotated[str | None, typer.Option(help=LRMS_HELP)] = None,
     procs: Annotated[int | None, typer.Option(help="Override every site's machine size.")] = None,

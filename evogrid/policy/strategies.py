@@ -1,4 +1,4 @@
-"""Exchange strategies (spec 2.2) and running a scenario with one of them.
+"""Exchange strategies (docs/grid.md) and running a scenario with one of them.
 
 A strategy turns a grid's sites into an :class:`~evogrid.sim.schedule.Exchange`
 (the compiled loop's arguments)::
@@ -71,7 +71,7 @@ class FuzzyPolicy:
             - a mapping partner index -> Rulebase (selection by partner id);
             - a sequence of Rulebases from a pool: with each partner the one
               whose ``provenance["partner_m"]`` is nearest that partner's
-              size (spec 3.1, unknown sites).
+              size (the unknown-partner rule, docs/training.md).
         others: the transfer policy of sites without a rulebase (``awf`` or ``local``).
         location: ``fixed``, ``random`` or ``awrt``.
     """
@@ -160,7 +160,7 @@ class CentralPool:
 
     Args:
         arrivals: how a new job meets the pool (docs/grid.md):
-            - ``first``: the spec read literally. The job is tried on its
+            - ``first``: the published pool rule read literally. The job is tried on its
               site's own queue first and starts at once if it fits the free
               processors; only a job that cannot start joins the pool. Under
               EASY a new job thus overtakes older, wider pool jobs that hold
@@ -206,7 +206,7 @@ class Result:
     baseline: Schedule = field(repr=False)
 
     def metrics(self) -> list[dict[str, Any]]:
-        """Per-site metrics (spec 1.4) with ``delta_*`` against local scheduling."""
+        """Per-site metrics (docs/model.md, Metrics) with ``delta_*`` against local scheduling."""
         base = self.baseline.metrics()
         rows = self.schedule.metrics()
         return [{**r, **d} for r, d in zip(rows, improvements(base, rows), strict=True)]

@@ -1,4 +1,4 @@
-"""The compiled grid loop: K sites that exchange jobs (spec 2.1, 2.2).
+"""The compiled grid loop: K sites that exchange jobs (docs/grid.md).
 
 Three schemes share the LRMS code of :mod:`evogrid.sim.core`:
 
@@ -211,7 +211,7 @@ def active_request(
     k, mode, t, queue, sc, run_est_end, run_job, heap_end, heap_job, procs, run_time, estimate,
     start, site, moves, lrms,
 ):
-    """Site k takes waiting jobs from the other sites' queues (AA, spec 2.2).
+    """Site k takes waiting jobs from the other sites' queues (AA, docs/grid.md).
 
     A job qualifies if it fits k's free processors now and does not delay
     k's head: it ends (by its estimate) before the head's shadow time, or

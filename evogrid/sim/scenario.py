@@ -68,7 +68,7 @@ class StrategyConfig(_Strict):
         default="queued",
         description="pool only: queued (a new job joins the pool behind older jobs; under EASY it "
                     "starts at once only without delaying the oldest visible pool job's reservation) "
-                    "or first (the spec read literally: it starts at once at its site if it fits)",
+                    "or first (the published rule read literally: it starts at once at its site if it fits)",
     )
     rulebases: dict[str, str | list[str]] = Field(
         default_factory=dict,

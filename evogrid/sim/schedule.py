@@ -184,7 +184,7 @@ class Exchange:
             (central job pool) or ``active`` (active request, EASY only).
         transfer: per site, ``local``, ``awf`` or ``rulebase`` (exchange only).
         pool_arrivals: how a new job meets the central pool (pool only):
-            ``first`` (the spec read literally: it starts at once at its
+            ``first`` (the published rule read literally: it starts at once at its
             site if it fits, else joins the pool) or ``queued`` (it joins
             the pool behind the older jobs and its site schedules the pool:
             under EASY it starts at once only without delaying the
