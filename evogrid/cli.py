@@ -488,6 +488,9 @@ def coevolve(
              "(smallest max over sites of AWRT / local AWRT).")] = "sum",
     archive: Annotated[bool, typer.Option(
         help="Pick the result among the pairings of every generation, not only the last.")] = False,
+    joint: Annotated[bool, typer.Option(
+        help="Instead of co-evolution, one ES over all sites' rulebases at once (the EA baseline); "
+             "its fitness is --pick's score.")] = False,
     generations: GenerationsOption = 150,
     mu: MuOption = 13,
     lambda_: LambdaOption = 91,
@@ -507,7 +510,7 @@ def coevolve(
     is its own site's AWRT. The result is the final pairing with the
     smallest AWRT sum (--pick and --archive change how it is chosen).
     """
-    _train(dict(scenario=scenario, kind="coevolution", lrms=lrms, location=location,
+    _train(dict(scenario=scenario, kind="joint" if joint else "coevolution", lrms=lrms, location=location,
                 fitness=fitness, pick=pick, archive=archive,
                 generations=generations, mu=mu, lambda_=lambda_, n_rules=rules, test=test, seed=seed,
                 features=feature or ["NWP", "NJP"]),

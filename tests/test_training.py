@@ -192,6 +192,14 @@ def test_cli_train_coevolve_export_plot(tmp_path, capsys):
     assert_one_line_error(code, err, "--site 7")
     code, _, err = run(capsys, "train", TINY, "--optimizer", "pso", "--backend", "serial")
     assert_one_line_error(code, err, "--optimizer pso")
+    code, stdout, err = run(capsys, "coevolve", TINY, "--joint", "--pick", "worst-relative",
+                            "--generations", "1", "--mu", "2", "--lambda", "2", "--backend", "serial",
+                            "--out", str(tmp_path / "j"))
+    assert code == 0, err
+    assert "joint" in (tmp_path / "j" / "config.toml").read_text()
+    assert len(list((tmp_path / "j" / "rulebases").glob("*.json"))) == 2
+    code, _, err = run(capsys, "coevolve", TINY, "--pick", "best", "--backend", "serial")
+    assert_one_line_error(code, err, "--pick best")
     code, _, err = run(capsys, "coevolve", TINY, "--feature", "NWP", "--feature", "MOON")
     assert_one_line_error(code, err, "--feature MOON")
     code, _, err = run(capsys, "export", str(tmp_path / "nothing"))
