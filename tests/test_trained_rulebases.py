@@ -1,6 +1,7 @@
 """The shipped policies in trained_rulebases/: valid, documented, reproducing their training
 AWRT, and usable as a pool."""
 
+import json
 from collections import defaultdict
 from pathlib import Path
 
@@ -18,8 +19,11 @@ PROVENANCE = {"site", "m", "partner", "trained_on", "lrms", "optimizer", "genera
 
 
 def test_policies_are_shipped():
-    assert len(list((SHIPPED / "pairwise").glob("*.json"))) == 6  # every ordered pair of 3 sites
-    assert len(list((SHIPPED / "coevolved").glob("*.json"))) == 3
+    # Every ordered pair of KTH, SDSC03, HPC2N and of KTH, CTC, SDSC05.
+    assert len(list((SHIPPED / "pairwise").glob("*.json"))) == 12
+    for grid in ("kth_sdsc03_hpc2n", "ctc_sdsc03_sdsc05"):  # one file per site
+        files = (SHIPPED / "coevolved" / grid).glob("*.json")
+        assert sorted(f.stem for f in files) == sorted(grid.split("_"))
 
 
 def _groups() -> dict[tuple[str, str], list[Rulebase]]:
@@ -55,8 +59,19 @@ def test_pairwise_pool_on_an_unseen_grid_with_an_unknown_site(capsys):
     pool = [Rulebase.load(f) for f in sorted((SHIPPED / "pairwise").glob("*.json"))]
     sc = Scenario.from_spec("KTH@5-6+SDSC03@5-6+HPC2N@5-6+THUNDER-1", lrms="fcfs")
     chosen = pool_for_sites(pool, [w.machine_procs for w in sc.workloads])
-    assert sorted(chosen) == [0, 1, 2] and all(len(v) == 2 for v in chosen.values())
+    assert sorted(chosen) == [0, 1, 2] and [len(v) for v in chosen.values()] == [4, 2, 2]  # KTH: 4 partners
     code, stdout, err = run(capsys, "simulate", "KTH@5-6+SDSC03@5-6+HPC2N@5-6+THUNDER-1", "--strategy",
                             "rulebase", "--rulebase", str(SHIPPED / "pairwise"), "--location", "awrt")
     assert code == 0, err
     assert "rulebase" in stdout and "THUNDER-1" in stdout
+
+
+def test_shipped_coevolved_grid_from_the_command_line(capsys):
+    """The co-evolved CTC + SDSC03 + SDSC05 grid applied by directory on its unseen months."""
+    grid = SHIPPED / "coevolved" / "ctc_sdsc03_sdsc05"
+    code, stdout, err = run(capsys, "simulate", "CTC@5-11+SDSC03@5-11+SDSC05@5-11", "--lrms", "fcfs",
+                            "--rulebase", str(grid), "--location", "awrt", "--json")
+    assert code == 0, err
+    sites = json.loads(stdout)["sites"]
+    assert [s["site"] for s in sites] == ["CTC@5-11", "SDSC03@5-11", "SDSC05@5-11"]
+    assert all(s["delta_awrt_pct"] > 0 for s in sites)  # every site gains on the unseen months
