@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evogrid.errors import EvogridError, ScenarioError, SWFFormatError
-from evogrid.workload import Preprocessing, load_swf, parse_swf, parse_window, synthetic_workload
+from evogrid.workload import Preprocessing, load_swf, load_window, parse_swf, parse_window, synthetic_workload
 from evogrid.workload.cache import cached_parse
 from evogrid.workload.model import SECONDS_PER_MONTH
 
@@ -118,10 +118,23 @@ def test_windows_are_30_day_months_rebased(swf_file):
         w.window(5, 6)
 
 
+@pytest.mark.parametrize("value,procs", [("1664 (72, 1368, 224)", 1664), ("  400 ", 400), ("12x", None),
+                                         ("0", None), ("(3)", None)])
+def test_partitioned_maxprocs_header_is_the_first_number(swf_file, value, procs):
+    raw = parse_swf(swf_file([job_row(1, 0, 10, 1)], header=(f"; MaxProcs: {value}",)))
+    assert raw.max_procs == procs
+
+
 def test_window_names():
     assert parse_window("KTH-5").last_month == 5
     spec = parse_window("BLUE@5-11")
     assert (spec.trace, spec.first_month, spec.last_month) == ("SDSC03", 5, 11)
+    for name, short in (("SDSC-SP2-5", "SDSC00"), ("sdsc-ds@5-", "SDSC05"), ("LANL-CM5-2", "LANL96"),
+                        ("CTC", "CTC"), ("SDSC-PAR-3", "SDSC-PAR")):
+        assert parse_window(name).trace == short
+    ctc = load_window("CTC-1")  # the dissertation's CTC: m = 430, not the header's 338
+    assert ctc.machine_procs == 430 and ctc.procs.max() == 430
+    assert load_window("CTC-1", Preprocessing(machine_procs=338)).machine_procs == 338
     assert parse_window("kth@5-").last_month is None and parse_window("kth@5-").label == "KTH@5-"
     with pytest.raises(ScenarioError, match="unknown trace 'NOPE'"):
         parse_window("NOPE-5")
