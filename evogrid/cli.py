@@ -484,10 +484,11 @@ def coevolve(
         help="A member's fitness: own (its site's AWRT, published) or shared (the pairing's "
              "worst AWRT / local AWRT).")] = "own",
     pick: Annotated[str, typer.Option(
-        help="Result pairing: sum (smallest AWRT sum, published) or worst-relative "
-             "(smallest max over sites of AWRT / local AWRT).")] = "sum",
+        help="Result pairing: worst-relative (default: smallest max over sites of AWRT / local AWRT) "
+             "or sum (smallest AWRT sum, the published choice).")] = "worst-relative",
     archive: Annotated[bool, typer.Option(
-        help="Pick the result among the pairings of every generation, not only the last.")] = False,
+        help="Pick the result among the pairings of every generation (default), not only the "
+             "last (--no-archive, the published choice).")] = True,
     joint: Annotated[bool, typer.Option(
         help="Instead of co-evolution, one ES over all sites' rulebases at once (the EA baseline); "
              "its fitness is --pick's score.")] = False,
@@ -507,8 +508,9 @@ def coevolve(
     """Competitive co-evolution: every site's rulebase at once, one species per site (docs/training.md).
 
     Pairings are formed rank by rank each generation; each member's fitness
-    is its own site's AWRT. The result is the final pairing with the
-    smallest AWRT sum (--pick and --archive change how it is chosen).
+    is its own site's AWRT. The result is the pairing of any generation
+    that is best for the site gaining least; --pick sum --no-archive gives
+    the published choice (the final pairing with the smallest AWRT sum).
     """
     _train(dict(scenario=scenario, kind="joint" if joint else "coevolution", lrms=lrms, location=location,
                 fitness=fitness, pick=pick, archive=archive,

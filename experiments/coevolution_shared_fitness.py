@@ -42,7 +42,7 @@ def run(seed: int, evaluator: Evaluator) -> list[dict]:
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)
         config = TrainConfig(TRAIN, kind="coevolution", seed=seed, test=TEST, fitness="shared",
-                             pick="worst-relative")
+                             pick="worst-relative", archive=False)
         algorithm = CoEvolution(config, evaluator)
         state = algorithm.start()
         while state.generation < config.generations:

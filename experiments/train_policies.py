@@ -75,7 +75,8 @@ def _run(config: TrainConfig, out: Path, evaluator: Evaluator) -> None:
 def train(seeds: int) -> None:
     with Evaluator("loky", 2) as evaluator:
         for seed in range(1, seeds + 1):
-            _run(TrainConfig(train_window(SITES), kind="coevolution", seed=seed, test=test_window(SITES)),
+            _run(TrainConfig(train_window(SITES), kind="coevolution", seed=seed, test=test_window(SITES),
+                             pick="sum", archive=False),
                  coevolution_dir(seed), evaluator)
             for k, l in itertools.permutations(SITES, 2):
                 _run(TrainConfig(train_window((k, l)), site=0, seed=seed, test=test_window((k, l))),

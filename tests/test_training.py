@@ -127,7 +127,7 @@ def test_same_result_on_every_backend_and_worker_count(tmp_path):
 
 
 def test_coevolution_pairs_rank_by_rank_and_returns_the_smallest_sum(tmp_path):
-    config = _tiny("coevolution", generations=2)
+    config = _tiny("coevolution", generations=2, pick="sum", archive=False)  # the published choice
     with Evaluator("serial") as ev:
         algorithm = make_algorithm(config, ev)
         state = algorithm.start()
@@ -209,7 +209,7 @@ def test_cli_train_coevolve_export_plot(tmp_path, capsys):
 def test_joint_es_optimises_every_site_at_once(tmp_path):
     """The joint ES's individual holds every site's rulebase; its fitness is the grid's AWRT sum,
     and the result reproduces that sum site by site."""
-    config = _tiny("coevolution", generations=2)
+    config = _tiny("coevolution", generations=2, pick="sum")
     config.kind = "joint"
     with Evaluator("serial") as ev:
         result = run_training(config, tmp_path / "joint", ev, progress=False)

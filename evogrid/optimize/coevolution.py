@@ -7,14 +7,17 @@ the EFS operators (no mating between species); each species' parents are
 ranked by their current fitness, best first, and its offspring follow in
 random order; pairing r is rank r of every species; each of the mu + lambda
 pairings is simulated once and every member gets its own site's AWRT as
-fitness; each species keeps its mu best. The result is the final
-generation's pairing with the smallest sum of per-site AWRT.
+fitness; each species keeps its mu best. The published result is the
+final generation's pairing with the smallest sum of per-site AWRT
+(``pick="sum", archive=False``).
 
 Switchable changes beyond the published algorithm (``TrainConfig``):
-``fitness="shared"`` gives every member the pairing's worst relative AWRT
-``max_k AWRT_k / AWRT_k(local)``; ``pick="worst-relative"`` chooses the result
-by that value instead of the sum; ``archive=True`` chooses it among the
-pairings of every generation, not only the last (no extra simulation).
+``pick="worst-relative"`` chooses the result by the worst relative AWRT
+``max_k AWRT_k / AWRT_k(local)`` instead of the sum; ``archive=True`` chooses
+it among the pairings of every generation, not only the last (no extra
+simulation). Both are the default: on CTC + SDSC03 + SDSC05 only they
+improve every site on unseen months (docs/results.md). ``fitness="shared"``
+gives every member the pairing's worst relative AWRT.
 """
 
 from __future__ import annotations
