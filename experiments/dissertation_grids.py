@@ -12,7 +12,10 @@ leaves run directories in ``runs/experiments/dissertation/``:
   the smallest AWRT sum, written to ``published_pick/``) and the archive's pick
   (the run directory itself);
 - ``pairwise/K_vs_L/seed*``: EFS of K's rulebase against an AWF partner L on
-  ``K-5+L-5``, for every ordered pair of KTH, CTC and SDSC05 (Table 12.1).
+  ``K-5+L-5``, for every ordered pair of KTH, CTC and SDSC05 (Table 12.1);
+- ``coevolution5/seed*`` (KTH + CTC + SDSC00 + SDSC03 + SDSC05) and
+  ``ea_vs_coea_{coevolution,joint}/seed*`` (KTH + CTC + SDSC05, 6 seeds each):
+  trained last; ``report`` does not cover them yet.
 
 ``report`` writes ``experiments/results/dissertation/`` (JSON and markdown: per
 seed, mean, standard deviation and range, next to the dissertation's values),
@@ -53,6 +56,8 @@ IMAGES = ROOT / "docs" / "img"
 COEVOLVED = ("CTC", "SDSC03", "SDSC05")
 PAIRWISE = ("KTH", "CTC", "SDSC05")
 UNKNOWN_GRID = ("SDSC00", "CTC", "SDSC05")  # SDSC00 (128 processors): nobody was trained against it
+FIVE_SITES = ("KTH", "CTC", "SDSC00", "SDSC03", "SDSC05")
+EA_SEEDS = 6  # the dissertation's EA-vs-COEA comparison: 6 runs each
 PUBLISHED_PICK = "published_pick"
 TEST_LRMS = ("fcfs", "easy")
 #: Lepping 2011, Table 12.1: AWRT change (%) against local FCFS on the 5-month windows,
@@ -83,11 +88,21 @@ def pairwise_config(k: str, l: str, seed: int) -> TrainConfig:
     return TrainConfig(train_window((k, l)), site=0, seed=seed, test=test_window((k, l)))
 
 
+def grid_config(sites: tuple[str, ...], seed: int, kind: str = "coevolution") -> TrainConfig:
+    """Co-evolution (or the joint ES) of ``sites`` with the default pick."""
+    return TrainConfig(train_window(sites), kind=kind, seed=seed, test=test_window(sites))
+
+
 def runs(seeds: int, runs_dir: Path) -> list[tuple[TrainConfig, Path]]:
-    """Every training run, co-evolution first (the longest and most important)."""
+    """Every training run, co-evolution first (the longest and most important); then the
+    5-site co-evolution and the EA-vs-COEA comparison (``EA_SEEDS`` seeds each; not yet in
+    ``report``)."""
     out = [(coevolution_config(s), runs_dir / "coevolution" / f"seed{s}") for s in range(1, seeds + 1)]
     out += [(pairwise_config(k, l, s), runs_dir / "pairwise" / f"{k}_vs_{l}" / f"seed{s}")
             for s in range(1, seeds + 1) for k, l in itertools.permutations(PAIRWISE, 2)]
+    out += [(grid_config(FIVE_SITES, s), runs_dir / "coevolution5" / f"seed{s}") for s in range(1, seeds + 1)]
+    out += [(grid_config(PAIRWISE, s, kind), runs_dir / f"ea_vs_coea_{kind}" / f"seed{s}")
+            for s in range(1, EA_SEEDS + 1) for kind in ("coevolution", "joint")]
     return out
 
 
