@@ -30,7 +30,9 @@ from evogrid.optimize.es import (
     evaluate,
     make_toolbox,
     offspring,
+    pairing_score,
     set_fitness,
+    worst_relative,
 )
 from evogrid.optimize.evaluator import Evaluator
 from evogrid.optimize.fitness import GridTask
@@ -83,17 +85,13 @@ class CoEvolution:
         state.species = [toolbox.select(pool, self.config.mu) for pool in ranked]
         state.generation += 1
 
-    def worst_relative(self, awrt: np.ndarray) -> float:
-        """A pairing's ``max_k AWRT_k / AWRT_k(local)`` (< 1: every site gains)."""
-        return float((awrt / self.local_awrt).max())
-
     def member_fitness(self, awrt: np.ndarray, k: int) -> float:
         """Fitness of a pairing's member at site k, from the pairing's per-site AWRT (s)."""
-        return float(awrt[k]) if self.config.fitness == "own" else self.worst_relative(awrt)
+        return float(awrt[k]) if self.config.fitness == "own" else worst_relative(awrt, self.local_awrt)
 
     def pairing_score(self, awrt: np.ndarray) -> float:
         """What the result pairing minimises, from its per-site AWRT (s)."""
-        return float(awrt.sum()) if self.config.pick == "sum" else self.worst_relative(awrt)
+        return pairing_score(self.config.pick, awrt, self.local_awrt)
 
     def _best_pairing(self, pairings: list[tuple[list[np.ndarray], np.ndarray]]):
         return min(pairings, key=lambda p: self.pairing_score(p[1]))

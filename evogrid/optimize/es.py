@@ -190,6 +190,16 @@ def evaluate(evaluator: Evaluator, tasks: list[GridTask]) -> tuple[np.ndarray, n
     return np.array([r[0] for r in results]), np.array([r[1] for r in results], dtype=bool)
 
 
+def worst_relative(awrt: np.ndarray, local_awrt: np.ndarray) -> float:
+    """A grid's ``max_k AWRT_k / AWRT_k(local)`` (< 1: every site gains); both shape (K,), s."""
+    return float((awrt / local_awrt).max())
+
+
+def pairing_score(pick: str, awrt: np.ndarray, local_awrt: np.ndarray) -> float:
+    """What ``pick`` minimises over a grid's per-site AWRT (s): their sum, or :func:`worst_relative`."""
+    return float(awrt.sum()) if pick == "sum" else worst_relative(awrt, local_awrt)
+
+
 def set_fitness(ind: Individual, awrt: float, bounded: bool) -> None:
     ind.fitness.values = (float(awrt),)
     ind.bounded = bool(bounded)
@@ -330,9 +340,6 @@ class JointES(EFS):
         """The stacked genome's rulebase per site, each of shape (N_r, 2 N_f + 1)."""
         return [params[k * self.rules : (k + 1) * self.rules] for k in range(self.n_sites)]
 
-    def score(self, awrt: np.ndarray) -> float:
-        return float(awrt.sum()) if self.config.pick == "sum" else float((awrt / self.local_awrt).max())
-
     def _tasks(self, individuals: list[Individual], cutoff: float) -> list[GridTask]:
         c = self.config
         return [GridTask(c.ref, tuple(enumerate(self.split(ind.params))), tuple(c.features), c.others,
@@ -342,7 +349,7 @@ class JointES(EFS):
                              cutoff: float) -> None:
         awrt, _ = evaluate(self.evaluator, self._tasks(individuals, 0.0))
         for ind, row in zip(individuals, awrt, strict=True):
-            set_fitness(ind, self.score(row), False)
+            set_fitness(ind, pairing_score(self.config.pick, row, self.local_awrt), False)
         state.evaluations += len(individuals)
 
     def best(self, state: EvolutionState) -> dict[int, tuple[np.ndarray, float]]:

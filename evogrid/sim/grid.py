@@ -407,29 +407,24 @@ def _grid_loop(
                     ):
                         target = l
                         break
-        if scheme == POOL and pool_arrivals == A_QUEUED:
-            # Behind the older pool jobs: the site's pass over the pool
-            # starts it only where its LRMS would (EASY: without delaying
-            # the reservation of the oldest pool job the site can run).
-            enqueue(P, job, queue, sc, procs)
-            schedule_pool(
-                k, mode, lrms[k], ta, P, queue, sc, run_est_end, run_job, heap_end, heap_job,
-                procs, run_time, estimate, start, machine_procs, origin, site, moves,
+        # A pool job enters the pool either at once (queued: behind the older
+        # pool jobs, so the site's pass over the pool starts it only where its
+        # LRMS would) or after failing to start at home (first).
+        to_pool = scheme == POOL and pool_arrivals == A_QUEUED
+        if not to_pool:
+            if target != k:
+                site[job] = target
+                moves[job] = 1
+            enqueue(target, job, queue, sc, procs)
+            schedule_site(
+                target, mode, lrms[target], ta, queue, sc, run_est_end, run_job, heap_end, heap_job,
+                procs, run_time, estimate, start,
             )
-            continue
-        if target != k:
-            site[job] = target
-            moves[job] = 1
-        enqueue(target, job, queue, sc, procs)
-        schedule_site(
-            target, mode, lrms[target], ta, queue, sc, run_est_end, run_job, heap_end, heap_job,
-            procs, run_time, estimate, start,
-        )
-        if scheme == POOL and start[job] < 0:
-            # Not started at home: the job moves to the pool (the local queue
-            # is empty again), and the site, having started nothing, tries it.
-            sc[k, Q_TAIL] -= 1
-            sc[k, W_PROCS] -= procs[job]
+            if scheme == POOL and start[job] < 0:
+                sc[k, Q_TAIL] -= 1  # leave the (otherwise empty) local queue
+                sc[k, W_PROCS] -= procs[job]
+                to_pool = True
+        if to_pool:
             enqueue(P, job, queue, sc, procs)
             schedule_pool(
                 k, mode, lrms[k], ta, P, queue, sc, run_est_end, run_job, heap_end, heap_job,
