@@ -1,0 +1,78 @@
+"""Digests of the schedules the simulator gives on the bundled logs, for refactoring safely.
+
+Every bundled log's first three months under every LRMS alone, and grids of
+neighbouring logs under every LRMS with every exchange strategy (AWF with each
+location policy, the shipped rulebases, the pool with both arrival rules,
+active request). A digest hashes each job's start time, site and move count.
+
+``tests/test_schedule_digests.py`` compares against ``tests/data/schedule_digests.json``;
+rewrite that file only when a change of behaviour is intended::
+
+    .venv/bin/python tests/schedule_digests.py --write
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from evogrid.policy.rulebase import Rulebase
+from evogrid.policy.strategies import AcceptWhenFit, ActiveRequest, CentralPool, FuzzyPolicy, pool_for_sites
+from evogrid.sim.schedule import GridJobs, Schedule, simulate_grid, simulate_local
+from evogrid.workload.traces import BUNDLED, load_window
+
+REPO = Path(__file__).resolve().parents[1]
+STORED = REPO / "tests" / "data" / "schedule_digests.json"
+LRMS = ("fcfs", "easy", "list")
+GRIDS = (("KTH", "SDSC03"), ("KTH", "CTC", "SDSC05"), ("SDSC00", "HPC2N", "LANL96"))
+
+
+def digest(schedule: Schedule) -> str:
+    h = hashlib.sha256()
+    for array in (schedule.start, schedule.site, schedule.moves):
+        h.update(np.ascontiguousarray(array, dtype=np.int64).tobytes())
+    return h.hexdigest()[:16]
+
+
+def _pool() -> list[Rulebase]:
+    return [Rulebase.load(p) for p in sorted((REPO / "trained_rulebases" / "pairwise").glob("*.json"))]
+
+
+def digests() -> dict[str, str]:
+    """Case name -> digest, for every case (about 10 s once compiled)."""
+    out: dict[str, str] = {}
+    windows = {name: load_window(f"{name}-3") for name in BUNDLED}
+    for name, w in windows.items():
+        for lrms in LRMS:
+            out[f"{name}-3 {lrms} local"] = digest(simulate_local([w], lrms))
+    pool = _pool()
+    for sites in GRIDS:
+        jobs = GridJobs.merge([windows[s] for s in sites])
+        grid = "+".join(f"{s}-3" for s in sites)
+        rulebases = pool_for_sites(pool, jobs.machine_procs, unknown_sites="nearest")
+        fuzzy = FuzzyPolicy(rulebases, location="awrt")
+        strategies = {
+            **{f"awf-{loc}": AcceptWhenFit(location=loc, seed=3) for loc in ("fixed", "random", "awrt")},
+            "rulebase": fuzzy,
+            "pool-first": CentralPool("first"),
+            "pool-queued": CentralPool("queued"),
+        }
+        for lrms in (*LRMS, ("easy", "fcfs", "list")[: len(sites)]):
+            label = lrms if isinstance(lrms, str) else "/".join(lrms)
+            out[f"{grid} {label} local"] = digest(simulate_local(jobs, lrms))
+            for key, strategy in strategies.items():
+                out[f"{grid} {label} {key}"] = digest(simulate_grid(jobs, lrms, strategy.exchange(jobs)))
+        out[f"{grid} easy aa"] = digest(simulate_grid(jobs, "easy", ActiveRequest().exchange(jobs)))
+    return out
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--write"]:
+        sys.exit(__doc__)
+    STORED.parent.mkdir(exist_ok=True)
+    STORED.write_text(json.dumps(digests(), indent=1, sort_keys=True) + "\n")
+    print(f"wrote {STORED}")
