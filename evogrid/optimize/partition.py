@@ -51,8 +51,9 @@ def partition_awrt(
     """
     site = effective_sites(jobs, assignment)
     codes = np.array([lrms_code(name) for name in lrms], dtype=np.int64)
-    start, bounds = core.simulate_local(jobs.submit, jobs.run_time, jobs.procs, jobs.estimate, site,
-                                        jobs.machine_procs, codes, jobs.origin, cutoff)
+    packed = jobs.packed.copy()
+    packed[core.HOME] = site
+    start, bounds = core.run_local(packed, jobs.machine_procs, codes, jobs.origin, cutoff)
     return bounds if len(bounds) else awrt_per_site(jobs, start)
 
 

@@ -15,9 +15,12 @@ when the function is decorated).
 from __future__ import annotations
 
 import hashlib
+import sys
 from pathlib import Path
 
 from numba.core import caching
+from numba.core.caching import NullCache
+from numba.core.dispatcher import Dispatcher
 
 SIM_DIR = Path(__file__).resolve().parent
 
@@ -34,12 +37,31 @@ def package_stamp() -> str:
 STAMP = package_stamp()
 
 
+def add_to_stamp(text: str) -> None:
+    """Fold ``text`` into the stamp of every compiled function of the package.
+
+    For code registered at run time (a user's own LRMS), which the package's
+    sources do not show: a cached loop compiled without it must not be
+    served. Raises RuntimeError if this process has already compiled a loop
+    (it would keep running the old code): register before simulating.
+    """
+    global STAMP
+    dispatchers = [obj for name, module in list(sys.modules.items()) if name.startswith("evogrid.sim")
+                   for obj in vars(module).values() if isinstance(obj, Dispatcher)]
+    if any(d.signatures for d in dispatchers):
+        raise RuntimeError("register extensions before the first simulation of the process")
+    STAMP = hashlib.sha256((STAMP + text).encode()).hexdigest()
+    for d in dispatchers:
+        if not isinstance(d._cache, NullCache):
+            d.enable_caching()  # a new cache object reads the new stamp
+
+
 def _package_stamped(locator: type) -> type:
     """``locator`` for functions of this package, with :data:`STAMP` as their source stamp."""
 
     class PackageStamped(locator):
         def get_source_stamp(self) -> str:
-            return STAMP
+            return STAMP  # read at call time: add_to_stamp may have changed it
 
         @classmethod
         def from_function(cls, py_func, py_file):

@@ -1,30 +1,37 @@
-"""The compiled simulator core (numba, ``cache=True``).
+"""The compiled simulator core (numba, ``cache=True``): state layout and the local scheduler.
 
-Everything here works on plain int64 numpy arrays (structure of arrays). A
-grid of K sites keeps its state in 2-D arrays with one row per site, and the
-local scheduler (:func:`schedule_site`) is a function over one site's rows,
-so the event loop can route each arrival to any site.
+Everything here works on packed int64 numpy arrays (docs/architecture.md):
+
+- ``jobs``: shape (N_JOB_FIELDS, n), one row per field (``jobs[PROCS, j]``):
+  ``SUBMIT``, ``RUN_TIME``, ``ESTIMATE`` (seconds), ``PROCS`` (processors) and
+  ``HOME`` (the queue row a job enters: its origin site, or in
+  a partition the site it is assigned to), in arrival order;
+- ``out``: shape (N_OUT_FIELDS, n), the results: ``START`` (seconds, -1 while
+  unstarted), ``SITE`` (where it runs) and ``MOVES`` (site changes);
+- ``queue``: shape (Q, n): row q holds queue q's waiting jobs at
+  ``[Q_HEAD, Q_TAIL)`` in arrival order (one row per site; a central pool adds
+  a row);
+- ``sc``: shape (Q, N_SCALARS), per-queue scalars: ``Q_HEAD, Q_TAIL`` and
+  ``W_PROCS`` (processors requested by the waiting jobs, for NWP); for site
+  rows also ``FREE`` and ``M_PROCS`` (processors), ``N_RUN`` and ``N_HEAP``;
+- ``running``: shape (4, K, cap), per site: ``RUN_EST_END`` / ``RUN_JOB``, its
+  running jobs sorted by *estimated* end (start + estimate) for EASY's shadow
+  time (kept only for an LRMS that uses it: it costs a shift per start and
+  per end), and ``HEAP_END`` / ``HEAP_JOB``, a binary min-heap of running
+  jobs by *actual* end, for the next completion.
+
+One scan (:func:`lrms_scan`) serves every LRMS (evogrid.sim.lrms) on a site's
+own queue, the central pool and active requests.
 
 Speed notes: each entry point allocates the state and hands it to an event
 loop compiled without numba's runtime (``_nrt=False``), so no array in the
 loop is reference-counted: every count is an atomic instruction, and the
 counts left by inlined helpers took about two thirds of the loop's time
 (measured with ``perf``, docs/benchmarks.md). Helpers take the site index
-``k`` and the whole 2-D arrays instead of row views, and are inlined. Entry
-points take a ``mode`` (the LRMS of every site, or ``MIXED``) that numba
+``k`` and whole arrays instead of row views, and are inlined. Entry points
+take a ``mode`` (the LRMS code of every site, or ``MIXED``) that numba
 compiles as a literal (``numba.literally``), so EASY-only work is compiled
-out for FCFS and LIST.
-
-Per-site state (row k):
-
-- ``queue[k, head:tail]``: waiting jobs in arrival order;
-- ``sc[k]``: the scalars ``Q_HEAD, Q_TAIL, FREE, N_RUN, N_HEAP, W_PROCS``
-  (``W_PROCS``: processors requested by the waiting jobs, for NWP);
-- ``run_est_end[k, :n_run]`` / ``run_job``: running jobs sorted by their
-  *estimated* end (start + estimate), for EASY's shadow time (kept for
-  EASY sites only: it costs a shift per start and per end);
-- ``heap_end[k, :n_heap]`` / ``heap_job``: a binary min-heap of running jobs
-  by their *actual* end, for the next completion.
+out for the others; an entry point is compiled the first time its mode runs.
 
 Event order at one instant (docs/model.md, Local scheduling): all completions at every site
 first (one scheduling pass per site that freed processors), then arrivals
@@ -38,111 +45,120 @@ import numba
 import numpy as np
 from numba import njit
 
-#: LRMS codes.
-FCFS, EASY, LIST = 0, 1, 2
-LRMS_CODES: dict[str, int] = {"fcfs": FCFS, "easy": EASY, "list": LIST}
-#: Compilation mode for grids whose sites run different LRMS.
-MIXED = 3
+from evogrid.sim import lrms
+from evogrid.sim.lrms import MIXED, SKIP, START, STOP
 
-# Columns of the per-site scalar state.
-Q_HEAD, Q_TAIL, FREE, N_RUN, N_HEAP, W_PROCS = 0, 1, 2, 3, 4, 5
-N_SCALARS = 6
+# Rows of ``jobs``, of ``out`` and of ``running``; columns of ``sc``.
+SUBMIT, RUN_TIME, ESTIMATE, PROCS, HOME = 0, 1, 2, 3, 4
+N_JOB_FIELDS = 5
+START_TIME, SITE, MOVES = 0, 1, 2
+N_OUT_FIELDS = 3
+RUN_EST_END, RUN_JOB, HEAP_END, HEAP_JOB = 0, 1, 2, 3
+Q_HEAD, Q_TAIL, W_PROCS, FREE, M_PROCS, N_RUN, N_HEAP = 0, 1, 2, 3, 4, 5, 6
+N_SCALARS = 7
 
 NEVER = np.iinfo(np.int64).max
+#: ``T`` of a scan that has not met a blocked head yet (see :func:`lrms_scan`).
+UNBLOCKED = -1
 
 
 @njit(cache=True, inline="always")
-def _heap_push(heap_end, heap_job, k, n, end, job):
+def _heap_push(running, k, n, end, job):
     """Push (end, job) onto site k's heap of size n."""
     i = n
     while i > 0:
         parent = (i - 1) >> 1
-        if heap_end[k, parent] <= end:
+        if running[HEAP_END, k, parent] <= end:
             break
-        heap_end[k, i] = heap_end[k, parent]
-        heap_job[k, i] = heap_job[k, parent]
+        running[HEAP_END, k, i] = running[HEAP_END, k, parent]
+        running[HEAP_JOB, k, i] = running[HEAP_JOB, k, parent]
         i = parent
-    heap_end[k, i] = end
-    heap_job[k, i] = job
+    running[HEAP_END, k, i] = end
+    running[HEAP_JOB, k, i] = job
 
 
 @njit(cache=True, inline="always")
-def _heap_pop(heap_end, heap_job, k, n):
+def _heap_pop(running, k, n):
     """Remove the root of site k's heap of size n > 0; returns its job."""
-    job = heap_job[k, 0]
+    job = running[HEAP_JOB, k, 0]
     n -= 1
-    end = heap_end[k, n]
-    last = heap_job[k, n]
+    end = running[HEAP_END, k, n]
+    last = running[HEAP_JOB, k, n]
     i = 0
     while True:
         child = 2 * i + 1
         if child >= n:
             break
-        if child + 1 < n and heap_end[k, child + 1] < heap_end[k, child]:
+        if child + 1 < n and running[HEAP_END, k, child + 1] < running[HEAP_END, k, child]:
             child += 1
-        if heap_end[k, child] >= end:
+        if running[HEAP_END, k, child] >= end:
             break
-        heap_end[k, i] = heap_end[k, child]
-        heap_job[k, i] = heap_job[k, child]
+        running[HEAP_END, k, i] = running[HEAP_END, k, child]
+        running[HEAP_JOB, k, i] = running[HEAP_JOB, k, child]
         i = child
     if n > 0:
-        heap_end[k, i] = end
-        heap_job[k, i] = last
+        running[HEAP_END, k, i] = end
+        running[HEAP_JOB, k, i] = last
     return job
 
 
 @njit(cache=True, inline="always")
-def _run_insert(run_est_end, run_job, k, n_run, est_end, job):
+def _run_insert(running, k, n_run, est_end, job):
     i = n_run
-    while i > 0 and run_est_end[k, i - 1] > est_end:
-        run_est_end[k, i] = run_est_end[k, i - 1]
-        run_job[k, i] = run_job[k, i - 1]
+    while i > 0 and running[RUN_EST_END, k, i - 1] > est_end:
+        running[RUN_EST_END, k, i] = running[RUN_EST_END, k, i - 1]
+        running[RUN_JOB, k, i] = running[RUN_JOB, k, i - 1]
         i -= 1
-    run_est_end[k, i] = est_end
-    run_job[k, i] = job
+    running[RUN_EST_END, k, i] = est_end
+    running[RUN_JOB, k, i] = job
 
 
 @njit(cache=True, inline="always")
-def _run_remove(run_est_end, run_job, k, n_run, job):
+def _run_remove(running, k, n_run, job):
     i = 0
-    while run_job[k, i] != job:
+    while running[RUN_JOB, k, i] != job:
         i += 1
     while i < n_run - 1:
-        run_est_end[k, i] = run_est_end[k, i + 1]
-        run_job[k, i] = run_job[k, i + 1]
+        running[RUN_EST_END, k, i] = running[RUN_EST_END, k, i + 1]
+        running[RUN_JOB, k, i] = running[RUN_JOB, k, i + 1]
         i += 1
 
 
 @njit(cache=True, inline="always")
-def start_job(
-    k, t, job, mode, lrms, sc, run_est_end, run_job, heap_end, heap_job, procs, run_time,
-    estimate, start,
-):
-    """Start ``job`` at time ``t`` on site ``k`` (whose LRMS is ``lrms``)."""
-    start[job] = t
-    sc[k, FREE] -= procs[job]
-    if mode == EASY or mode == MIXED:
-        if lrms == EASY:
-            _run_insert(run_est_end, run_job, k, sc[k, N_RUN], t + estimate[job], job)
-            sc[k, N_RUN] += 1
-    _heap_push(heap_end, heap_job, k, sc[k, N_HEAP], t + run_time[job], job)
+def keeps_run_list(mode, code):
+    """Does a site with LRMS ``code`` keep its running jobs sorted by estimated end?"""
+    if mode == MIXED:
+        return lrms.USES_SHADOW[code]
+    return lrms.USES_SHADOW[mode]
+
+
+@njit(cache=True, inline="always")
+def start_job(k, t, job, mode, code, jobs, sc, running, out):
+    """Start ``job`` at time ``t`` on site ``k`` (whose LRMS is ``code``)."""
+    out[START_TIME, job] = t
+    sc[k, FREE] -= jobs[PROCS, job]
+    if keeps_run_list(mode, code):
+        _run_insert(running, k, sc[k, N_RUN], t + jobs[ESTIMATE, job], job)
+        sc[k, N_RUN] += 1
+    _heap_push(running, k, sc[k, N_HEAP], t + jobs[RUN_TIME, job], job)
     sc[k, N_HEAP] += 1
 
 
 @njit(cache=True, inline="always")
-def shadow_time(k, need, free, run_est_end, run_job, n_run, procs):
+def shadow_time(k, need, sc, running, jobs):
     """EASY reservation for a head job needing ``need`` processors at site ``k``.
 
     Returns ``(T, extra)``: the earliest estimated end time at which ``need``
     processors are free once every job estimated to end at or before it has
     ended, and the processors left over then after the head's allocation.
     """
-    avail = free
+    avail = sc[k, FREE]
+    n_run = sc[k, N_RUN]
     i = 0
     while i < n_run:
-        T = run_est_end[k, i]
-        while i < n_run and run_est_end[k, i] == T:
-            avail += procs[run_job[k, i]]
+        T = running[RUN_EST_END, k, i]
+        while i < n_run and running[RUN_EST_END, k, i] == T:
+            avail += jobs[PROCS, running[RUN_JOB, k, i]]
             i += 1
         if avail >= need:
             return T, avail - need
@@ -150,127 +166,147 @@ def shadow_time(k, need, free, run_est_end, run_job, n_run, procs):
 
 
 @njit(cache=True, inline="always")
-def schedule_site(
-    k, mode, lrms, t, queue, sc, run_est_end, run_job, heap_end, heap_job, procs, run_time, estimate,
-    start,
-):
-    """One scheduling pass of site k's LRMS at time ``t`` (FCFS, EASY or LIST; docs/model.md)."""
-    head = sc[k, Q_HEAD]
-    tail = sc[k, Q_TAIL]
-    while head < tail and procs[queue[k, head]] <= sc[k, FREE]:
-        sc[k, W_PROCS] -= procs[queue[k, head]]
-        start_job(
-            k, t, queue[k, head], mode, lrms, sc, run_est_end, run_job, heap_end, heap_job,
-            procs, run_time, estimate, start,
-        )
-        head += 1
-    sc[k, Q_HEAD] = head
-    if head == tail or lrms == FCFS or sc[k, FREE] == 0:
-        return
-    T = NEVER
-    extra = 0
-    shadow_known = lrms != EASY
-    # Scan behind the blocked head, compacting the queue in place. For LIST
-    # one scan equals "restart from the head after every start": a job that
-    # did not fit before a start cannot fit after it.
-    write = head + 1
-    read = head + 1
+def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, mode):
+    """Site k applies LRMS ``code`` to queue row ``q`` at time ``t``; returns ``(extra, head_started)``.
+
+    The one scheduling pass of the core, for a site's own queue (q = k), the
+    central pool and an active request (another site's queue). Jobs wider
+    than site k are invisible to it. Visible jobs start in order while they
+    fit the free processors; the first that does not is the blocked head,
+    and the LRMS's rule (evogrid.sim.lrms) judges each later one that fits,
+    against the head's reservation ``(T, extra)`` (computed once, when first
+    needed). Pass ``T = UNBLOCKED``; an active request passes its own head's
+    reservation instead (``NEVER`` without one), so the scan of another
+    queue only backfills. The queue is compacted in place; jobs from a
+    queue other than k's own get ``SITE`` k. ``head_started``: the job at
+    the queue's head when the scan began has started.
+    """
+    m = sc[k, M_PROCS]
+    head = sc[q, Q_HEAD]
+    tail = sc[q, Q_TAIL]
+    first = head
+    blocked = T != UNBLOCKED
+    shadow_known = blocked or not lrms.USES_SHADOW[code]
+    head_need = 0
+    write = head  # queue[q, head:write]: jobs kept so far
+    read = head
     while read < tail and sc[k, FREE] > 0:
-        job = queue[k, read]
+        job = queue[q, read]
+        need = jobs[PROCS, job]
+        verdict = SKIP
+        if need <= m:
+            if not blocked:
+                if need <= sc[k, FREE]:
+                    verdict = START
+                else:
+                    if not lrms.BACKFILLS[code]:
+                        break
+                    blocked = True
+                    head_need = need
+            elif need <= sc[k, FREE]:
+                if not shadow_known:
+                    # Once per pass, and only when some job could use the free
+                    # processors (most blocked passes have none).
+                    T, extra = shadow_time(k, head_need, sc, running, jobs)
+                    shadow_known = True
+                verdict, extra = lrms.behind_head(code, t, need, jobs[ESTIMATE, job], T, extra)
+                if verdict == STOP:
+                    break
         read += 1
-        need = procs[job]
-        go = False
-        if need <= sc[k, FREE]:
-            if not shadow_known:
-                # Computed once per pass, and only when some job could use
-                # the free processors (most blocked passes have none).
-                T, extra = shadow_time(
-                    k, procs[queue[k, head]], sc[k, FREE], run_est_end, run_job, sc[k, N_RUN],
-                    procs,
-                )
-                shadow_known = True
-            if lrms == LIST or t + estimate[job] <= T:
-                go = True
-            elif need <= extra:
-                extra -= need
-                go = True
-        if go:
-            sc[k, W_PROCS] -= need
-            start_job(
-                k, t, job, mode, lrms, sc, run_est_end, run_job, heap_end, heap_job,
-                procs, run_time, estimate, start,
-            )
+        if verdict == START:
+            sc[q, W_PROCS] -= need
+            if q != k:
+                out[SITE, job] = k
+                out[MOVES, job] = 1 if k != jobs[HOME, job] else 0
+            start_job(k, t, job, mode, code, jobs, sc, running, out)
+            if write == head:
+                head += 1  # nothing kept yet: the queue just gets shorter at the front
+                write += 1
         else:
-            queue[k, write] = job
+            queue[q, write] = job
             write += 1
     if write == read:
         write = tail
     else:
         while read < tail:
-            queue[k, write] = queue[k, read]
+            queue[q, write] = queue[q, read]
             write += 1
             read += 1
-    sc[k, Q_TAIL] = write
+    sc[q, Q_HEAD] = head
+    sc[q, Q_TAIL] = write
+    return extra, head > first
 
 
 @njit(cache=True, inline="always")
-def complete_jobs(k, mode, lrms, t, sc, run_est_end, run_job, heap_end, heap_job, procs):
+def schedule_site(k, q, code, t, jobs, queue, sc, running, out, mode):
+    """One scheduling pass of site k's LRMS (``code``) over queue row ``q`` (its own, or the pool)."""
+    lrms_scan(k, q, code, t, UNBLOCKED, 0, jobs, queue, sc, running, out, mode)
+
+
+@njit(cache=True, inline="always")
+def complete_jobs(k, t, code, jobs, sc, running, mode):
     """Release every job of site k that ends at ``t``; returns how many."""
     released = 0
-    while sc[k, N_HEAP] > 0 and heap_end[k, 0] == t:
-        job = _heap_pop(heap_end, heap_job, k, sc[k, N_HEAP])
+    while sc[k, N_HEAP] > 0 and running[HEAP_END, k, 0] == t:
+        job = _heap_pop(running, k, sc[k, N_HEAP])
         sc[k, N_HEAP] -= 1
-        sc[k, FREE] += procs[job]
-        if mode == EASY or mode == MIXED:
-            if lrms == EASY:
-                _run_remove(run_est_end, run_job, k, sc[k, N_RUN], job)
-                sc[k, N_RUN] -= 1
+        sc[k, FREE] += jobs[PROCS, job]
+        if keeps_run_list(mode, code):
+            _run_remove(running, k, sc[k, N_RUN], job)
+            sc[k, N_RUN] -= 1
         released += 1
     return released
 
 
 @njit(cache=True, inline="always")
-def enqueue(q, job, queue, sc, procs):
+def enqueue(q, job, jobs, queue, sc):
     """Append ``job`` to queue row ``q``."""
     queue[q, sc[q, Q_TAIL]] = job
     sc[q, Q_TAIL] += 1
-    sc[q, W_PROCS] += procs[job]
+    sc[q, W_PROCS] += jobs[PROCS, job]
 
 
 @njit(cache=True)
-def new_state(n_jobs, machine_procs, n_queues):
-    """Empty state arrays for K sites with the given sizes (processors).
+def new_state(jobs, machine_procs, n_queues):
+    """``(queue, sc, running, out)`` for K sites of the given sizes (processors), all empty.
 
-    ``n_queues >= K`` rows of queue and scalars: row k is site k's; a central
-    pool uses row K.
+    ``n_queues >= K`` queue rows: row k is site k's; a central pool uses row K.
+    ``out`` starts with every job unstarted at its home site.
     """
+    n = jobs.shape[1]
     K = machine_procs.shape[0]
-    cap = max(1, min(n_jobs, machine_procs.max()))
-    queue = np.empty((n_queues, max(1, n_jobs)), dtype=np.int64)
+    cap = max(1, min(n, machine_procs.max()))
+    queue = np.empty((n_queues, max(1, n)), dtype=np.int64)
     sc = np.zeros((n_queues, N_SCALARS), dtype=np.int64)
     for k in range(K):
         sc[k, FREE] = machine_procs[k]
-    run_est_end = np.empty((K, cap), dtype=np.int64)
-    run_job = np.empty((K, cap), dtype=np.int64)
-    heap_end = np.empty((K, cap), dtype=np.int64)
-    heap_job = np.empty((K, cap), dtype=np.int64)
-    return queue, sc, run_est_end, run_job, heap_end, heap_job
+        sc[k, M_PROCS] = machine_procs[k]
+    running = np.empty((4, K, cap), dtype=np.int64)
+    out = np.zeros((N_OUT_FIELDS, n), dtype=np.int64)
+    out[START_TIME] = -1
+    out[SITE] = jobs[HOME]
+    return queue, sc, running, out
 
 
 @njit(cache=True, inline="always")
-def next_completion(sc, heap_end):
+def next_completion(sc, running):
     """Earliest actual end time of a running job at any site (NEVER if none)."""
     tc = np.int64(NEVER)  # typed, not a literal (see evogrid.sim.grid)
-    for k in range(heap_end.shape[0]):
-        if sc[k, N_HEAP] > 0 and heap_end[k, 0] < tc:
-            tc = heap_end[k, 0]
+    for k in range(running.shape[1]):
+        if sc[k, N_HEAP] > 0 and running[HEAP_END, k, 0] < tc:
+            tc = running[HEAP_END, k, 0]
     return tc
 
 
-def lrms_mode(lrms: np.ndarray) -> int:
+def lrms_mode(codes: np.ndarray) -> int:
     """The compilation mode for per-site LRMS codes: the common code, or MIXED."""
-    first = int(lrms[0])
-    return first if bool((lrms == first).all()) else MIXED
+    first = int(codes[0])
+    return first if bool((codes == first).all()) else MIXED
+
+
+def pack_jobs(submit, run_time, estimate, procs, home) -> np.ndarray:
+    """The ``jobs`` array (module docstring) from its rows, each of shape (n,)."""
+    return np.ascontiguousarray(np.stack([submit, run_time, estimate, procs, home]).astype(np.int64))
 
 
 #: The AWRT cutoff is checked at arrival numbers FIRST_CUTOFF_CHECK * 2^k:
@@ -285,27 +321,28 @@ def cutoff_check_due(i):
 
 
 @njit(cache=True, _nrt=False)
-def awrt_lower_bounds(t, n_arrived, start, submit, run_time, procs, group, out):
+def awrt_lower_bounds(t, n_arrived, jobs, out, group, bounds):
     """Lower bounds (s) on each group's AWRT, from a simulation stopped at time ``t``.
 
     A started job's response time is known (start + p - r); a waiting one's
     is at least ``t + p - r``; one not yet submitted needs at least p. Groups
-    are the sites jobs were submitted at. ``out``: float64, shape
-    (2, n_groups); the bounds go to ``out[0]`` (``out[1]`` is scratch).
+    are the sites jobs were submitted at. ``bounds``: float64, shape
+    (2, n_groups); the bounds go to ``bounds[0]`` (``bounds[1]`` is scratch).
     """
-    out[:] = 0.0
-    for j in range(submit.shape[0]):
-        area = float(run_time[j]) * procs[j]
+    bounds[:] = 0.0
+    for j in range(jobs.shape[1]):
+        p = jobs[RUN_TIME, j]
+        area = float(p) * jobs[PROCS, j]
         g = group[j]
-        out[1, g] += area
-        if start[j] >= 0:
-            out[0, g] += area * (start[j] + run_time[j] - submit[j])
+        bounds[1, g] += area
+        if out[START_TIME, j] >= 0:
+            bounds[0, g] += area * (out[START_TIME, j] + p - jobs[SUBMIT, j])
         elif j < n_arrived:
-            out[0, g] += area * (t + run_time[j] - submit[j])
+            bounds[0, g] += area * (t + p - jobs[SUBMIT, j])
         else:
-            out[0, g] += area * run_time[j]
-    for g in range(out.shape[1]):
-        out[0, g] = out[0, g] / out[1, g] if out[1, g] > 0 else 0.0
+            bounds[0, g] += area * p
+    for g in range(bounds.shape[1]):
+        bounds[0, g] = bounds[0, g] / bounds[1, g] if bounds[1, g] > 0 else 0.0
 
 
 @njit(cache=True, inline="always")
@@ -317,19 +354,34 @@ def exceeds_cutoff(bounds, cutoff):
     return False
 
 
+@njit(cache=True, inline="always")
+def _any_positive(values):
+    for v in values:  # noqa: SIM110 (a plain loop compiles without allocation)
+        if v > 0.0:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def stopped_at_cutoff(i, t, jobs, out, group, cutoff, bounds):
+    """At arrival ``i`` (time ``t``): is a check due and some group's AWRT bound over its cutoff?"""
+    if not cutoff_check_due(i) or not _any_positive(cutoff):
+        return False
+    awrt_lower_bounds(t, i, jobs, out, group, bounds)
+    return exceeds_cutoff(bounds[0], cutoff)
+
+
 @njit(cache=True)
-def _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrms, group, cutoff, mode):
-    """Simulate K sites without exchange: every job runs at its ``origin`` row.
+def _simulate_local(jobs, machine_procs, codes, group, cutoff, mode):
+    """Simulate K sites without exchange: every job runs at its ``HOME`` row.
 
     Args:
-        submit, run_time, procs, estimate, origin: int64, shape (n,), arrival
-            order (sorted by submit, origin, position); seconds, processors,
-            index of the site that runs the job.
-        machine_procs, lrms: int64, shape (K,), processors and LRMS code per site.
+        jobs: int64, shape (N_JOB_FIELDS, n), arrival order (module docstring).
+        machine_procs, codes: int64, shape (K,), processors and LRMS code per site.
         group, cutoff: the site each job was submitted at (shape (n,)) and
             AWRT limits in seconds, shape (K,): the run stops early once a
             lower bound on some group's AWRT exceeds its limit (0: none).
-        mode: :func:`lrms_mode` of ``lrms`` (compiled as a literal).
+        mode: :func:`lrms_mode` of ``codes`` (compiled as a literal).
 
     Returns:
         ``(start, bounds)``: start time (s) of each job; ``bounds`` is empty,
@@ -337,59 +389,37 @@ def _simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lr
         unstarted jobs have start -1).
     """
     numba.literally(mode)
-    K = machine_procs.shape[0]
-    queue, sc, run_est_end, run_job, heap_end, heap_job = new_state(submit.shape[0], machine_procs, K)
-    start = np.full(submit.shape[0], -1, dtype=np.int64)
-    bounds = np.zeros((2, K))
-    stopped = _local_loop(
-        submit, run_time, procs, estimate, origin, lrms, group, cutoff, cutoff.max() > 0.0, queue, sc,
-        run_est_end, run_job, heap_end, heap_job, start, bounds, mode,
-    )
-    return start, bounds[0].copy() if stopped else np.empty(0)
+    queue, sc, running, out = new_state(jobs, machine_procs, machine_procs.shape[0])
+    bounds = np.zeros((2, machine_procs.shape[0]))
+    stopped = _local_loop(jobs, codes, group, cutoff, queue, sc, running, out, bounds, mode)
+    return out[START_TIME].copy(), bounds[0].copy() if stopped else np.empty(0)
 
 
 @njit(cache=True, _nrt=False)
-def _local_loop(
-    submit, run_time, procs, estimate, origin, lrms, group, cutoff, cutting, queue, sc, run_est_end,
-    run_job, heap_end, heap_job, start, bounds, mode,
-):
+def _local_loop(jobs, codes, group, cutoff, queue, sc, running, out, bounds, mode):
     """The event loop of :func:`_simulate_local` over preallocated state; True if it stopped early.
 
     Compiled without numba's runtime (``_nrt=False``; see the speed notes above).
     """
-    n = submit.shape[0]
+    n = jobs.shape[1]
     i = 0
     while True:
-        tc = next_completion(sc, heap_end)
-        ta = submit[i] if i < n else NEVER
+        tc = next_completion(sc, running)
+        ta = jobs[SUBMIT, i] if i < n else NEVER
         if tc == NEVER and ta == NEVER:
             return False
         if tc <= ta:
-            for k in range(sc.shape[0]):
-                if complete_jobs(
-                    k, mode, lrms[k], tc, sc, run_est_end, run_job, heap_end, heap_job, procs
-                ):
-                    schedule_site(
-                        k, mode, lrms[k], tc, queue, sc, run_est_end, run_job, heap_end, heap_job,
-                        procs, run_time, estimate, start,
-                    )
+            for k in range(running.shape[1]):
+                if complete_jobs(k, tc, codes[k], jobs, sc, running, mode):
+                    schedule_site(k, k, codes[k], tc, jobs, queue, sc, running, out, mode)
         else:
-            if cutting and cutoff_check_due(i):
-                awrt_lower_bounds(ta, i, start, submit, run_time, procs, group, bounds)
-                if exceeds_cutoff(bounds[0], cutoff):
-                    return True
+            if stopped_at_cutoff(i, ta, jobs, out, group, cutoff, bounds):
+                return True
             job = i
             i += 1
-            k = origin[job]
-            enqueue(k, job, queue, sc, procs)
-            schedule_site(
-                k, mode, lrms[k], ta, queue, sc, run_est_end, run_job, heap_end, heap_job,
-                procs, run_time, estimate, start,
-            )
-
-
-#: Every compilation mode.
-MODES = (FCFS, EASY, LIST, MIXED)
+            k = jobs[HOME, job]
+            enqueue(k, job, jobs, queue, sc)
+            schedule_site(k, k, codes[k], ta, jobs, queue, sc, running, out, mode)
 
 
 def cached_entry(entry, name: str):
@@ -407,24 +437,31 @@ def cached_entry(entry, name: str):
     return njit(cache=True)(entry)
 
 
-def _local_entry(mode):
-    def entry(submit, run_time, procs, estimate, origin, machine_procs, lrms, group, cutoff):
-        return _simulate_local(
-            submit, run_time, procs, estimate, origin, machine_procs, lrms, group, cutoff, mode
-        )
-
-    return cached_entry(entry, f"simulate_local_mode{mode}")
+def mode_name(mode: int) -> str:
+    """A compilation mode as cache files name it."""
+    return "mixed" if mode == MIXED else f"mode{mode}"
 
 
-_LOCAL = {mode: _local_entry(mode) for mode in MODES}
+def _local_entry(mode: int):
+    def entry(jobs, machine_procs, codes, group, cutoff):
+        return _simulate_local(jobs, machine_procs, codes, group, cutoff, mode)
+
+    return cached_entry(entry, f"run_local_{mode_name(mode)}")
 
 
-def simulate_local(submit, run_time, procs, estimate, origin, machine_procs, lrms, group=None, cutoff=0.0):
-    """``(start, bounds)`` of K sites without exchange (see ``_simulate_local``).
+_LOCAL: dict[int, object] = {}
 
-    ``group`` defaults to ``origin``; ``cutoff`` 0 runs to the end.
+
+def run_local(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray,
+              group: np.ndarray | None = None, cutoff: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """``(start, bounds)`` of K sites without exchange, on packed arrays (see ``_simulate_local``).
+
+    ``group`` defaults to the jobs' ``HOME`` row; ``cutoff`` (seconds, one for
+    every group) 0 runs to the end. Compiles (or loads) the mode's loop on
+    first use.
     """
-    entry = _LOCAL[lrms_mode(lrms)]
+    mode = lrms_mode(codes)
+    if mode not in _LOCAL:
+        _LOCAL[mode] = _local_entry(mode)
     limits = np.full(machine_procs.shape[0], float(cutoff))
-    return entry(submit, run_time, procs, estimate, origin, machine_procs, lrms,
-                 origin if group is None else group, limits)
+    return _LOCAL[mode](jobs, machine_procs, codes, jobs[HOME] if group is None else group, limits)

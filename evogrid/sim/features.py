@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from numba import njit
 
-from evogrid.sim.core import FREE, Q_HEAD, Q_TAIL, W_PROCS
+from evogrid.sim.core import ESTIMATE, FREE, M_PROCS, PROCS, Q_HEAD, Q_TAIL, W_PROCS
 
 SECONDS_PER_HOUR = 3600.0
 
@@ -52,15 +53,22 @@ def feature_code(name: str) -> int:
 
 
 @njit(cache=True, inline="always")
-def feature_value(code, k, job, sc, procs, estimate, machine_procs):
-    """Value of feature ``code`` for ``job`` as seen by site ``k`` now."""
-    m = machine_procs[k]
+def feature_value(code, k, job, jobs, sc):
+    """Value of feature ``code`` for ``job`` as seen by site ``k`` now (NaN for an unknown code).
+
+    Codes are checked against :data:`FEATURES` before a simulation starts
+    (:class:`~evogrid.sim.tsk.TSKStack`); a NaN makes the rulebase output NaN,
+    which no test of ``y > 0`` accepts, rather than another feature's value.
+    """
+    m = sc[k, M_PROCS]
     if code == 0:
         return sc[k, W_PROCS] / m
     if code == 1:
-        return procs[job] / m
+        return jobs[PROCS, job] / m
     if code == 2:
         return 1.0 - sc[k, FREE] / m
     if code == 3:
         return float(sc[k, Q_TAIL] - sc[k, Q_HEAD])
-    return estimate[job] / SECONDS_PER_HOUR
+    if code == 4:
+        return jobs[ESTIMATE, job] / SECONDS_PER_HOUR
+    return np.nan

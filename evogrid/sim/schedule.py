@@ -4,23 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from evogrid.errors import ScenarioError
-from evogrid.sim import core, grid
+from evogrid.sim import core, grid, lrms
 from evogrid.sim.metrics import awrt_per_site, site_metrics
 from evogrid.sim.tsk import TSKStack
 from evogrid.workload.model import Workload
 
 
 def lrms_code(name: str) -> int:
-    """The core's code for an LRMS name (``fcfs``, ``easy``, ``list``)."""
+    """The core's code for a registered LRMS name (``fcfs``, ``easy``, ``list``, ...; evogrid.sim.lrms)."""
     try:
-        return core.LRMS_CODES[name.lower()]
-    except KeyError:
-        known = ", ".join(core.LRMS_CODES)
-        raise ScenarioError(f"unknown LRMS {name!r}; expected one of {known}") from None
+        return lrms.lrms_code(name)
+    except ValueError as exc:
+        raise ScenarioError(str(exc)) from None
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,12 @@ class GridJobs:
     @property
     def n_sites(self) -> int:
         return len(self.workloads)
+
+    @cached_property
+    def packed(self) -> np.ndarray:
+        """The job arrays as the core takes them: shape (N_JOB_FIELDS, n), ``HOME`` = origin."""
+        return core.pack_jobs(self.submit, self.run_time, self.estimate, self.procs, self.origin)
+
 
 @dataclass(frozen=True)
 class DecisionLog:
@@ -167,10 +173,7 @@ def simulate_local(
     jobs = workloads if isinstance(workloads, GridJobs) else GridJobs.merge(workloads)
     names = _lrms_names(lrms, jobs.n_sites)
     codes = np.array([lrms_code(name) for name in names], dtype=np.int64)
-    start, _ = core.simulate_local(
-        jobs.submit, jobs.run_time, jobs.procs, jobs.estimate, jobs.origin,
-        jobs.machine_procs, codes,
-    )
+    start, _ = core.run_local(jobs.packed, jobs.machine_procs, codes)
     return Schedule(jobs, names, start, jobs.origin.copy())
 
 
@@ -206,7 +209,7 @@ class Exchange:
     rulebase_of: np.ndarray | None = None
 
     def arrays(self, n_sites: int) -> tuple:
-        """The validated policy arguments of the compiled grid loop."""
+        """The validated ``policy`` argument of the compiled grid loop (evogrid.sim.grid._simulate_grid)."""
         if self.scheme not in grid.SCHEMES:
             raise ScenarioError(f"unknown exchange scheme {self.scheme!r}")
         if self.pool_arrivals not in grid.POOL_ARRIVAL_CODES:
@@ -232,13 +235,13 @@ class Exchange:
                 mine = np.delete(rulebase_of[k], k)
                 if ((mine < 0) | (mine >= n_stack)).any():
                     raise ScenarioError(f"site {k} uses a rulebase but has none for some partner")
-        rb = self.rulebases
-        return (
-            grid.SCHEMES[self.scheme], grid.POOL_ARRIVAL_CODES[self.pool_arrivals],
-            np.array([grid.TRANSFER_CODES[t] for t in transfer], dtype=np.int64),
-            grid.LOCATION_CODES[self.location], int(self.seed), rulebase_of,
-            rb.params, rb.meta,
-        )
+        setup = np.zeros(grid.N_SETUP_FIELDS, dtype=np.int64)
+        setup[grid.SCHEME] = grid.SCHEMES[self.scheme]
+        setup[grid.POOL_ARRIVALS] = grid.POOL_ARRIVAL_CODES[self.pool_arrivals]
+        setup[grid.LOCATION] = grid.LOCATION_CODES[self.location]
+        setup[grid.SEED] = int(self.seed)
+        transfer_codes = np.array([grid.TRANSFER_CODES[t] for t in transfer], dtype=np.int64)
+        return setup, transfer_codes, rulebase_of, self.rulebases.params, self.rulebases.meta
 
 
 def simulate_grid(
@@ -268,19 +271,21 @@ def simulate_grid(
         raise ScenarioError("active request (aa) needs EASY at every site (--lrms easy)")
     capacity = jobs.n_sites * len(jobs.submit) if record_decisions else 0
     cutoff = np.broadcast_to(np.asarray(awrt_cutoff, dtype=np.float64), (jobs.n_sites,)).copy()
-    start, site, moves, d_site, d_partner, d_x, d_y, bounds = grid.simulate_grid(
-        core.lrms_mode(codes), jobs.submit, jobs.run_time, jobs.procs, jobs.estimate, jobs.origin,
-        jobs.machine_procs, codes, *exchange.arrays(jobs.n_sites), capacity, cutoff,
+    out, d_site, d_partner, d_x, d_y, bounds = grid.run_grid(
+        core.lrms_mode(codes), jobs.packed, jobs.machine_procs, codes, exchange.arrays(jobs.n_sites),
+        capacity, cutoff,
     )
     decisions = DecisionLog(d_site, d_partner, d_x, d_y) if record_decisions else None
-    return Schedule(jobs, names, start, site, exchange.label, exchange.scheme, moves, decisions,
+    return Schedule(jobs, names, out[core.START_TIME], out[core.SITE], exchange.label, exchange.scheme,
+                    out[core.MOVES], decisions,
                     bounds if len(bounds) else None,
                     exchange.pool_arrivals if exchange.scheme == "pool" else None)
 
 
-def warm_up() -> None:
-    """Compile, or load from numba's cache, every LRMS mode of the local and grid loops.
+def warm_up(lrms: Sequence[str | Sequence[str]] = ("fcfs", "easy", "list", ("fcfs", "easy"))) -> None:
+    """Compile, or load from numba's cache, the local and grid loops for these LRMS choices.
 
+    Each item is one LRMS for every site, or one per site (a mixed grid).
     Run it once in one process before starting parallel workers on a cold
     cache: numba's cache has no locking, and processes compiling different
     variants of one function at the same moment can clash.
@@ -289,7 +294,8 @@ def warm_up() -> None:
         one = np.ones(1, dtype=np.int64)
         return Workload("warm-up", m, 0 * one, one, one, one, one, 0 * one)
 
-    sites = [tiny(2), tiny(4)]
-    for lrms in ("fcfs", "easy", "list", ("fcfs", "easy")):
-        simulate_local(sites, lrms)
-        simulate_grid(sites, lrms, Exchange("warm-up"))
+    for choice in lrms:
+        per_site = (choice, choice) if isinstance(choice, str) else tuple(choice)
+        sites = [tiny(2 * (k + 1)) for k in range(len(per_site))]
+        simulate_local(sites, per_site)
+        simulate_grid(sites, per_site, Exchange("warm-up"))

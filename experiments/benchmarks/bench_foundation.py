@@ -55,8 +55,7 @@ def report(case: str, value: float, unit: str, target: str) -> None:
 
 def run_core(jobs: GridJobs, lrms: str) -> np.ndarray:
     codes = np.full(jobs.n_sites, lrms_code(lrms), dtype=np.int64)
-    return core.simulate_local(jobs.submit, jobs.run_time, jobs.procs, jobs.estimate, jobs.origin,
-                               jobs.machine_procs, codes)
+    return core.run_local(jobs.packed, jobs.machine_procs, codes)
 
 
 def bench_parsing() -> None:
