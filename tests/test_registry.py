@@ -65,6 +65,7 @@ def test_unknown_names_are_one_line_errors():
     ('others = "rulebase"', ["s.toml: strategy.others", "local, awf"]),
     ('name = "pool"\npool_arrivals = "late"', ["s.toml: strategy.pool_arrivals", "queued, first"]),
     ('name = "rulebase"\nrulebases = { FOO = "k.json" }', ["s.toml: strategy.rulebases.FOO: no site 'FOO'"]),
+    ('name = "rulebase"\nrulebases = { 0 = "." }', ["a directory, not a rulebase file"]),
 ])
 def test_scenario_file_strategy_errors(capsys, tmp_path, table, fragments):
     """Bad [strategy] tables: the CLI and Python name the file and field."""
@@ -73,7 +74,7 @@ def test_scenario_file_strategy_errors(capsys, tmp_path, table, fragments):
     code, _, err = run(capsys, "simulate", str(path))
     assert_one_line_error(code, err, *fragments)
     sc = Scenario.from_spec(str(path))  # the simulator keeps the table as read
-    with pytest.raises(ScenarioError, match=fragments[0].replace("s.toml", ".*s.toml")):
+    with pytest.raises(EvogridError, match=fragments[0].replace("s.toml", ".*s.toml")):
         simulate(sc)
 
 

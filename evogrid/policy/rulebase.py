@@ -231,6 +231,8 @@ class Rulebase:
             data = json.loads(path.read_text())
         except FileNotFoundError:
             raise RulebaseError(f"{path}: no such rulebase file") from None
+        except IsADirectoryError:
+            raise RulebaseError(f"{path}: a directory, not a rulebase file") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise RulebaseError(f"{path}: not valid JSON: {exc}") from None
         return cls.from_dict(data, source=str(path))
