@@ -19,21 +19,19 @@ from rich.table import Table
 
 from evogrid import __version__
 from evogrid.errors import EvogridError, ScenarioError
+from evogrid.policy.config import STRATEGIES, RulebaseSpec, build_strategy, load_rulebases, strategy_config
+from evogrid.policy.registry import FEATURES, LOCATIONS, POOL_ARRIVALS, TRANSFERS, plain_transfers
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import (
-    LOCATIONS,
-    POOL_ARRIVALS,
     AcceptWhenFit,
     ActiveRequest,
     CentralPool,
     FuzzyPolicy,
     Local,
-    Strategy,
-    pool_for_sites,
     simulate,
     strategy_label,
 )
-from evogrid.sim.scenario import Scenario, StrategyConfig
+from evogrid.sim.scenario import Scenario
 from evogrid.workload.cache import cached_parse
 from evogrid.workload.model import SECONDS_PER_DAY
 from evogrid.workload.preprocess import Preprocessing, load_swf
@@ -154,62 +152,9 @@ def _matrix_table(title: str, names: list[str], matrix: list[list[float]]) -> Ta
     return table
 
 
-STRATEGIES = ("local", "awf", "rulebase", "pool", "aa")
-
-
 def _parse_rulebase_args(specs: list[str], sc: Scenario) -> dict[int, list[Rulebase]]:
-    """``FILE`` (every site), ``SITE=FILE`` (SITE: index or window name), or ``DIR`` (a pool: each
-    site gets the rulebases trained for its size); repeatable."""
-    names = [w.name for w in sc.workloads]
-    chosen: dict[int, list[Rulebase]] = {}
-    for spec in specs:
-        site, sep, file = spec.rpartition("=")
-        if not sep and Path(file).is_dir():
-            pool = [Rulebase.load(f) for f in sorted(Path(file).glob("*.json"))]
-            for k, rbs in pool_for_sites(pool, [w.machine_procs for w in sc.workloads]).items():
-                chosen.setdefault(k, []).extend(rbs)
-            continue
-        if not sep:
-            sites = list(range(len(names)))
-        elif site.isdigit() and int(site) < len(names):
-            sites = [int(site)]
-        elif site in names:
-            sites = [names.index(site)]
-        else:
-            raise ScenarioError(f"--rulebase {spec}: no site {site!r} (sites: {', '.join(names)})")
-        rb = Rulebase.load(file)
-        for k in sites:
-            chosen.setdefault(k, []).append(rb)
-    return chosen
-
-
-def build_strategy(
-    name: str, sc: Scenario, rulebase: list[str], others: str, location: str, seed: int,
-    pool_arrivals: str = POOL_ARRIVALS[0],
-) -> Strategy:
-    """The strategy object for the CLI's ``--strategy`` and its options."""
-    if location not in LOCATIONS:
-        raise ScenarioError(f"--location {location}: expected one of {', '.join(LOCATIONS)}")
-    if pool_arrivals not in POOL_ARRIVALS:
-        raise ScenarioError(f"--pool-arrivals {pool_arrivals}: expected one of {', '.join(POOL_ARRIVALS)}")
-    if name == "local":
-        return Local()
-    if name == "awf":
-        return AcceptWhenFit(location=location, seed=seed)
-    if name == "pool":
-        return CentralPool(arrivals=pool_arrivals)
-    if name == "aa":
-        return ActiveRequest()
-    if name == "rulebase":
-        if not rulebase:
-            raise ScenarioError("--strategy rulebase needs --rulebase FILE (or SITE=FILE)")
-        chosen = _parse_rulebase_args(rulebase, sc)
-        if not chosen:
-            raise ScenarioError(f"--rulebase {' '.join(rulebase)}: no rulebase trained for a site of "
-                                "these sizes")
-        picks = {k: rbs[0] if len(rbs) == 1 else rbs for k, rbs in chosen.items()}
-        return FuzzyPolicy(picks, others=others, location=location, seed=seed)
-    raise ScenarioError(f"--strategy {name}: expected one of {', '.join(STRATEGIES)}")
+    """``--rulebase`` arguments (see :class:`~evogrid.policy.config.RulebaseSpec`) -> rulebases per site."""
+    return load_rulebases([RulebaseSpec.parse(spec) for spec in specs], sc)
 
 
 @app.command("simulate")
@@ -218,9 +163,7 @@ def simulate_cmd(
         str, typer.Argument(help="Inline scenario (KTH-11, KTH-5+SDSC03-5, KTH@5-) or a .toml file.")
     ],
     strategy: Annotated[str | None, typer.Option(
-        help="How sites exchange jobs: local (none), awf (accept when fit), rulebase (TSK fuzzy "
-             "policies from --rulebase), pool (central job pool: FCFS-JS/EASY-JS/LIST-JS) or aa "
-             "(active request, needs --lrms easy). Default: rulebase when --rulebase is given, "
+        help=f"How sites exchange jobs: {STRATEGIES.help()}. Default: rulebase when --rulebase is given, "
              "else the scenario file's strategy table, else local.")] = None,
     rulebase: Annotated[list[str] | None, typer.Option(
         help="Rulebase JSON for --strategy rulebase: FILE for every site, or SITE=FILE (SITE = index "
@@ -228,17 +171,15 @@ def simulate_cmd(
              "trained for its size). Several files for one site form a pool: each partner gets the "
              "one trained against the nearest partner size.")] = None,
     others: Annotated[str | None, typer.Option(
-        help="Policy of sites without a rulebase: awf (default) or local.")] = None,
+        help=f"Policy of sites without a rulebase (default awf): {TRANSFERS.help(plain_transfers())}.")
+    ] = None,
     location: Annotated[str | None, typer.Option(
-        help="Order in which partners are asked: fixed (index order, default), random (seeded) or awrt "
-             "(lowest AWRT of the jobs delegated so far first).")] = None,
+        help=f"Order in which partners are asked (default {LOCATIONS.default.name}): {LOCATIONS.help()}.")
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the random location policy (default 0).")] = None,
     pool_arrivals: Annotated[str | None, typer.Option(
-        help="With --strategy pool, how a new job meets the pool: queued (default; it joins the pool "
-             "behind the older jobs and its site schedules the pool, so under EASY it starts at once "
-             "only if it does not delay the reservation of the oldest pool job that site can run) or "
-             "first (the published rule read literally: it starts at once at its site whenever it fits, "
-             "overtaking older pool jobs; under EASY this starves wide jobs).")] = None,
+        help=f"With --strategy pool, how a new job meets the pool (default {POOL_ARRIVALS.default.name}): "
+             f"{POOL_ARRIVALS.help()}.")] = None,
     lrms: Annotated[str | None, typer.Option(help=LRMS_HELP)] = None,
     procs: Annotated[int | None, typer.Option(help="Override every site's machine size.")] = None,
     lenient: Annotated[bool, typer.Option(help="Skip and count malformed SWF lines.")] = False,
@@ -248,17 +189,13 @@ def simulate_cmd(
     """Simulate a scenario with an exchange strategy: per-site metrics, deltas vs local, migrations."""
     sc = Scenario.from_spec(scenario, lrms=lrms, procs=procs, lenient=lenient)
     # Command-line options override the scenario file's [strategy] table.
-    base = sc.strategy or StrategyConfig()
-    rulebase_specs = rulebase or [
-        f"{site}={file}" for site, files in base.rulebases.items()
-        for file in (files if isinstance(files, list) else [files])
-    ]
+    base = strategy_config(sc)
     name = strategy or ("rulebase" if rulebase else base.name)
     if pool_arrivals is not None and name != "pool":
         raise ScenarioError(f"--pool-arrivals applies to --strategy pool only, not {name}")
-    chosen = build_strategy(name, sc, rulebase_specs, others or base.others,
-                            location or base.location, base.seed if seed is None else seed,
-                            pool_arrivals or base.pool_arrivals)
+    config = base.with_options(name=name, others=others, location=location, seed=seed,
+                               pool_arrivals=pool_arrivals)
+    chosen = build_strategy(config, sc, [RulebaseSpec.parse(spec) for spec in rulebase] if rulebase else None)
     t0 = time.perf_counter()
     res = simulate(sc, chosen)
     elapsed = time.perf_counter() - t0
@@ -404,8 +341,8 @@ TestOption = Annotated[str | None, typer.Option(
     help="Unseen scenario (same sites, later months, e.g. KTH@5-11+SDSC03@5-11) to test the result "
          "on, with FCFS and EASY.")]
 FeatureOption = Annotated[list[str] | None, typer.Option(
-    "--feature", help="Rulebase input, repeatable (default NWP and NJP); registered: "
-    "NWP, NJP, UTIL, QLEN, EST_HOURS (docs/grid.md).")]
+    "--feature", help=f"Rulebase input, repeatable (default NWP and NJP); registered: {', '.join(FEATURES)} "
+    "(docs/grid.md).")]
 TrainOutOption = Annotated[Path | None, typer.Option(help="Run directory (default runs/<kind>-<seed>).")]
 
 

@@ -20,8 +20,14 @@ class ScenarioError(EvogridError):
     """An invalid scenario: unknown trace, empty window, bad option."""
 
 
-def validation_message(exc: ValidationError) -> str:
-    """The first error of a pydantic validation as ``field.path: what is wrong``."""
+def validation_error(exc: ValidationError) -> tuple[str, str]:
+    """The first error of a pydantic validation: ``(field.path, what is wrong)``."""
     err = exc.errors()[0]
     where = ".".join(str(part) for part in err["loc"]) or "(top level)"
-    return f"{where}: {'unknown key' if err['type'] == 'extra_forbidden' else err['msg']}"
+    what = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+    return where, what.removeprefix("Value error, ")
+
+
+def validation_message(exc: ValidationError) -> str:
+    """The first error of a pydantic validation as ``field.path: what is wrong``."""
+    return ": ".join(validation_error(exc))

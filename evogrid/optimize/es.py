@@ -36,8 +36,7 @@ from evogrid.optimize.genome import (
     mutate,
     recombine,
 )
-from evogrid.policy.strategies import LOCATIONS
-from evogrid.sim.features import FEATURES
+from evogrid.policy.registry import FEATURES, LOCATIONS
 from evogrid.sim.schedule import simulate_local
 
 KINDS = ("efs", "coevolution", "joint")

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 from deap import base
 
+from evogrid.policy.registry import FEATURES
 from evogrid.policy.rulebase import Rulebase
-from evogrid.sim.features import FEATURES
 
 #: Widths are kept at least this fraction of the feature's range, so every rule stays defined.
 MIN_WIDTH_FRACTION = 1e-6

@@ -20,8 +20,8 @@ from evogrid.optimize.evaluator import Evaluator, ScenarioRef
 from evogrid.optimize.fitness import GridTask, grid_awrt
 from evogrid.optimize.genome import to_rulebase
 from evogrid.optimize.partition import AWRT_LIMIT_SECONDS
+from evogrid.policy.registry import FEATURES
 from evogrid.policy.rulebase import Rulebase
-from evogrid.sim.features import FEATURES
 
 
 def genome_bounds(n_sites: int, n_rules: int, features: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -1,7 +1,7 @@
 """The TSK fuzzy rulebase: a transfer policy as data (docs/grid.md, TSK rulebases).
 
 A :class:`Rulebase` holds N_r rules over N_f named features (see
-:data:`evogrid.sim.features.FEATURES`): per rule N_f Gaussian centres and
+:data:`evogrid.policy.registry.FEATURES`): per rule N_f Gaussian centres and
 widths and a consequent of +1 (accept) or -1 (decline). Its decision::
 
     phi_i(x) = exp(-sum_h (x_h - c_ih)^2 / w_ih^2)
@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from evogrid._version import __version__
 from evogrid.errors import EvogridError, validation_message
-from evogrid.sim.features import FEATURES, feature_code
+from evogrid.policy.registry import FEATURES, feature_code, feature_ranges
 from evogrid.sim.tsk import tsk_output_numpy
 
 SCHEMA_PATH = Path(__file__).with_name("rulebase.schema.json")
@@ -43,16 +43,12 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class FeatureSpec(_Strict):
-    name: str = Field(description="a registered feature: " + ", ".join(FEATURES))
-    range: tuple[float, float] = Field(description="[low, high] used to initialise and plot")
+FeatureName = FEATURES.name_type()
 
-    @field_validator("name")
-    @classmethod
-    def _known(cls, name: str) -> str:
-        if name not in FEATURES:
-            raise ValueError(f"unknown feature {name!r}; known: {', '.join(FEATURES)}")
-        return name
+
+class FeatureSpec(_Strict):
+    name: FeatureName = Field(description="a registered feature: " + ", ".join(FEATURES))
+    range: tuple[float, float] = Field(description="[low, high] used to initialise and plot")
 
     @field_validator("range")
     @classmethod
@@ -123,8 +119,7 @@ class Rulebase:
     def __post_init__(self) -> None:
         nr, nf = len(self.consequents), len(self.features)
         for name in self.features:
-            if name not in FEATURES:
-                raise RulebaseError(f"unknown feature {name!r}; known: {', '.join(FEATURES)}")
+            FEATURES.lookup(name, error=RulebaseError)
         if self.centers.shape != (nr, nf) or self.widths.shape != (nr, nf):
             raise RulebaseError(f"centers and widths must have shape ({nr}, {nf})")
         if self.ranges.shape != (nf, 2):
@@ -146,7 +141,7 @@ class Rulebase:
     ) -> Rulebase:
         """Build from arrays; ``ranges`` default to the features' registered ranges."""
         if ranges is None:
-            ranges = np.array([FEATURES[f].range for f in features], dtype=np.float64)
+            ranges = feature_ranges(features, RulebaseError)
         return cls(
             tuple(features), np.asarray(ranges, dtype=np.float64),
             np.asarray(centers, dtype=np.float64), np.asarray(widths, dtype=np.float64),
@@ -169,7 +164,7 @@ class Rulebase:
     ) -> Rulebase:
         """The ES initialisation (docs/training.md): centres and widths uniform in each feature's range."""
         rng = np.random.default_rng(seed)
-        ranges = np.array([FEATURES[f].range for f in features], dtype=np.float64)
+        ranges = feature_ranges(features, RulebaseError)
         low, high = ranges[:, 0], ranges[:, 1]
         centers = rng.uniform(low, high, size=(n_rules, len(features)))
         widths = rng.uniform(0.0, high - low, size=(n_rules, len(features)))
@@ -236,6 +231,8 @@ class Rulebase:
             data = json.loads(path.read_text())
         except FileNotFoundError:
             raise RulebaseError(f"{path}: no such rulebase file") from None
+        except IsADirectoryError:
+            raise RulebaseError(f"{path}: a directory, not a rulebase file") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise RulebaseError(f"{path}: not valid JSON: {exc}") from None
         return cls.from_dict(data, source=str(path))

@@ -13,6 +13,14 @@ A strategy turns a grid's sites into an :class:`~evogrid.sim.schedule.Exchange`
 - :class:`FuzzyPolicy`: TSK rulebases at some sites, another policy elsewhere;
 - :class:`CentralPool` (FCFS-JS / EASY-JS / LIST-JS) and
   :class:`ActiveRequest` (AA): baselines that break the information policy.
+
+Their option names (location and transfer policies, pool arrival rules) are
+the registries of :mod:`evogrid.policy.registry`. A scenario file's
+``[strategy]`` table becomes one of them through :mod:`evogrid.policy.config`;
+:func:`simulate` without a strategy runs it::
+
+    sc = Scenario.from_spec("experiments/configs/kth_blue_awf.toml")
+    simulate(sc)             # the file's strategy (AWF), as `evogrid simulate` runs it
 """
 
 from __future__ import annotations
@@ -24,13 +32,13 @@ from typing import Any
 import numpy as np
 
 from evogrid.errors import ScenarioError
+from evogrid.policy.registry import POOL_ARRIVALS, plain_transfers
 from evogrid.policy.rulebase import Rulebase
 from evogrid.sim.metrics import grid_utilization, improvements, migration_matrices, move_stats
 from evogrid.sim.scenario import Scenario
 from evogrid.sim.schedule import Exchange, GridJobs, Schedule, simulate_grid, simulate_local
 from evogrid.sim.tsk import TSKStack
 
-LOCATIONS = ("fixed", "random", "awrt")
 #: What a pool gives a site of a size nobody was trained for (:func:`pool_for_sites`).
 UNKNOWN_SITES = ("others", "nearest")
 
@@ -72,7 +80,8 @@ class FuzzyPolicy:
             - a sequence of Rulebases from a pool: with each partner the one
               whose ``provenance["partner_m"]`` is nearest that partner's
               size (the unknown-partner rule, docs/training.md).
-        others: the transfer policy of sites without a rulebase (``awf`` or ``local``).
+        others: the transfer policy of sites without a rulebase (``awf`` or ``local``,
+            see :func:`~evogrid.policy.registry.plain_transfers`).
         location: ``fixed``, ``random`` or ``awrt``.
     """
 
@@ -84,8 +93,8 @@ class FuzzyPolicy:
 
     def exchange(self, jobs: GridJobs) -> Exchange:
         K = jobs.n_sites
-        if self.others not in ("awf", "local"):
-            raise ScenarioError(f"others must be awf or local, not {self.others!r}")
+        if self.others not in plain_transfers():
+            raise ScenarioError(f"others must be one of {', '.join(plain_transfers())}, not {self.others!r}")
         stack: list[Rulebase] = []
         index: dict[int, int] = {}
         rulebase_of = np.full((K, K), -1, dtype=np.int64)
@@ -150,10 +159,6 @@ def pool_for_sites(pool: Sequence[Rulebase], sizes: Sequence[int], *,
     return chosen
 
 
-#: How a new job can meet the central pool (see CentralPool); the first is the default.
-POOL_ARRIVALS = ("queued", "first")
-
-
 @dataclass(frozen=True)
 class CentralPool:
     """Job sharing through a central pool (FCFS-JS, EASY-JS, LIST-JS by the LRMS).
@@ -174,13 +179,11 @@ class CentralPool:
               fitting pool jobs start first.
     """
 
-    arrivals: str = "queued"
+    arrivals: str = POOL_ARRIVALS.default.name
     label: str = "pool"
 
     def exchange(self, jobs: GridJobs) -> Exchange:
-        if self.arrivals not in POOL_ARRIVALS:
-            raise ScenarioError(f"pool arrivals must be one of {', '.join(POOL_ARRIVALS)}, "
-                                f"not {self.arrivals!r}")
+        POOL_ARRIVALS.lookup(self.arrivals, "pool arrivals")
         return Exchange(self.label, scheme="pool", pool_arrivals=self.arrivals)
 
 
@@ -230,8 +233,15 @@ class Result:
 def simulate(
     scenario: Scenario, strategy: Strategy | None = None, *, record_decisions: bool = False
 ) -> Result:
-    """Simulate ``scenario`` with ``strategy`` (default :class:`Local`) and its local baseline."""
-    strategy = strategy or Local()
+    """Simulate ``scenario`` with ``strategy`` and its local baseline.
+
+    Without ``strategy``: the scenario file's ``[strategy]`` table
+    (:func:`evogrid.policy.config.scenario_strategy`), else :class:`Local`.
+    """
+    if strategy is None:
+        from evogrid.policy.config import scenario_strategy  # config builds on this module
+
+        strategy = scenario_strategy(scenario)
     jobs = GridJobs.merge(scenario.workloads)
     baseline = simulate_local(jobs, scenario.lrms)
     if isinstance(strategy, Local):
@@ -248,7 +258,7 @@ def strategy_label(schedule: Schedule) -> str:
     """
     if schedule.strategy == "pool" and len(set(schedule.lrms)) == 1:
         label = f"{schedule.lrms[0].upper()}-JS"
-        if schedule.pool_arrivals not in (None, POOL_ARRIVALS[0]):
+        if schedule.pool_arrivals not in (None, POOL_ARRIVALS.default.name):
             label += f" (arrivals {schedule.pool_arrivals})"
         return label
     return schedule.strategy.upper() if schedule.strategy in ("awf", "aa") else schedule.strategy

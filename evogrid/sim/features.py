@@ -1,18 +1,17 @@
-"""State features a transfer policy may look at (docs/grid.md, TSK rulebases), by name.
+"""State features a transfer policy may look at (docs/grid.md, TSK rulebases), by code.
 
 Every feature is computed inside the compiled loop from the deciding site's
-own state and the job on offer, *before* the job is enqueued. The registry
-maps a name to a code, a default range (used to initialise and plot
-rulebases) and a one-line meaning.
+own state and the job on offer, *before* the job is enqueued. The loop knows
+features by code only; their names, default ranges and meanings are the
+registry :data:`evogrid.policy.registry.FEATURES`, which rulebase files, the
+CLI and the optimisers read.
 
-Adding a feature: add an entry to :data:`FEATURES` with the next code and a
-branch for that code in :func:`feature_value`. The event loop never changes:
-it calls :func:`feature_value` for every feature a rulebase lists.
+Adding a feature: a branch for the next code in :func:`feature_value` and an
+entry with that code in the registry. The event loop never changes: it
+calls :func:`feature_value` for every feature a rulebase lists.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
@@ -21,54 +20,31 @@ from evogrid.sim.core import ESTIMATE, FREE, M_PROCS, PROCS, Q_HEAD, Q_TAIL, W_P
 
 SECONDS_PER_HOUR = 3600.0
 
-
-@dataclass(frozen=True)
-class Feature:
-    """A named input of a fuzzy transfer policy."""
-
-    name: str
-    code: int
-    range: tuple[float, float]
-    meaning: str
-
-
-FEATURES: dict[str, Feature] = {
-    f.name: f
-    for f in (
-        Feature("NWP", 0, (0.0, 10.0), "waiting jobs' processors / m_k (normalised waiting parallelism)"),
-        Feature("NJP", 1, (0.0, 1.0), "m_j / m_k (normalised job parallelism)"),
-        Feature("UTIL", 2, (0.0, 1.0), "busy processors / m_k now"),
-        Feature("QLEN", 3, (0.0, 100.0), "number of jobs waiting in the site's queue"),
-        Feature("EST_HOURS", 4, (0.0, 48.0), "the job's run-time estimate in hours"),
-    )
-}
-
-
-def feature_code(name: str) -> int:
-    """The compiled code of a registered feature; KeyError names the known ones."""
-    try:
-        return FEATURES[name].code
-    except KeyError:
-        raise KeyError(f"unknown feature {name!r}; known: {', '.join(FEATURES)}") from None
+F_NWP, F_NJP, F_UTIL, F_QLEN, F_EST_HOURS = 0, 1, 2, 3, 4
+#: The features :func:`feature_value` computes, name -> code (the built-in
+#: entries of :data:`evogrid.policy.registry.FEATURES`, which adds ranges and meanings).
+FEATURE_CODES: dict[str, int] = {"NWP": F_NWP, "NJP": F_NJP, "UTIL": F_UTIL, "QLEN": F_QLEN,
+                                 "EST_HOURS": F_EST_HOURS}
+FEATURES = FEATURE_CODES  # the older name
 
 
 @njit(cache=True, inline="always")
 def feature_value(code, k, job, jobs, sc):
     """Value of feature ``code`` for ``job`` as seen by site ``k`` now (NaN for an unknown code).
 
-    Codes are checked against :data:`FEATURES` before a simulation starts
-    (:class:`~evogrid.sim.tsk.TSKStack`); a NaN makes the rulebase output NaN,
+    Codes are checked against :data:`FEATURE_CODES` before a simulation
+    starts (:meth:`~evogrid.sim.tsk.TSKStack.stack`); a NaN makes the rulebase output NaN,
     which no test of ``y > 0`` accepts, rather than another feature's value.
     """
     m = sc[k, M_PROCS]
-    if code == 0:
+    if code == F_NWP:
         return sc[k, W_PROCS] / m
-    if code == 1:
+    if code == F_NJP:
         return jobs[PROCS, job] / m
-    if code == 2:
+    if code == F_UTIL:
         return 1.0 - sc[k, FREE] / m
-    if code == 3:
+    if code == F_QLEN:
         return float(sc[k, Q_TAIL] - sc[k, Q_HEAD])
-    if code == 4:
+    if code == F_EST_HOURS:
         return jobs[ESTIMATE, job] / SECONDS_PER_HOUR
     return np.nan

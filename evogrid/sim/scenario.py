@@ -23,6 +23,13 @@ Two forms:
       # pool_arrivals = "first"     # pool only: queued (default) or first
 
 Unknown keys are errors. All windows start at time 0 together.
+
+The ``[strategy]`` table is the business of :mod:`evogrid.policy.config`,
+a layer above this one: a :class:`Scenario` keeps it as read
+(``strategy``, with ``source``, the file, for relative paths and errors),
+and ``evogrid.policy.simulate(scenario)`` validates and runs it, as
+``evogrid simulate x.toml`` does (``evogrid.policy.scenario_strategy``
+gives the strategy object).
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -57,46 +64,34 @@ class PreprocessingConfig(_Strict):
     kill_at_estimate: bool = True
 
 
-class StrategyConfig(_Strict):
-    """How the sites exchange jobs (see ``evogrid simulate --help``); plain data, built by evogrid.policy."""
-
-    name: str = Field(default="local", description="local, awf, rulebase, pool or aa")
-    location: str = Field(default="fixed", description="fixed, random or awrt")
-    others: str = Field(default="awf", description="policy of sites without a rulebase: awf or local")
-    seed: int = 0
-    pool_arrivals: Literal["queued", "first"] = Field(
-        default="queued",
-        description="pool only: queued (a new job joins the pool behind older jobs; under EASY it "
-                    "starts at once only without delaying the oldest visible pool job's reservation) "
-                    "or first (the published rule read literally: it starts at once at its site if it fits)",
-    )
-    rulebases: dict[str, str | list[str]] = Field(
-        default_factory=dict,
-        description="site (window name or index) -> rulebase JSON, or a list of them (a pool); "
-                    "paths relative to the scenario file",
-    )
-
-
 class ScenarioConfig(_Strict):
     name: str | None = None
     lrms: str = "fcfs"
     lenient: bool = False
     preprocessing: PreprocessingConfig = PreprocessingConfig()
     sites: list[SiteConfig] = Field(min_length=1)
-    strategy: StrategyConfig | None = None
+    strategy: dict[str, Any] | None = Field(
+        default=None, description="how the sites exchange jobs: validated by evogrid.policy.config")
 
 
 @dataclass(frozen=True)
 class Scenario:
-    """Sites ready to simulate: one workload and one LRMS per site."""
+    """Sites ready to simulate: one workload and one LRMS per site.
+
+    Attributes:
+        strategy: the scenario file's ``[strategy]`` table as read (None
+            without one); :mod:`evogrid.policy.config` builds it.
+        source: the TOML file the scenario was read from (None for an inline spec).
+    """
 
     name: str
     workloads: tuple[Workload, ...]
     lrms: tuple[str, ...]
-    strategy: StrategyConfig | None = None
+    strategy: dict[str, Any] | None = None
+    source: Path | None = None
 
     @classmethod
-    def from_config(cls, config: ScenarioConfig, *, label: str = "") -> Scenario:
+    def from_config(cls, config: ScenarioConfig, *, label: str = "", source: Path | None = None) -> Scenario:
         """Load every site's window. Raises ScenarioError / SWFFormatError."""
         options = Preprocessing(**config.preprocessing.model_dump())
         workloads, lrms = [], []
@@ -108,7 +103,8 @@ class Scenario:
             workloads.append(w)
             lrms.append(name.lower())
         names = [w.name for w in workloads]
-        return cls(config.name or label or "+".join(names), tuple(workloads), tuple(lrms), config.strategy)
+        return cls(config.name or label or "+".join(names), tuple(workloads), tuple(lrms), config.strategy,
+                   source)
 
     @classmethod
     def from_spec(
@@ -137,7 +133,8 @@ class Scenario:
             config = config.model_copy(
                 update={"sites": [s.model_copy(update={"procs": procs}) for s in config.sites]}
             )
-        return cls.from_config(config, label=spec if path.suffix != ".toml" else path.stem)
+        toml = path.suffix == ".toml"
+        return cls.from_config(config, label=path.stem if toml else spec, source=path if toml else None)
 
     def simulate_local(self) -> Schedule:
         """Every site alone (no exchange)."""
@@ -152,15 +149,6 @@ def load_scenario_file(path: Path) -> ScenarioConfig:
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"{path}: invalid TOML: {exc}") from None
     try:
-        config = ScenarioConfig.model_validate(data)
+        return ScenarioConfig.model_validate(data)
     except ValidationError as exc:
         raise ScenarioError(f"{path}: {validation_message(exc)}") from None
-    if config.strategy is not None:
-        def here(file: str) -> str:
-            return str(path.parent / file) if not Path(file).is_absolute() else file
-
-        resolved = {site: [here(f) for f in files] if isinstance(files, list) else here(files)
-                    for site, files in config.strategy.rulebases.items()}
-        config = config.model_copy(update={"strategy": config.strategy.model_copy(
-            update={"rulebases": resolved})})
-    return config

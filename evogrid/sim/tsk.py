@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from evogrid.sim.features import FEATURE_CODES
+
 #: Columns of :attr:`TSKStack.meta`.
 META_RULES, META_FEATURES, META_CODES = 0, 1, 2
 
@@ -46,7 +48,15 @@ class TSKStack:
         cls,
         rulebases: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, Sequence[int]]],
     ) -> TSKStack:
-        """Stack ``(centers (NR, NF), widths (NR, NF), consequents (NR,), feature codes)`` tuples."""
+        """Stack ``(centers (NR, NF), widths (NR, NF), consequents (NR,), feature codes)`` tuples.
+
+        Raises ValueError for a feature code the compiled loop does not compute.
+        """
+        known = set(FEATURE_CODES.values())
+        for *_, codes in rulebases:
+            unknown = sorted(set(int(c) for c in codes) - known)
+            if unknown:
+                raise ValueError(f"feature codes {unknown} are not computed by evogrid.sim.features")
         R = len(rulebases)
         NR = max((len(r[2]) for r in rulebases), default=1)
         NF = max((len(r[3]) for r in rulebases), default=1)

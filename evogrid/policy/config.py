@@ -1,0 +1,223 @@
+"""Strategy configuration: a scenario file's ``[strategy]`` table and the CLI's options -> a strategy.
+
+A scenario TOML (:mod:`evogrid.sim.scenario`) may carry a ``[strategy]``
+table; the simulator keeps it as plain data (``Scenario.strategy``) and
+this module makes it a strategy object::
+
+    sc = Scenario.from_spec("experiments/configs/kth_blue_awf.toml")
+    strategy_config(sc)      # StrategyConfig(name='awf', location='fixed', ...): validated
+    scenario_strategy(sc)    # AcceptWhenFit(location='fixed', seed=0, label='awf')
+    simulate(sc)             # runs it (evogrid.policy.simulate without a strategy)
+
+``evogrid simulate`` does the same, with its command-line options laid over
+the table (:meth:`StrategyConfig.with_options`). Every name is checked
+against the registries (:data:`STRATEGIES` here, the rest in
+:mod:`evogrid.policy.registry`): an unknown one is a one-line error naming
+the file and field (``x.toml: strategy.location: unknown location policy
+'near'; expected one of fixed, random, awrt``) or the option.
+
+Rulebases are given as :class:`RulebaseSpec`: a file for one site (a window
+name or index), a file for every site, or a directory holding a pool (each
+site gets the rulebases trained for its size, :func:`pool_for_sites`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from evogrid.errors import ScenarioError, validation_error, validation_message
+from evogrid.policy.registry import LOCATIONS, POOL_ARRIVALS, TRANSFERS, Registry, plain_transfers
+from evogrid.policy.rulebase import Rulebase
+from evogrid.policy.strategies import (
+    AcceptWhenFit,
+    ActiveRequest,
+    CentralPool,
+    FuzzyPolicy,
+    Local,
+    Strategy,
+    pool_for_sites,
+)
+from evogrid.sim.scenario import Scenario
+
+
+@dataclass(frozen=True)
+class RulebaseSpec:
+    """Where a site's rulebases come from: one ``--rulebase`` argument or one ``[strategy]`` entry.
+
+    Attributes:
+        site: a window name or site index; None: ``path`` is for every site
+            (a file) or a pool (a directory).
+        path: a rulebase JSON file or a directory of them.
+        where: names the option or field in errors.
+    """
+
+    site: str | None
+    path: Path
+    where: str
+
+    @classmethod
+    def parse(cls, text: str, option: str = "--rulebase") -> RulebaseSpec:
+        """The command-line form: ``FILE``, ``SITE=FILE`` or ``DIR``."""
+        site, sep, file = text.rpartition("=")
+        return cls(site if sep else None, Path(file), f"{option} {text}")
+
+
+def load_rulebases(specs: Sequence[RulebaseSpec], scenario: Scenario) -> dict[int, list[Rulebase]]:
+    """The rulebases per site index, in the order given (a site's several files form a pool)."""
+    names = [w.name for w in scenario.workloads]
+    chosen: dict[int, list[Rulebase]] = {}
+    for spec in specs:
+        if spec.site is None and spec.path.is_dir():
+            pool = [Rulebase.load(f) for f in sorted(spec.path.glob("*.json"))]
+            for k, rbs in pool_for_sites(pool, [w.machine_procs for w in scenario.workloads]).items():
+                chosen.setdefault(k, []).extend(rbs)
+            continue
+        if spec.site is None:
+            sites = list(range(len(names)))
+        elif spec.site.isdigit() and int(spec.site) < len(names):
+            sites = [int(spec.site)]
+        elif spec.site in names:
+            sites = [names.index(spec.site)]
+        else:
+            raise ScenarioError(f"{spec.where}: no site {spec.site!r} (sites: {', '.join(names)})")
+        rb = Rulebase.load(spec.path)
+        for k in sites:
+            chosen.setdefault(k, []).append(rb)
+    return chosen
+
+
+StrategyFactory = Callable[["StrategyConfig", Scenario, Sequence[RulebaseSpec]], Strategy]
+
+
+@dataclass(frozen=True)
+class StrategyKind:
+    """A strategy as the CLI and ``[strategy] name`` call it.
+
+    Attributes:
+        name: the ``--strategy`` value.
+        factory: (configuration, scenario, rulebase specs) -> a strategy object.
+        help: one line for ``--help``.
+    """
+
+    name: str
+    factory: StrategyFactory
+    help: str
+
+
+def _fuzzy(config: StrategyConfig, scenario: Scenario, specs: Sequence[RulebaseSpec]) -> FuzzyPolicy:
+    if not specs:
+        raise ScenarioError("strategy rulebase needs rulebases: --rulebase FILE (or SITE=FILE, or a pool "
+                            "DIR), or rulebases = { SITE = FILE } in the [strategy] table")
+    chosen = load_rulebases(specs, scenario)
+    if not chosen:
+        raise ScenarioError(f"{', '.join(s.where for s in specs)}: no rulebase trained for a site of "
+                            "these sizes")
+    picks = {k: rbs[0] if len(rbs) == 1 else rbs for k, rbs in chosen.items()}
+    return FuzzyPolicy(picks, others=config.others, location=config.location, seed=config.seed)
+
+
+STRATEGIES: Registry[StrategyKind] = Registry("strategy", [
+    StrategyKind("local", lambda c, sc, specs: Local(), "none"),
+    StrategyKind("awf", lambda c, sc, specs: AcceptWhenFit(location=c.location, seed=c.seed),
+                 "accept when fit"),
+    StrategyKind("rulebase", _fuzzy, "TSK fuzzy policies from --rulebase"),
+    StrategyKind("pool", lambda c, sc, specs: CentralPool(arrivals=c.pool_arrivals),
+                 "central job pool: FCFS-JS/EASY-JS/LIST-JS"),
+    StrategyKind("aa", lambda c, sc, specs: ActiveRequest(), "active request, needs --lrms easy"),
+])
+
+
+StrategyName = STRATEGIES.name_type()
+LocationName = LOCATIONS.name_type()
+PoolArrivalName = POOL_ARRIVALS.name_type()
+
+
+class StrategyConfig(BaseModel):
+    """How the sites exchange jobs: a ``[strategy]`` table, or ``evogrid simulate``'s options."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: StrategyName = Field(default=STRATEGIES.default.name,
+                               description="the strategy: " + STRATEGIES.help())
+    location: LocationName = Field(default=LOCATIONS.default.name, description=LOCATIONS.help())
+    others: str = Field(default="awf", description="transfer policy of sites without a rulebase: "
+                                                   + TRANSFERS.help(plain_transfers()))
+    seed: int = Field(default=0, description="seeds the random location policy")
+    pool_arrivals: PoolArrivalName = Field(default=POOL_ARRIVALS.default.name,
+                               description="pool only: " + POOL_ARRIVALS.help())
+    rulebases: dict[str, str | list[str]] = Field(
+        default_factory=dict,
+        description="site (window name or index) -> rulebase JSON, or a list of them (a pool); "
+                    "paths relative to the scenario file",
+    )
+
+    @field_validator("others")
+    @classmethod
+    def _others(cls, name: str) -> str:
+        if name not in plain_transfers():
+            raise ValueError(f"{name!r} is no transfer policy for sites without a rulebase; "
+                             f"expected one of {', '.join(plain_transfers())}")
+        return name
+
+    def with_options(self, **options: object) -> StrategyConfig:
+        """This configuration with the command line's values laid over it (None: not given).
+
+        ``options`` are field names; an invalid value is an error naming the
+        option (``--strategy`` for ``name``, else ``--field-name``) and the value.
+        """
+        given = {k: v for k, v in options.items() if v is not None}
+        try:
+            return StrategyConfig.model_validate({**self.model_dump(), **given})
+        except ValidationError as exc:
+            field = str(exc.errors()[0]["loc"][0])
+            option = "--strategy" if field == "name" else f"--{field.replace('_', '-')}"
+            raise ScenarioError(f"{option} {given.get(field)}: {validation_error(exc)[1]}") from None
+
+    def rulebase_specs(self, where: str = "strategy.rulebases") -> list[RulebaseSpec]:
+        """The ``rulebases`` table as specs, one per file (``where`` prefixes the field in errors)."""
+        return [RulebaseSpec(site, Path(file), f"{where}.{site}")
+                for site, files in self.rulebases.items()
+                for file in (files if isinstance(files, list) else [files])]
+
+
+def strategy_config(scenario: Scenario) -> StrategyConfig:
+    """The scenario's ``[strategy]`` table validated, rulebase paths made relative to its file;
+    the default configuration (local) without one. Errors name the file and field."""
+    if scenario.strategy is None:
+        return StrategyConfig()
+    source = scenario.source
+    try:
+        config = StrategyConfig.model_validate(scenario.strategy)
+    except ValidationError as exc:
+        raise ScenarioError(f"{source or scenario.name}: strategy.{validation_message(exc)}") from None
+    if source is None:
+        return config
+
+    def here(file: str) -> str:
+        return file if Path(file).is_absolute() else str(source.parent / file)
+
+    resolved = {site: [here(f) for f in files] if isinstance(files, list) else here(files)
+                for site, files in config.rulebases.items()}
+    return config.model_copy(update={"rulebases": resolved})
+
+
+def build_strategy(config: StrategyConfig, scenario: Scenario,
+                   rulebases: Sequence[RulebaseSpec] | None = None) -> Strategy:
+    """The strategy object of ``config`` for ``scenario``.
+
+    ``rulebases`` (e.g. from ``--rulebase``) replace the configuration's
+    ``rulebases`` table; they are read only by strategies that use them.
+    """
+    if rulebases is None:
+        where = f"{scenario.source}: strategy.rulebases" if scenario.source else "strategy.rulebases"
+        rulebases = config.rulebase_specs(where)
+    return STRATEGIES.lookup(config.name, "strategy").factory(config, scenario, rulebases)
+
+
+def scenario_strategy(scenario: Scenario) -> Strategy:
+    """The strategy of the scenario's ``[strategy]`` table (:class:`Local` without one)."""
+    return build_strategy(strategy_config(scenario), scenario)

@@ -1,0 +1,200 @@
+"""Registries of the names a strategy is made of: name -> compiled code, help, docs.
+
+One registry per kind of choice, read by the CLI (``--help`` texts and
+option checks), scenario TOML loading (:class:`~evogrid.policy.config.StrategyConfig`),
+rulebase JSON loading (feature names) and the optimisers alike:
+
+- :data:`TRANSFERS`: transfer policies (``local``, ``awf``, ``rulebase``),
+  codes of :mod:`evogrid.sim.grid` (``T_*``);
+- :data:`LOCATIONS`: location policies (``fixed``, ``random``, ``awrt``),
+  codes ``L_*``;
+- :data:`POOL_ARRIVALS`: how a new job meets the central pool (``queued``,
+  the default, and ``first``), codes ``A_*``;
+- :data:`FEATURES`: decision features of fuzzy rulebases (``NWP``, ``NJP``,
+  ``UTIL``, ``QLEN``, ``EST_HOURS``) with their default ranges, codes of
+  :mod:`evogrid.sim.features` (``F_*``);
+- the strategies as the CLI names them (``local``, ``awf``, ``rulebase``,
+  ``pool``, ``aa``) are :data:`evogrid.policy.config.STRATEGIES`, whose
+  entries build a strategy object from a configuration.
+
+A registry is a read-only mapping name -> entry in registration order (the
+first entry is the default where an option has one). An unknown name is an
+error naming the known ones, never a fallback::
+
+    LOCATIONS.lookup("near", "--location near")
+    # ScenarioError: --location near: unknown location policy 'near'; expected one of fixed, random, awrt
+
+Adding a feature: give the compiled loop a branch for a new code in
+:func:`evogrid.sim.features.feature_value`, then
+``FEATURES.register(Feature("NAME", code, (low, high), "meaning"))``, here
+for a built-in one or from your own code (a test may register a toy entry
+and ``unregister`` it afterwards). Location and transfer policies alike,
+with a branch in :mod:`evogrid.sim.grid`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Generic, Protocol, TypeVar
+
+import numpy as np
+from pydantic import AfterValidator
+
+from evogrid.errors import EvogridError, ScenarioError
+from evogrid.sim import features, grid
+
+
+class Entry(Protocol):
+    """What every registry entry has (entries with a ``code`` get unique codes)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def help(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A named branch of the compiled loop: a transfer or location policy, a pool arrival rule."""
+
+    name: str
+    code: int
+    help: str
+
+
+@dataclass(frozen=True)
+class Feature:
+    """A named input of a fuzzy transfer policy.
+
+    Attributes:
+        name: as rulebase JSON files and ``--feature`` spell it.
+        code: the branch of :func:`evogrid.sim.features.feature_value` that computes it.
+        range: [low, high], used to initialise, bound and plot rulebases.
+        help: what it measures, one line.
+    """
+
+    name: str
+    code: int
+    range: tuple[float, float]
+    help: str
+
+
+E = TypeVar("E", bound=Entry)
+
+
+class Registry(Mapping[str, E], Generic[E]):
+    """Entries by name, in registration order; ``kind`` names them in errors and help."""
+
+    def __init__(self, kind: str, entries: Iterable[E] = ()) -> None:
+        self.kind = kind
+        self._entries: dict[str, E] = {}
+        for entry in entries:
+            self.register(entry)
+
+    def __getitem__(self, name: str) -> E:
+        return self._entries[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return f"Registry({self.kind!r}: {', '.join(self._entries)})"
+
+    @property
+    def default(self) -> E:
+        """The first entry."""
+        return next(iter(self._entries.values()))
+
+    def register(self, entry: E, *, replace: bool = False) -> E:
+        """Add ``entry``; a name or code already taken is an error unless ``replace``."""
+        if not replace:
+            if entry.name in self._entries:
+                raise EvogridError(f"{self.kind} {entry.name!r} is registered already")
+            code = getattr(entry, "code", None)
+            taken = [e.name for e in self._entries.values() if code is not None and e.code == code]
+            if taken:
+                raise EvogridError(f"{self.kind} {entry.name!r}: code {code} is {taken[0]}'s already")
+        self._entries[entry.name] = entry
+        return entry
+
+    def unregister(self, name: str) -> E:
+        """Remove and return an entry (e.g. a toy one a test registered)."""
+        return self._entries.pop(self.lookup(name).name)
+
+    def unknown(self, name: object) -> str:
+        """The one-line message for a name that is not registered."""
+        return f"unknown {self.kind} {name!r}; expected one of {', '.join(self._entries)}"
+
+    def lookup(self, name: str, where: str = "", error: type[Exception] = ScenarioError) -> E:
+        """The entry of ``name``; else ``error`` with :meth:`unknown`, after ``where:`` if given."""
+        try:
+            return self._entries[name]
+        except KeyError:
+            message = self.unknown(name)
+            raise error(f"{where}: {message}" if where else message) from None
+
+    def check(self, name: str) -> str:
+        """``name`` if registered, else ValueError (for pydantic field validators)."""
+        if name not in self._entries:
+            raise ValueError(self.unknown(name))
+        return name
+
+    def name_type(self) -> Any:
+        """The pydantic type of a field that holds a registered name (checked when validated)."""
+        return Annotated[str, AfterValidator(self.check)]
+
+    def help(self, names: Iterable[str] | None = None) -> str:
+        """``a (help), b (help) or c (help)`` over ``names`` (default: all), for option help texts."""
+        parts = [f"{n} ({self._entries[n].help})" for n in (self._entries if names is None else names)]
+        return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} or {parts[-1]}"
+
+
+TRANSFERS: Registry[Choice] = Registry("transfer policy", [
+    Choice("local", grid.T_LOCAL, "keep own jobs, decline offers"),
+    Choice("awf", grid.T_AWF, "accept when fit: keep or accept a job iff it fits the free processors now"),
+    Choice("rulebase", grid.T_RULEBASE, "a TSK fuzzy rulebase per partner decides"),
+])
+LOCATIONS: Registry[Choice] = Registry("location policy", [
+    Choice("fixed", grid.L_FIXED, "partners in index order"),
+    Choice("random", grid.L_RANDOM, "a seeded shuffle per job"),
+    Choice("awrt", grid.L_AWRT, "partners never tried first, then lowest AWRT of the jobs delegated "
+                                "to them so far"),
+])
+
+POOL_ARRIVALS: Registry[Choice] = Registry("pool arrival rule", [
+    Choice("queued", grid.A_QUEUED, "a new job joins the pool behind the older jobs and its site schedules "
+                                    "the pool: under EASY it starts at once only if it does not delay the "
+                                    "reservation of the oldest pool job that site can run"),
+    Choice("first", grid.A_FIRST, "the published rule read literally: a new job starts at once at its "
+                                  "site whenever it fits, overtaking older pool jobs; under EASY this "
+                                  "starves wide jobs"),
+])
+
+FEATURES: Registry[Feature] = Registry("feature", [
+    Feature("NWP", features.F_NWP, (0.0, 10.0),
+            "waiting jobs' processors / m_k (normalised waiting parallelism)"),
+    Feature("NJP", features.F_NJP, (0.0, 1.0), "m_j / m_k (normalised job parallelism)"),
+    Feature("UTIL", features.F_UTIL, (0.0, 1.0), "busy processors / m_k now"),
+    Feature("QLEN", features.F_QLEN, (0.0, 100.0), "number of jobs waiting in the site's queue"),
+    Feature("EST_HOURS", features.F_EST_HOURS, (0.0, 48.0), "the job's run-time estimate in hours"),
+])
+
+
+def plain_transfers() -> list[str]:
+    """The transfer policies a site can run without a rulebase (``others``; ``awf`` is its default)."""
+    return [name for name in TRANSFERS if name != "rulebase"]
+
+
+def feature_code(name: str) -> int:
+    """The compiled code of a registered feature; ScenarioError names the known ones."""
+    return FEATURES.lookup(name).code
+
+
+def feature_ranges(names: Iterable[str], error: type[Exception] = ScenarioError) -> np.ndarray:
+    """The registered [low, high] of each feature, shape (N_f, 2); ``error`` for an unknown name."""
+    return np.array([FEATURES.lookup(name, error=error).range for name in names], dtype=np.float64)

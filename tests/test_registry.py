@@ -1,0 +1,156 @@
+"""The policy registries and strategy configuration: names -> compiled codes, one-line errors for
+unknown names, registering a toy entry, and a scenario file's [strategy] table run from Python."""
+
+import json
+
+import numpy as np
+import pytest
+from test_cli import assert_one_line_error, run
+
+from evogrid.errors import EvogridError, ScenarioError
+from evogrid.policy import (
+    FEATURES,
+    LOCATIONS,
+    POOL_ARRIVALS,
+    STRATEGIES,
+    TRANSFERS,
+    AcceptWhenFit,
+    CentralPool,
+    Choice,
+    Feature,
+    FuzzyPolicy,
+    Local,
+    Rulebase,
+    RulebaseError,
+    StrategyConfig,
+    scenario_strategy,
+    simulate,
+    strategy_config,
+)
+from evogrid.policy.config import StrategyKind
+from evogrid.sim import features, grid
+from evogrid.sim.scenario import Scenario
+
+SITES = '[[sites]]\nwindow = "KTH-2"\n[[sites]]\nwindow = "SDSC03-2"\n'
+
+
+def test_registries_name_the_compiled_codes():
+    assert {n: e.code for n, e in TRANSFERS.items()} == grid.TRANSFER_CODES
+    assert {n: e.code for n, e in LOCATIONS.items()} == grid.LOCATION_CODES
+    assert {n: e.code for n, e in POOL_ARRIVALS.items()} == grid.POOL_ARRIVAL_CODES
+    assert {n: e.code for n, e in FEATURES.items()} == features.FEATURE_CODES
+    assert list(STRATEGIES) == ["local", "awf", "rulebase", "pool", "aa"]
+    assert (LOCATIONS.default.name, POOL_ARRIVALS.default.name, STRATEGIES.default.name) == (
+        "fixed", "queued", "local")
+    assert all(lo < hi for lo, hi in (f.range for f in FEATURES.values()))
+
+
+def test_unknown_names_are_one_line_errors():
+    with pytest.raises(ScenarioError, match=r"^--location near: unknown location policy 'near'; "
+                                            r"expected one of fixed, random, awrt$"):
+        LOCATIONS.lookup("near", "--location near")
+    with pytest.raises(RulebaseError, match="unknown feature 'NOPE'; expected one of NWP, NJP"):
+        Rulebase.constant(True, ["NWP", "NOPE"])
+    with pytest.raises(ScenarioError, match="pool arrivals: unknown pool arrival rule 'late'"):
+        CentralPool("late").exchange(None)
+    with pytest.raises(EvogridError, match="registered already"):
+        LOCATIONS.register(Choice("fixed", 7, "again"))
+    with pytest.raises(EvogridError, match="code 0 is fixed's"):
+        LOCATIONS.register(Choice("other", grid.L_FIXED, "same code"))
+
+
+@pytest.mark.parametrize(("table", "fragments"), [
+    ('name = "magic"', ["s.toml: strategy.name: unknown strategy 'magic'", "local, awf, rulebase, pool, aa"]),
+    ('location = "near"', ["s.toml: strategy.location: unknown location policy 'near'"]),
+    ('others = "rulebase"', ["s.toml: strategy.others", "local, awf"]),
+    ('name = "pool"\npool_arrivals = "late"', ["s.toml: strategy.pool_arrivals", "queued, first"]),
+    ('name = "rulebase"\nrulebases = { FOO = "k.json" }', ["s.toml: strategy.rulebases.FOO: no site 'FOO'"]),
+    ('name = "rulebase"\nrulebases = { 0 = "." }', ["a directory, not a rulebase file"]),
+])
+def test_scenario_file_strategy_errors(capsys, tmp_path, table, fragments):
+    """Bad [strategy] tables: the CLI and Python name the file and field."""
+    path = tmp_path / "s.toml"
+    path.write_text(SITES + "[strategy]\n" + table + "\n")
+    code, _, err = run(capsys, "simulate", str(path))
+    assert_one_line_error(code, err, *fragments)
+    sc = Scenario.from_spec(str(path))  # the simulator keeps the table as read
+    with pytest.raises(EvogridError, match=fragments[0].replace("s.toml", ".*s.toml")):
+        simulate(sc)
+
+
+def test_feature_option_errors():
+    from evogrid.optimize.es import TrainConfig
+
+    with pytest.raises(EvogridError, match="--feature NOPE"):
+        TrainConfig("KTH-2+SDSC03-2", features=["NWP", "NOPE"])
+    with pytest.raises(EvogridError, match="--location near"):
+        TrainConfig("KTH-2+SDSC03-2", location="near")
+
+
+@pytest.mark.parametrize("table", [
+    'name = "awf"\nlocation = "random"\nseed = 3',
+    'name = "rulebase"\nlocation = "awrt"\nrulebases = { KTH-2 = "kth.json" }',
+    'name = "pool"\npool_arrivals = "first"',
+])
+def test_scenario_file_strategy_runs_from_python_as_from_the_cli(capsys, tmp_path, table):
+    """Scenario.from_spec of a TOML with [strategy] + simulate(scenario) = `evogrid simulate x.toml`."""
+    Rulebase.random(5, seed=2).save(tmp_path / "kth.json")
+    path = tmp_path / "s.toml"
+    path.write_text('lrms = "easy"\n' + SITES + "[strategy]\n" + table + "\n")
+    code, out, err = run(capsys, "simulate", str(path), "--json")
+    assert code == 0, err
+    cli = json.loads(out)
+    sc = Scenario.from_spec(str(path))
+    res = simulate(sc)
+    assert res.schedule.strategy == cli["strategy"] == strategy_config(sc).name
+    assert json.loads(json.dumps(res.to_dict()))["sites"] == cli["sites"]
+    assert simulate(sc, scenario_strategy(sc)).schedule.start.tolist() == res.schedule.start.tolist()
+
+
+def test_scenario_strategy_objects(tmp_path):
+    Rulebase.random(5, seed=2).save(tmp_path / "kth.json")
+    path = tmp_path / "s.toml"
+    path.write_text(SITES + '[strategy]\nname = "rulebase"\nothers = "local"\n'
+                            'rulebases = { 1 = "kth.json" }\n')
+    sc = Scenario.from_spec(str(path))
+    strategy = scenario_strategy(sc)
+    assert isinstance(strategy, FuzzyPolicy) and list(strategy.rulebases) == [1]
+    assert strategy.others == "local"
+    assert isinstance(scenario_strategy(Scenario.from_spec("KTH-2+SDSC03-2")), Local)
+    assert simulate(Scenario.from_spec("KTH-2+SDSC03-2")).schedule.strategy == "local"
+    config = StrategyConfig(name="awf").with_options(location="awrt", seed=None)
+    assert config.location == "awrt" and config.seed == 0
+    with pytest.raises(ScenarioError, match="^--strategy magic: unknown strategy 'magic'"):
+        config.with_options(name="magic")
+
+
+@pytest.fixture
+def toys():
+    """A toy feature, location policy and strategy, registered for one test."""
+    entries = [(FEATURES, FEATURES.register(Feature("TOY", 99, (0.0, 2.0), "a toy feature"))),
+               (LOCATIONS, LOCATIONS.register(Choice("toy", 99, "a toy location policy"))),
+               (STRATEGIES, STRATEGIES.register(StrategyKind(
+                   "toy", lambda c, sc, specs: AcceptWhenFit(location="awrt", label="toy"), "a toy")))]
+    yield
+    for registry, entry in entries:
+        registry.unregister(entry.name)
+
+
+def test_registering_toy_entries(toys, tmp_path):
+    """Entries registered from a test file reach rulebase files, scenario files and the optimisers."""
+    from evogrid.optimize.es import TrainConfig
+    from evogrid.optimize.genome import feature_ranges
+
+    rb = Rulebase.random(3, ["NWP", "TOY"], seed=1)
+    assert rb.arrays()[3] == [features.F_NWP, 99]
+    assert Rulebase.from_dict(rb.to_dict()).features == ("NWP", "TOY")
+    assert feature_ranges(["TOY"]).tolist() == [[0.0, 2.0]]
+    TrainConfig("KTH-2+SDSC03-2", features=["TOY"], location="toy")
+    assert StrategyConfig(location="toy").location == "toy"
+    path = tmp_path / "s.toml"
+    path.write_text(SITES + '[strategy]\nname = "toy"\n')
+    res = simulate(Scenario.from_spec(str(path)))
+    assert res.schedule.strategy == "toy"
+    assert np.array_equal(res.schedule.start,
+                          simulate(res.scenario, AcceptWhenFit(location="awrt")).schedule.start)
+
