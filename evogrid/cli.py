@@ -7,7 +7,6 @@ stderr, ``evogrid: error: ...``, and exit code 2; never a traceback.
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -19,15 +18,12 @@ from rich.table import Table
 
 from evogrid import __version__
 from evogrid.errors import EvogridError, ScenarioError
+from evogrid.pipeline import DEMO_GENERATIONS
 from evogrid.policy.config import STRATEGIES, RulebaseSpec, build_strategy, load_rulebases, strategy_config
 from evogrid.policy.registry import FEATURES, LOCATIONS, POOL_ARRIVALS, TRANSFERS, plain_transfers
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import (
-    AcceptWhenFit,
-    ActiveRequest,
-    CentralPool,
     FuzzyPolicy,
-    Local,
     simulate,
     strategy_label,
 )
@@ -276,6 +272,13 @@ def _evaluator(backend: str, workers: int, scheduler: str | None):
     return Evaluator(backend, workers, scheduler)
 
 
+def _plots():
+    """The plots the optimisation commands draw: passed into the package, which imports no plotting."""
+    from evogrid import plots
+
+    return plots
+
+
 @app.command()
 def pareto(
     scenario: ScenarioArgument = None,
@@ -302,11 +305,12 @@ def pareto(
     resume: ResumeOption = None,
 ) -> None:
     """Pareto front of per-site AWRT with NSGA-II; writes CSV per generation, checkpoints, front, plot."""
-    from evogrid.optimize.pareto import ParetoConfig, resume_pareto, run_pareto
+    from evogrid.optimize.config import ParetoConfig
+    from evogrid.optimize.pareto import resume_pareto, run_pareto
 
     with _evaluator(backend, workers, scheduler) as evaluator:
         if resume is not None:
-            result = resume_pareto(resume, evaluator)
+            result = resume_pareto(resume, evaluator, plots=_plots())
             run_dir = resume
         else:
             if scenario is None:
@@ -318,7 +322,7 @@ def pareto(
             rbs = _parse_rulebase_args(rulebase or [], sc)
             run_dir = out or Path("runs") / f"pareto-{mode}-{seed}"
             result = run_pareto(config, run_dir, evaluator,
-                                rulebases={k: v[0] for k, v in rbs.items()} or None)
+                                rulebases={k: v[0] for k, v in rbs.items()} or None, plots=_plots())
     names = result["sites"]
     table = Table(title=f"{result['scenario']}: NSGA-II {result['mode']} front, "
                         f"{len(result['front'])} points, hypervolume {result['hypervolume']:.4g}")
@@ -349,19 +353,19 @@ TrainOutOption = Annotated[Path | None, typer.Option(help="Run directory (defaul
 def _train(config_args: dict, out: Path | None, resume: Path | None, workers: int, backend: str,
            scheduler: str | None) -> None:
     """Start or resume a training run and print its summary."""
-    from evogrid.optimize.es import TrainConfig
+    from evogrid.optimize.config import TrainConfig
     from evogrid.optimize.training import resume_training, run_training
 
     with _evaluator(backend, workers, scheduler) as evaluator:
         if resume is not None:
-            result = resume_training(resume, evaluator)
+            result = resume_training(resume, evaluator, plots=_plots())
             run_dir = resume
         else:
             if config_args["scenario"] is None:
                 raise ScenarioError("give a SCENARIO, or --resume RUN_DIR")
             config = TrainConfig(**config_args)
             run_dir = out or Path("runs") / f"{config.kind}-{config.seed}"
-            result = run_training(config, run_dir, evaluator)
+            result = run_training(config, run_dir, evaluator, plots=_plots())
     _summary_table(result["summary"])
     console.print(f"{result['evaluations']:,} simulations ({result['cut_off']:,} stopped early); wrote "
                   f"{run_dir}: rulebases/, summary.csv, generations.csv, convergence.png, improvement.png")
@@ -487,35 +491,10 @@ def plot(
 ) -> None:
     """Redraw a run's plots: a Pareto run's front (optionally with other runs' fronts, e.g. offline
     and online together), or a training run's convergence, improvement and decision surfaces."""
-    from evogrid.plots import convergence_plot, decision_surface, improvement_plot, pareto_plot
+    from evogrid.pipeline import redraw
 
-    if (run_dir / "summary.json").exists():
-        from evogrid.optimize.rundir import csv_rows
-
-        paths = [convergence_plot(run_dir / "convergence.png", csv_rows(run_dir / "generations.csv")),
-                 improvement_plot(run_dir / "improvement.png",
-                                  json.loads((run_dir / "summary.json").read_text()))]
-        paths += [decision_surface(Rulebase.load(f), run_dir / f"surface_{f.stem}.png", title=f.stem)
-                  for f in sorted((run_dir / "rulebases").glob("*.json"))]
-        console.print("wrote " + ", ".join(str(p) for p in paths))
-        return
-    fronts, points, names = {}, {}, []
-    for d in [run_dir, *(with_ or [])]:
-        try:
-            data = json.loads((d / "front.json").read_text())
-        except FileNotFoundError:
-            raise ScenarioError(f"{d}: no front.json or summary.json (not a finished run)") from None
-        names = names or data["sites"]
-        label = data.get("label", f"NSGA-II {data['mode']}")
-        fronts[f"{label}, HV {data['hypervolume']:.3g}"] = data["front"]
-        points = points or data["reference_points"]
-    path = pareto_plot(output or run_dir / "pareto.png", names, fronts, points)
-    console.print(f"wrote {path}")
-
-
-DEMO_TRAIN = "KTH-5+SDSC03-5"
-DEMO_TEST = "KTH@5-11+SDSC03@5-11"
-DEMO_GENERATIONS = 60
+    paths = redraw(run_dir, _plots(), others=with_ or [], output=output)
+    console.print("wrote " + ", ".join(str(p) for p in paths))
 
 
 @app.command()
@@ -535,56 +514,17 @@ def demo(
        EASY-JS and AA: deltas and migrations (strategies.json/csv);
     4. a short NSGA-II Pareto run on KTH-5 + HPC2N-5 (pareto/, with plot).
     """
-    from evogrid.optimize.es import TrainConfig
-    from evogrid.optimize.pareto import ParetoConfig, run_pareto
-    from evogrid.optimize.training import run_training
+    from evogrid.pipeline import MetricsTable, SummaryTable
+    from evogrid.pipeline import demo as run_demo
 
-    out.mkdir(parents=True, exist_ok=True)
-    for sub in ("train", "pareto"):
-        shutil.rmtree(out / sub, ignore_errors=True)  # a demo run starts afresh
     with _evaluator("loky", workers, None) as evaluator:
-        config = TrainConfig(DEMO_TRAIN, site=0, generations=generations, test=DEMO_TEST)
-        console.print(f"EFS: training KTH's rulebase on {DEMO_TRAIN} ({config.optimizer_label}, "
-                      f"{generations} generations, {workers} workers)")
-        t0 = time.perf_counter()
-        result = run_training(config, out / "train", evaluator)
-        _summary_table(result["summary"])
-        console.print(f"trained in {time.perf_counter() - t0:.0f} s ({result['evaluations']:,} simulations); "
-                      f"wrote {result['rulebases'][0]} and {out / 'train'}/*.png")
-
-        all_rows = []
-        for spec in ("KTH", "SDSC03-11", "KTH-5+SDSC03-5"):
-            for lrms in ("fcfs", "easy", "list"):
-                sc = Scenario.from_spec(spec, lrms=lrms)
-                t0 = time.perf_counter()
-                rows = sc.simulate_local().metrics()
-                elapsed = time.perf_counter() - t0
-                console.print(_metrics_table(f"{sc.name} / {lrms} ({elapsed * 1e3:.1f} ms)", rows))
-                all_rows += [{"scenario": sc.name, **r} for r in rows]
-        _write_rows(out / "metrics", all_rows)
-
-        strategy_rows = []
-        sc = Scenario.from_spec("KTH+SDSC03-11", lrms="easy")
-        for strategy in (Local(), AcceptWhenFit(), CentralPool(), ActiveRequest()):
-            res = simulate(sc, strategy)
-            label = strategy_label(res.schedule)
-            console.print(_metrics_table(f"{sc.name}: {label}", res.metrics()))
-            strategy_rows += [{"strategy": label, **r} for r in res.metrics()]
-        _write_rows(out / "strategies", strategy_rows)
-
-        pareto_config = ParetoConfig("KTH-5+HPC2N-5", pop_size=30, generations=25, n_changes=2000)
-        front = run_pareto(pareto_config, out / "pareto", evaluator)
-    pc = pareto_config
-    console.print(f"NSGA-II on {pc.scenario} ({pc.pop_size} x {pc.generations}):"
-                  f" {len(front['front'])} front points, hypervolume {front['hypervolume']:.4g}; "
-                  f"wrote {out / 'pareto' / 'pareto.png'}")
-
-
-def _write_rows(stem: Path, rows: list[dict]) -> None:
-    from evogrid.optimize.rundir import write_rows
-
-    write_rows(stem, rows)
-    console.print(f"wrote {stem}.json and {stem}.csv")
+        for step in run_demo(out, evaluator, generations=generations, plots=_plots()):
+            if isinstance(step, MetricsTable):
+                console.print(_metrics_table(step.title, step.rows))
+            elif isinstance(step, SummaryTable):
+                _summary_table(step.rows)
+            else:
+                console.print(step.text)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -22,11 +22,14 @@ gives every member the pairing's worst relative AWRT.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
+from evogrid.optimize.config import TrainConfig
 from evogrid.optimize.es import (
+    Evolution,
     EvolutionState,
-    TrainConfig,
     evaluate,
     make_toolbox,
     offspring,
@@ -39,8 +42,20 @@ from evogrid.optimize.fitness import GridTask
 from evogrid.optimize.genome import Individual
 from evogrid.sim.schedule import simulate_local
 
+#: A pairing: the params of every member's rulebase, and the grid's AWRT per site (s).
+Pairing = tuple[list[np.ndarray], np.ndarray]
 
-class CoEvolution:
+
+@dataclass
+class CoEvolutionState(EvolutionState):
+    """Co-evolution's state: also the pairings of the last generation and, with ``archive``, the best
+    pairing of all generations so far (by :meth:`CoEvolution.pairing_score`)."""
+
+    pairings: list[Pairing] = field(default_factory=list)
+    archive: Pairing | None = None
+
+
+class CoEvolution(Evolution):
     """Co-evolves every site's rulebase of ``config.scenario``."""
 
     def __init__(self, config: TrainConfig, evaluator: Evaluator):
@@ -50,7 +65,7 @@ class CoEvolution:
         #: AWRT (s) of every site without exchange, the reference of relative scores.
         self.local_awrt = simulate_local(config.ref.jobs(), config.lrms).awrt()
 
-    def _play(self, state: EvolutionState, ranked: list[list[Individual]]) -> None:
+    def _play(self, state: CoEvolutionState, ranked: list[list[Individual]]) -> None:
         """Simulate pairing r = (ranked[0][r], ..., ranked[K-1][r]) for every rank r."""
         c = self.config
         pairings = list(zip(*ranked, strict=True))
@@ -66,15 +81,15 @@ class CoEvolution:
         if self.config.archive:
             state.archive = self._best_pairing(state.pairings + ([state.archive] if state.archive else []))
 
-    def start(self) -> EvolutionState:
-        state = EvolutionState(0, [], np.random.default_rng(self.config.seed))
+    def start(self) -> CoEvolutionState:
+        state = CoEvolutionState(0, [], np.random.default_rng(self.config.seed))
         toolbox = make_toolbox(state.rng, self.config)
         species = [[toolbox.individual() for _ in range(self.config.mu)] for _ in range(self.n_sites)]
         self._play(state, species)
         state.species = [toolbox.select(s, self.config.mu) for s in species]
         return state
 
-    def step(self, state: EvolutionState) -> None:
+    def step(self, state: CoEvolutionState) -> CoEvolutionState:
         toolbox = make_toolbox(state.rng, self.config)
         ranked = []
         for parents in state.species:
@@ -84,6 +99,7 @@ class CoEvolution:
         self._play(state, ranked)
         state.species = [toolbox.select(pool, self.config.mu) for pool in ranked]
         state.generation += 1
+        return state
 
     def member_fitness(self, awrt: np.ndarray, k: int) -> float:
         """Fitness of a pairing's member at site k, from the pairing's per-site AWRT (s)."""
@@ -93,10 +109,10 @@ class CoEvolution:
         """What the result pairing minimises, from its per-site AWRT (s)."""
         return pairing_score(self.config.pick, awrt, self.local_awrt)
 
-    def _best_pairing(self, pairings: list[tuple[list[np.ndarray], np.ndarray]]):
+    def _best_pairing(self, pairings: list[Pairing]) -> Pairing:
         return min(pairings, key=lambda p: self.pairing_score(p[1]))
 
-    def best(self, state: EvolutionState) -> dict[int, tuple[np.ndarray, float]]:
+    def best(self, state: CoEvolutionState) -> dict[int, tuple[np.ndarray, float]]:
         """The pairing with the smallest :meth:`pairing_score` (final generation, or the archive):
         site -> (rulebase params, AWRT in s)."""
         params, awrt = state.archive if self.config.archive else self._best_pairing(state.pairings)

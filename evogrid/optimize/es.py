@@ -1,16 +1,18 @@
 """Evolution strategies for one site's rulebase (EFS, docs/training.md), built with DEAP.
 
-:class:`TrainConfig` holds every setting that determines a training run's
-result. :class:`EFS` is the (mu + lambda)-ES: the operators of
+:class:`EFS` is the (mu + lambda)-ES: the operators of
 :mod:`evogrid.optimize.genome` registered in a DEAP ``Toolbox``, DEAP's
 ``selBest`` for the plus-selection, and fitness = the trained site's AWRT in
 a grid where the other sites keep a fixed policy (AWF by default).
-:class:`CMAES` is the alternative optimiser (DEAP's ``cma.Strategy``).
+:class:`CMAES` is the alternative optimiser (DEAP's ``cma.Strategy``), and
+:class:`JointES` one ES over every site's rulebase at once. The settings are
+a :class:`~evogrid.optimize.config.TrainConfig`.
 
-Both work on an :class:`EvolutionState` (everything that changes, pickled as
-the checkpoint) and advance it one generation per :meth:`step`; all
-randomness comes from the state's generator, so a run resumed from a
-checkpoint continues exactly as an uninterrupted one.
+Each is an :class:`~evogrid.optimize.loop.Optimizer`: it works on an
+:class:`EvolutionState` (:class:`CMAState` for CMA-ES; everything that
+changes, pickled as the checkpoint) and advances it one generation per
+:meth:`step`; all randomness comes from the state's generators, so a run
+resumed from a checkpoint continues exactly as an uninterrupted one.
 
 Speed-up: an offspring's simulation stops once its AWRT is certain to
 exceed the worst parent's (then it cannot survive plus-selection, since all
@@ -19,14 +21,15 @@ mu parents beat it); its fitness is then that lower bound (``bounded``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from deap import base, cma, tools
 
 from evogrid.errors import EvogridError
-from evogrid.optimize.evaluator import Evaluator, ScenarioRef
+from evogrid.optimize.config import TrainConfig
+from evogrid.optimize.evaluator import Evaluator
 from evogrid.optimize.fitness import GridTask, grid_awrt
 from evogrid.optimize.genome import (
     FitnessMin,
@@ -36,102 +39,10 @@ from evogrid.optimize.genome import (
     mutate,
     recombine,
 )
-from evogrid.policy.registry import FEATURES, LOCATIONS
 from evogrid.sim.schedule import simulate_local
 
-KINDS = ("efs", "coevolution", "joint")
-#: Co-evolution: what a pairing's member gets as fitness, and how the result
-#: pairing is chosen (docs/training.md, "Co-evolution"). ``own`` fitness and
-#: the final generation's ``sum`` are the published algorithm; the default
-#: (``worst-relative`` over an all-generations archive) is our change, because
-#: only it improved every site on unseen months (docs/results.md).
-FITNESSES = ("own", "shared")
-PICKS = ("sum", "worst-relative")
-OPTIMIZERS = ("es", "cma")
 #: CMA-ES: initial step size of the normalised genome (feature ranges map to [0, 1]).
 CMA_SIGMA = 0.1
-
-
-@dataclass
-class TrainConfig:
-    """Everything that determines a training run (written as config.toml).
-
-    Attributes:
-        scenario: training scenario (inline or TOML), e.g. ``KTH-5+SDSC03-5``.
-        kind: ``efs`` (one site against fixed partners), ``coevolution`` (all sites, one
-            species each) or ``joint`` (all sites, one ES over the concatenated rulebases).
-        site: EFS: index of the trained site.
-        lrms: LRMS at every site while training (default FCFS: needs no run-time estimates).
-        others: EFS: transfer policy of the other sites (``awf`` or ``local``).
-        location: location policy of every site (with two sites all give the same order).
-        optimizer: ``es`` ((mu + lambda)-ES) or ``cma`` (CMA-ES, EFS only).
-        mu, lambda_, generations: population sizes and length.
-        n_rules, features: rulebase shape.
-        beta: two-point step-size factor; p_flip: consequent flip probability (0: 1/N_r).
-        fitness: co-evolution: a member's fitness, ``own`` (its site's AWRT) or
-            ``shared`` (the pairing's worst AWRT / local AWRT, for every member).
-        pick: co-evolution: the result pairing, ``sum`` (smallest AWRT sum) or
-            ``worst-relative`` (smallest max_k AWRT_k / local AWRT_k); joint: the fitness.
-        archive: co-evolution: pick from every generation's pairings, not only the last.
-        seed: seed of the whole run.
-        cutoff: stop hopeless offspring simulations early (does not change the result).
-        test: an unseen scenario (same sites, later months) to evaluate the result on.
-    """
-
-    scenario: str
-    kind: str = "efs"
-    site: int = 0
-    lrms: str = "fcfs"
-    others: str = "awf"
-    location: str = "awrt"
-    optimizer: str = "es"
-    mu: int = 13
-    lambda_: int = 91
-    generations: int = 150
-    n_rules: int = 10
-    features: list[str] = field(default_factory=lambda: ["NWP", "NJP"])
-    beta: float = 0.6
-    p_flip: float = 0.0
-    fitness: str = "own"
-    pick: str = "worst-relative"
-    archive: bool = True
-    seed: int = 1
-    cutoff: bool = True
-    test: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise EvogridError(f"kind {self.kind!r}: expected one of {', '.join(KINDS)}")
-        if self.optimizer not in OPTIMIZERS:
-            raise EvogridError(f"--optimizer {self.optimizer}: expected one of {', '.join(OPTIMIZERS)}")
-        if self.optimizer == "cma" and self.kind != "efs":
-            raise EvogridError("--optimizer cma is for EFS (evogrid train) only")
-        if self.location not in LOCATIONS:
-            raise EvogridError(f"--location {self.location}: expected one of {', '.join(LOCATIONS)}")
-        if self.fitness not in FITNESSES:
-            raise EvogridError(f"--fitness {self.fitness}: expected one of {', '.join(FITNESSES)}")
-        if self.pick not in PICKS:
-            raise EvogridError(f"--pick {self.pick}: expected one of {', '.join(PICKS)}")
-        if self.others not in ("awf", "local"):
-            raise EvogridError(f"--others {self.others}: expected awf or local")
-        unknown = [f for f in self.features if f not in FEATURES]
-        if unknown or not self.features:
-            raise EvogridError(f"--feature {','.join(unknown)}: expected registered features "
-                               f"({', '.join(FEATURES)})")
-        if self.mu < 1 or self.lambda_ < 1 or self.generations < 1 or self.n_rules < 1:
-            raise EvogridError("--mu, --lambda, --generations and --rules must be >= 1")
-
-    @property
-    def ref(self) -> ScenarioRef:
-        return ScenarioRef(self.scenario, self.lrms)
-
-    @property
-    def flip_probability(self) -> float:
-        return self.p_flip if self.p_flip > 0 else 1.0 / self.n_rules
-
-    @property
-    def optimizer_label(self) -> str:
-        return f"es({self.mu}+{self.lambda_})" if self.optimizer == "es" else f"cma-es({self.lambda_})"
 
 
 @dataclass
@@ -144,11 +55,6 @@ class EvolutionState:
             parents, best first.
         rng: the generator behind every random choice.
         evaluations, cut_off: simulations run, and how many stopped early.
-        pairings: co-evolution: the last generation's pairings, as
-            (params per site, AWRT per site) tuples.
-        archive: co-evolution with ``archive``: the best pairing of all
-            generations so far, in the same form.
-        cma: CMA-ES only: DEAP's strategy and numpy's global random state it draws from.
     """
 
     generation: int
@@ -156,9 +62,63 @@ class EvolutionState:
     rng: np.random.Generator
     evaluations: int = 0
     cut_off: int = 0
-    pairings: list[tuple[list[np.ndarray], np.ndarray]] = field(default_factory=list)
-    archive: tuple[list[np.ndarray], np.ndarray] | None = None
-    cma: tuple[Any, Any] | None = None
+
+
+@dataclass
+class CMAState(EvolutionState):
+    """CMA-ES's state: also DEAP's strategy and the state of numpy's global generator it draws from."""
+
+    strategy: Any = None
+    numpy_state: Any = None
+
+
+def trained_sites(config: TrainConfig, n_sites: int) -> list[int]:
+    return [config.site] if config.kind == "efs" else list(range(n_sites))
+
+
+def _statistics() -> tools.Statistics:
+    stats = tools.Statistics(key=lambda ind: ind.value)
+    stats.register("best", np.min)
+    stats.register("median", np.median)
+    stats.register("worst", np.max)
+    return stats
+
+
+def generation_row(config: TrainConfig, state: EvolutionState, names: list[str]) -> dict[str, Any]:
+    """One generations.csv row: fitness statistics and mean step sizes of every species' parents."""
+    row: dict[str, Any] = {"generation": state.generation, "evaluations": state.evaluations,
+                           "cut_off": state.cut_off}
+    stats = _statistics()
+    if config.kind == "joint":  # one species for the whole grid; its fitness is the grid's score
+        groups, metric, digits = [("grid", state.species[0])], "score", 4
+    else:
+        sites = trained_sites(config, len(names))
+        groups = [(names[k], parents) for k, parents in zip(sites, state.species, strict=True)]
+        metric, digits = "awrt", 2
+    for label, parents in groups:
+        for key, value in stats.compile(parents).items():
+            row[f"{key}_{metric}_{label}"] = f"{value:.{digits}f}"
+        steps = np.mean([p.steps for p in parents], axis=0)
+        for f, s in zip(config.features, steps, strict=True):
+            row[f"step_{f}_{label}"] = f"{s:.4g}"
+    return row
+
+
+class Evolution:
+    """What the ES optimisers share (:class:`~evogrid.optimize.loop.Optimizer`): the generation
+    counter, the generations.csv row and the progress label; subclasses set ``config``."""
+
+    config: TrainConfig
+
+    @property
+    def label(self) -> str:
+        return self.config.label
+
+    def generation(self, state: EvolutionState) -> int:
+        return state.generation
+
+    def row(self, state: EvolutionState) -> dict[str, Any]:
+        return generation_row(self.config, state, [w.name for w in self.config.ref.scenario().workloads])
 
 
 def make_toolbox(rng: np.random.Generator, config: TrainConfig) -> base.Toolbox:
@@ -204,7 +164,7 @@ def set_fitness(ind: Individual, awrt: float, bounded: bool) -> None:
     ind.bounded = bool(bounded)
 
 
-class EFS:
+class EFS(Evolution):
     """(mu + lambda)-ES for site ``config.site``'s rulebase (docs/training.md, EFS)."""
 
     def __init__(self, config: TrainConfig, evaluator: Evaluator):
@@ -239,7 +199,7 @@ class EFS:
         state.species[0] = toolbox.select(parents, self.config.mu)
         return state
 
-    def step(self, state: EvolutionState) -> None:
+    def step(self, state: EvolutionState) -> EvolutionState:
         toolbox = make_toolbox(state.rng, self.config)
         parents = state.species[0]
         children = offspring(toolbox, state.rng, parents, self.config.lambda_)
@@ -247,6 +207,7 @@ class EFS:
         self.evaluate_individuals(state, children, worst_parent)
         state.species[0] = toolbox.select(parents + children, self.config.mu)
         state.generation += 1
+        return state
 
     def best(self, state: EvolutionState) -> dict[int, tuple[np.ndarray, float]]:
         """The result: the trained site -> (its best rulebase params, their AWRT in s)."""
@@ -260,7 +221,7 @@ class CMAES(EFS):
     Genes per rule: centres and widths divided by the feature's range (centres
     shifted by its low end), and one real consequent gene whose sign is the
     consequent (> 0 accept). DEAP's strategy draws from numpy's global
-    generator; the state keeps that generator's state between generations.
+    generator; the state (:class:`CMAState`) keeps that generator's state between generations.
     """
 
     def __init__(self, config: TrainConfig, evaluator: Evaluator):
@@ -283,20 +244,20 @@ class CMAES(EFS):
         params[:, 2 * nf] = np.where(g[:, 2 * nf] > 0, 1.0, -1.0)
         return Individual(params, np.zeros(nf))
 
-    def start(self) -> EvolutionState:
-        state = EvolutionState(0, [[]], np.random.default_rng(self.config.seed))
+    def start(self) -> CMAState:
+        state = CMAState(0, [[]], np.random.default_rng(self.config.seed))
         first = make_toolbox(state.rng, self.config).individual()
         np.random.seed(self.config.seed)
-        strategy = cma.Strategy(centroid=self._encode(first.params), sigma=CMA_SIGMA,
-                                lambda_=self.config.lambda_, mu=self.config.mu)
+        state.strategy = cma.Strategy(centroid=self._encode(first.params), sigma=CMA_SIGMA,
+                                      lambda_=self.config.lambda_, mu=self.config.mu)
         self.evaluate_individuals(state, [first], 0.0)
         state.species[0] = [first]
-        state.cma = (strategy, np.random.get_state())
+        state.numpy_state = np.random.get_state()
         return state
 
-    def step(self, state: EvolutionState) -> None:
-        strategy, numpy_state = state.cma
-        np.random.set_state(numpy_state)
+    def step(self, state: CMAState) -> CMAState:
+        strategy = state.strategy
+        np.random.set_state(state.numpy_state)
         vectors = strategy.generate(_Vector)
         children = [self._decode(v) for v in vectors]
         for child in children:  # generations.csv reports CMA's global step, in feature units
@@ -305,9 +266,10 @@ class CMAES(EFS):
         for v, child in zip(vectors, children, strict=True):
             v.fitness = child.fitness
         strategy.update(vectors)
-        state.cma = (strategy, np.random.get_state())
+        state.numpy_state = np.random.get_state()
         state.species[0] = tools.selBest(state.species[0] + children, 1)
         state.generation += 1
+        return state
 
 
 class _Vector(list):

@@ -1,36 +1,38 @@
 """Pareto-front runs with pymoo's NSGA-II: set-up, per-generation records, checkpoints, results.
 
+:class:`NSGA2Front` is the optimiser (:class:`~evogrid.optimize.loop.Optimizer`)
+and :class:`ParetoState` its state: pymoo's own NSGA-II (problem, sampling,
+crossover and mutation of :mod:`~evogrid.optimize.partition` or
+:mod:`~evogrid.optimize.policy_front`), one ``next()`` per generation.
+
 ``run_pareto(config, out)`` leaves in ``out``: ``config.toml`` (resolved),
 ``run.json`` (seed, versions, reference points), ``generations.csv`` (one row
 per generation: front size, hypervolume against the local point, best AWRT
-per site, evaluations, wall time), ``checkpoint.pkl`` (the whole algorithm
-after each generation, written atomically), and at the end ``front.json``,
-``front.csv`` and ``pareto.png``. ``resume_pareto(out)`` continues from the
-checkpoint and ends with exactly the front an uninterrupted run gives.
+per site, evaluations, wall time), ``checkpoint.pkl`` (the state after each
+generation, written atomically), and at the end ``front.json``,
+``front.csv`` and, with ``plots``, ``pareto.png``. ``resume_pareto(out)``
+continues from the checkpoint and ends with exactly the front an
+uninterrupted run gives.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from pymoo.algorithms.moo.nsga2 import NSGA2
-from pymoo.core.callback import Callback
 from pymoo.indicators.hv import HV
 from pymoo.operators.crossover.pntx import TwoPointCrossover
-from rich.progress import Progress
 
-from evogrid.errors import EvogridError
 from evogrid.optimize import rundir
-from evogrid.optimize.evaluator import Evaluator, ScenarioRef
+from evogrid.optimize.config import ParetoConfig
+from evogrid.optimize.evaluator import Evaluator
+from evogrid.optimize.loop import STANDARD_PLOTS, Plots, RunKind, new_run, resolve_plots, resume_run
 from evogrid.optimize.partition import (
-    AWRT_LIMIT_SECONDS,
-    CUTOFF_FACTOR,
     PartitionMutation,
     PartitionProblem,
     PerturbedLocalSampling,
@@ -49,73 +51,19 @@ from evogrid.policy.strategies import (
 )
 from evogrid.sim.scenario import Scenario
 
-MODES = ("partition", "policy")
-GENERATIONS_CSV = "generations.csv"
+GENERATIONS_CSV = rundir.GENERATIONS_CSV
 
 
 @dataclass
-class ParetoConfig:
-    """Everything that determines a Pareto run's result (written as config.toml)."""
+class ParetoState:
+    """What a Pareto run's generations change; pickled as the checkpoint.
 
-    scenario: str
-    mode: str = "partition"
-    lrms: str | None = "easy"
-    pop_size: int = 70
-    generations: int = 200
-    seed: int = 1
-    limit: float = AWRT_LIMIT_SECONDS
-    cutoff_factor: float = CUTOFF_FACTOR  # stop simulations beyond factor x limit (0: never)
-    # partition mode (docs/pareto.md)
-    n_changes: int = 5000
-    keep_local: bool = True
-    seed_strategies: bool = False  # start from AWF/pool/AA assignments too (an evogrid addition)
-    p_crossover: float = 0.9
-    p_gene: float = 0.1
-    shift_sigma: float = 2000.0
-    # policy mode
-    n_rules: int = 10
-    features: list[str] = field(default_factory=lambda: ["NWP", "NJP"])
+    Attributes:
+        algorithm: pymoo's NSGA-II after ``setup``: population, random generator,
+            counters (its problem leaves the evaluator out of the pickle).
+    """
 
-    def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise EvogridError(f"--mode {self.mode}: expected one of {', '.join(MODES)}")
-        if self.pop_size < 2 or self.generations < 1:
-            raise EvogridError("--pop-size must be >= 2 and --generations >= 1")
-
-    @property
-    def ref(self) -> ScenarioRef:
-        return ScenarioRef(self.scenario, self.lrms)
-
-
-class GenerationRecorder(Callback):
-    """pymoo callback: one CSV row per generation (front size, hypervolume, best AWRT per site)."""
-
-    def __init__(self, path: Path, reference: np.ndarray, started: float):
-        super().__init__()
-        self.path = path
-        self.reference = reference
-        self.hv = HV(ref_point=reference)
-        self.started = started
-        self.elapsed_before = 0.0
-
-    def notify(self, algorithm) -> None:
-        F = feasible_front(algorithm)
-        K = len(self.reference)
-        best = F.min(axis=0) if len(F) else np.full(K, np.nan)
-        row = [algorithm.n_gen, len(F), f"{self.hypervolume(F):.6g}", *(f"{b:.2f}" for b in best),
-               algorithm.evaluator.n_eval, f"{self.elapsed_before + time.perf_counter() - self.started:.2f}"]
-        new = not self.path.exists()
-        with self.path.open("a", newline="") as fh:
-            writer = csv.writer(fh)
-            if new:
-                writer.writerow(["generation", "front_size", "hypervolume",
-                                 *(f"best_awrt_{k}" for k in range(K)), "evaluations", "wall_seconds"])
-            writer.writerow(row)
-
-    def hypervolume(self, F: np.ndarray) -> float:
-        """Hypervolume (s^K) dominated by ``F`` and bounded by the local reference point."""
-        inside = F[np.all(self.reference > F, axis=1)] if len(F) else F
-        return float(self.hv(inside)) if len(inside) else 0.0
+    algorithm: NSGA2
 
 
 def feasible_front(algorithm) -> np.ndarray:
@@ -127,11 +75,16 @@ def feasible_front(algorithm) -> np.ndarray:
     return opt.get("F")[feasible]
 
 
+def local_point(config: ParetoConfig) -> np.ndarray:
+    """Per-site AWRT (s) without exchange, shape (K,): every job at its origin."""
+    jobs = config.ref.jobs()
+    return partition_awrt(jobs, config.ref.scenario().lrms, jobs.origin)
+
+
 def reference_points(config: ParetoConfig, rulebases: dict[int, Rulebase] | None = None) -> dict[str, list]:
     """Per-site AWRT of local scheduling and of the exchange strategies on the same sites."""
     sc = config.ref.scenario()
-    jobs = config.ref.jobs()
-    points = {"local": partition_awrt(jobs, sc.lrms, jobs.origin).tolist()}
+    points = {"local": local_point(config).tolist()}
     strategies: list = [AcceptWhenFit(), CentralPool()]
     if set(sc.lrms) == {"easy"}:
         strategies.append(ActiveRequest())
@@ -180,6 +133,63 @@ def _algorithm(config: ParetoConfig) -> NSGA2:
     )
 
 
+class NSGA2Front:
+    """pymoo's NSGA-II as an :class:`~evogrid.optimize.loop.Optimizer`: ``start`` sets it up and runs
+    its first ``next()`` (the initial population, pymoo's generation 1), ``step`` one more ``next()``.
+
+    Args:
+        config: the run's settings.
+        evaluator: runs the simulations (handed to the problem before every generation, since
+            checkpoints leave it out).
+
+    The hypervolume's reference point is the local point (:func:`local_point`).
+    """
+
+    def __init__(self, config: ParetoConfig, evaluator: Evaluator):
+        self.config = config
+        self.evaluator = evaluator
+        self.reference = local_point(config)
+        self.hv = HV(ref_point=self.reference)
+        self.label = config.label
+
+    def start(self) -> ParetoState:
+        problem = _problem(self.config, self.evaluator)
+        algorithm = _algorithm(self.config)
+        algorithm.setup(problem, termination=("n_gen", self.config.generations), seed=self.config.seed)
+        return self.step(ParetoState(algorithm))
+
+    def step(self, state: ParetoState) -> ParetoState:
+        state.algorithm.problem.evaluator = self.evaluator
+        state.algorithm.next()
+        return state
+
+    def generation(self, state: ParetoState) -> int:
+        return state.algorithm.n_gen - 1  # pymoo counts the generation under way
+
+    def row(self, state: ParetoState) -> dict[str, Any]:
+        """Front size, hypervolume, best AWRT per site (s) and evaluations so far."""
+        F = feasible_front(state.algorithm)
+        K = len(self.reference)
+        best = F.min(axis=0) if len(F) else np.full(K, np.nan)
+        return {"generation": self.generation(state), "front_size": len(F),
+                "hypervolume": f"{self.hypervolume(F):.6g}",
+                **{f"best_awrt_{k}": f"{b:.2f}" for k, b in enumerate(best)},
+                "evaluations": state.algorithm.evaluator.n_eval}
+
+    def best(self, state: ParetoState) -> tuple[np.ndarray, np.ndarray]:
+        """The feasible front: objectives F (AWRT per site, s) and genomes X, by the first site's AWRT."""
+        opt = state.algorithm.opt
+        feasible = opt.get("FEAS").ravel()
+        F, X = opt.get("F")[feasible], opt.get("X")[feasible]
+        order = np.argsort(F[:, 0], kind="stable")
+        return F[order], X[order]
+
+    def hypervolume(self, F: np.ndarray) -> float:
+        """Hypervolume (s^K) dominated by ``F`` and bounded by the local reference point."""
+        inside = F[np.all(self.reference > F, axis=1)] if len(F) else F
+        return float(self.hv(inside)) if len(inside) else 0.0
+
+
 def run_pareto(
     config: ParetoConfig,
     out: Path,
@@ -188,76 +198,39 @@ def run_pareto(
     rulebases: dict[int, Rulebase] | None = None,
     progress: bool = True,
     stop_after: int | None = None,
+    plots: Plots | str | None = STANDARD_PLOTS,
 ) -> dict[str, Any]:
-    """Start a run in ``out`` (which must not hold one); see :func:`_advance`."""
-    rundir.start_run(out, asdict(config), GENERATIONS_CSV)
-    points = reference_points(config, rulebases)
-    rundir.write_json(out / "run.json", rundir.run_record(
-        config.seed, kind="pareto", backend=evaluator.backend, workers=evaluator.n_workers,
-        reference_points=points))
-    problem = _problem(config, evaluator)
-    algorithm = _algorithm(config)
-    algorithm.setup(problem, termination=("n_gen", config.generations), seed=config.seed,
-                    callback=GenerationRecorder(out / GENERATIONS_CSV, np.array(points["local"]),
-                                                time.perf_counter()))
-    return _advance(algorithm, config, out, evaluator, progress, stop_after)
+    """Start a run in ``out`` (which must not hold one); see :func:`~evogrid.optimize.loop.run_loop`.
+    ``rulebases``: also a reference point for these; ``plots``: what draws pareto.png (None: nothing)."""
+    return new_run(PARETO, config, out, evaluator,
+                   lambda: {"kind": "pareto", "reference_points": reference_points(config, rulebases)},
+                   progress=progress, stop_after=stop_after, plots=plots)
 
 
-def resume_pareto(out: Path, evaluator: Evaluator, *, progress: bool = True,
-                  stop_after: int | None = None) -> dict[str, Any]:
+def resume_pareto(out: Path, evaluator: Evaluator, *, progress: bool = True, stop_after: int | None = None,
+                  plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
     """Continue the run in ``out`` from its last checkpoint."""
-    config = ParetoConfig(**rundir.resumable_config(out))
-    algorithm = rundir.load_checkpoint(out)
-    algorithm.problem.evaluator = evaluator
-    recorder = algorithm.callback
-    recorder.elapsed_before = rundir.recorded_seconds(out / GENERATIONS_CSV, algorithm.n_gen - 1)
-    recorder.started = time.perf_counter()
-    rundir.truncate_csv(out / GENERATIONS_CSV, algorithm.n_gen - 1)
-    return _advance(algorithm, config, out, evaluator, progress, stop_after)
+    return resume_run(PARETO, out, evaluator, progress=progress, stop_after=stop_after, plots=plots)
 
 
-def _advance(algorithm, config: ParetoConfig, out: Path, evaluator: Evaluator, progress: bool,
-             stop_after: int | None) -> dict[str, Any]:
-    """Run generations to the end (or ``stop_after`` more), checkpointing after each."""
-    done = 0
-    with Progress(disable=not progress, transient=True) as bar:
-        task = bar.add_task(f"NSGA-II {config.mode}", total=config.generations,
-                            completed=algorithm.n_gen - 1 if algorithm.n_gen else 0)
-        while algorithm.has_next():
-            if stop_after is not None and done >= stop_after:
-                return {"finished": False, "generation": algorithm.n_gen - 1}
-            algorithm.next()
-            done += 1
-            rundir.save_checkpoint(out, algorithm)  # the problem leaves its evaluator out
-            bar.update(task, completed=algorithm.n_gen - 1)
-    return write_results(algorithm, config, out)
-
-
-def write_results(algorithm, config: ParetoConfig, out: Path) -> dict[str, Any]:
-    """front.json, front.csv (and the assignments or rulebases) and pareto.png."""
-    from evogrid.plots import pareto_plot
-
-    run = json.loads((out / "run.json").read_text())
-    points = run["reference_points"]
-    opt = algorithm.opt
-    feasible = opt.get("FEAS").ravel()
-    F, X = opt.get("F")[feasible], opt.get("X")[feasible]
-    order = np.argsort(F[:, 0], kind="stable")
-    F, X = F[order], X[order]
-    recorder = algorithm.callback
+def write_results(config: ParetoConfig, front: NSGA2Front, state: ParetoState, out: Path,
+                  plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
+    """front.json, front.csv (and the assignments or rulebases) and, with ``plots``, pareto.png."""
+    points = json.loads((out / "run.json").read_text())["reference_points"]
+    F, X = front.best(state)
     names = [w.name for w in config.ref.scenario().workloads]
-    front = {
+    result = {
         "scenario": config.scenario,
         "mode": config.mode,
         "label": f"NSGA-II {config.mode}" + (" (seeded with AWF/pool/AA)" if config.seed_strategies else ""),
         "sites": names,
         "generations": config.generations,
         "front": F.tolist(),
-        "hypervolume": recorder.hypervolume(F),
+        "hypervolume": front.hypervolume(F),
         "reference_points": points,
-        "reference_hypervolumes": {k: recorder.hypervolume(np.array([v])) for k, v in points.items()},
+        "reference_hypervolumes": {k: front.hypervolume(np.array([v])) for k, v in points.items()},
     }
-    rundir.write_json(out / "front.json", front)
+    rundir.write_json(out / "front.json", result)
     with (out / "front.csv").open("w", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow([f"awrt_{n}" for n in names])
@@ -272,6 +245,10 @@ def write_results(algorithm, config: ParetoConfig, out: Path) -> dict[str, Any]:
                 facts = {"site": names[k], "front_point": i, "objectives": F[i].tolist(),
                          "trained_on": config.scenario, "optimizer": "nsga2", "seed": config.seed}
                 rb.with_provenance(**facts).save(out / "front_rulebases" / f"point{i:03d}_site{k}.json")
-    pareto_plot(out / "pareto.png", names, {front["label"]: F}, points)
-    return {"finished": True, **front}
+    if (plots := resolve_plots(plots)) is not None:
+        plots.pareto_plot(out / "pareto.png", names, {result["label"]: F}, points)
+    return {"finished": True, **result}
 
+
+#: Pareto runs for :func:`~evogrid.optimize.loop.new_run` and :func:`~evogrid.optimize.loop.resume_run`.
+PARETO = RunKind(ParetoConfig, NSGA2Front, write_results)

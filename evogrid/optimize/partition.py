@@ -20,15 +20,12 @@ from pymoo.core.mutation import Mutation
 from pymoo.core.problem import Problem
 from pymoo.core.sampling import Sampling
 
+from evogrid.optimize.config import AWRT_LIMIT_SECONDS
 from evogrid.optimize.evaluator import Evaluator, ScenarioRef
 from evogrid.sim import core
 from evogrid.sim.metrics import awrt_per_site
 from evogrid.sim.schedule import GridJobs, lrms_code
 
-#: Feasibility limit on every site's AWRT, seconds (Lepping 2011; docs/pareto.md).
-AWRT_LIMIT_SECONDS = 100_000.0
-#: Default early stop of hopeless simulations: at this multiple of the limit.
-CUTOFF_FACTOR = 2.0
 #: Genes are site indices: int8 keeps populations, checkpoints and the
 #: genomes sent to workers 8x smaller than int64 (K <= 127 sites).
 GENE_DTYPE = np.int8
@@ -70,7 +67,7 @@ class PartitionProblem(Problem):
         evaluator: runs the simulations (not pickled with checkpoints).
         limit: feasibility limit on every AWRT, seconds.
         cutoff: simulations stop once some AWRT certainly exceeds this
-            (seconds, 0: never; see CUTOFF_FACTOR); such candidates get lower
+            (seconds, 0: never; see ``config.CUTOFF_FACTOR``); such candidates get lower
             bounds as objectives, far in the infeasible region.
     """
 

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 import numpy as np
 from pymoo.core.problem import Problem
 
+from evogrid.optimize.config import AWRT_LIMIT_SECONDS
 from evogrid.optimize.evaluator import Evaluator, ScenarioRef
 from evogrid.optimize.fitness import GridTask, grid_awrt
 from evogrid.optimize.genome import to_rulebase
-from evogrid.optimize.partition import AWRT_LIMIT_SECONDS
 from evogrid.policy.registry import FEATURES
 from evogrid.policy.rulebase import Rulebase
 

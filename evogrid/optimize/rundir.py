@@ -20,6 +20,9 @@ from evogrid._version import __version__
 from evogrid.errors import EvogridError
 
 CHECKPOINT = "checkpoint.pkl"
+GENERATIONS_CSV = "generations.csv"
+#: The file a finished run of each kind leaves (docs/training.md, docs/pareto.md).
+FINISHED = {"training": "summary.json", "pareto": "front.json"}
 LIBRARIES = ("numpy", "numba", "pymoo", "deap", "joblib", "dask", "distributed")
 
 
@@ -64,7 +67,7 @@ def run_record(seed: int, **extra: Any) -> dict[str, Any]:
             "host": platform.node(), "versions": versions(), **extra}
 
 
-def start_run(out: Path, config: dict[str, Any], generations_csv: str) -> None:
+def start_run(out: Path, config: dict[str, Any], generations_csv: str = GENERATIONS_CSV) -> None:
     """Prepare ``out`` for a new run: refuse one holding a run, drop an old per-generation
     CSV, write the resolved ``config.toml``."""
     if (out / CHECKPOINT).exists():
@@ -72,6 +75,11 @@ def start_run(out: Path, config: dict[str, Any], generations_csv: str) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / generations_csv).unlink(missing_ok=True)
     write_toml(out / "config.toml", config)
+
+
+def finished_kind(run_dir: Path) -> str | None:
+    """What finished run ``run_dir`` holds: ``training``, ``pareto``, or None (none, or not finished)."""
+    return next((kind for kind, name in FINISHED.items() if (run_dir / name).exists()), None)
 
 
 def resumable_config(out: Path) -> dict[str, Any]:
@@ -100,8 +108,11 @@ def save_checkpoint(run_dir: Path, state: Any) -> None:
 
 
 def load_checkpoint(run_dir: Path) -> Any:
-    with (run_dir / CHECKPOINT).open("rb") as fh:
-        return pickle.load(fh)
+    try:
+        with (run_dir / CHECKPOINT).open("rb") as fh:
+            return pickle.load(fh)
+    except FileNotFoundError:
+        raise EvogridError(f"{run_dir}: no checkpoint to resume from") from None
 
 
 def csv_rows(path: Path) -> list[dict[str, str]]:

@@ -1,49 +1,51 @@
-"""Training runs (EFS and co-evolution) and what they leave behind
+"""Training runs (EFS, CMA-ES, co-evolution, joint ES) and what they leave behind
 (docs/training.md, run directories).
 
-``run_training(config, out, evaluator)`` leaves in ``out``:
+``run_training(config, out, evaluator)`` runs the optimiser of
+:func:`make_algorithm` through :func:`~evogrid.optimize.loop.run_loop` and
+leaves in ``out``:
 
 - ``config.toml`` (resolved) and ``run.json`` (seed, versions, backend);
 - ``generations.csv``: per generation and species the best, median and worst
   parent fitness (AWRT, s), the mean step size per feature, evaluations,
   simulations stopped early, wall time;
-- ``checkpoint.pkl``: the :class:`~evogrid.optimize.es.EvolutionState`
-  after every generation (atomic); ``resume_training(out)`` continues it and
-  ends with exactly the result of an uninterrupted run;
+- ``checkpoint.pkl``: the optimiser's state
+  (:class:`~evogrid.optimize.es.EvolutionState` or a subclass) after every
+  generation (atomic); ``resume_training(out)`` continues it and ends with
+  exactly the result of an uninterrupted run;
 - at the end ``rulebases/*.json`` (with provenance), ``summary.json`` and
   ``summary.csv`` (AWRT against local scheduling per site, on the training
   scenario and, with ``config.test``, on the unseen test scenario under FCFS
-  and EASY), and the plots ``convergence.png``, ``improvement.png`` and
-  ``surface_<site>.png``.
+  and EASY), and with ``plots`` the plots ``convergence.png``,
+  ``improvement.png`` and ``surface_<site>.png``.
 """
 
 from __future__ import annotations
 
-import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from deap import tools
-from rich.progress import Progress
 
 from evogrid.optimize import rundir
 from evogrid.optimize.coevolution import CoEvolution
-from evogrid.optimize.es import CMAES, EFS, EvolutionState, JointES, TrainConfig
+from evogrid.optimize.config import TrainConfig
+from evogrid.optimize.es import CMAES, EFS, EvolutionState, JointES
 from evogrid.optimize.evaluator import Evaluator
 from evogrid.optimize.genome import to_rulebase
+from evogrid.optimize.loop import STANDARD_PLOTS, Plots, RunKind, new_run, resolve_plots, resume_run
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import FuzzyPolicy, simulate
 from evogrid.sim.scenario import Scenario
 
-GENERATIONS_CSV = "generations.csv"
+GENERATIONS_CSV = rundir.GENERATIONS_CSV
 SUMMARY = "summary"
 #: LRMS under which the result is tested on the unseen scenario: FCFS as trained, and EASY.
 TEST_LRMS = ("fcfs", "easy")
 
 
 def make_algorithm(config: TrainConfig, evaluator: Evaluator) -> EFS | CoEvolution:
+    """The optimiser ``config`` asks for (:class:`~evogrid.optimize.loop.Optimizer`)."""
     if config.kind == "coevolution":
         return CoEvolution(config, evaluator)
     if config.kind == "joint":
@@ -51,86 +53,22 @@ def make_algorithm(config: TrainConfig, evaluator: Evaluator) -> EFS | CoEvoluti
     return CMAES(config, evaluator) if config.optimizer == "cma" else EFS(config, evaluator)
 
 
-def trained_sites(config: TrainConfig, n_sites: int) -> list[int]:
-    return [config.site] if config.kind == "efs" else list(range(n_sites))
-
-
-def _statistics() -> tools.Statistics:
-    stats = tools.Statistics(key=lambda ind: ind.value)
-    stats.register("best", np.min)
-    stats.register("median", np.median)
-    stats.register("worst", np.max)
-    return stats
-
-
-def generation_row(config: TrainConfig, state: EvolutionState, names: list[str], seconds: float) -> dict:
-    """One CSV row: fitness statistics and mean step sizes of every species' parents."""
-    row: dict[str, Any] = {"generation": state.generation, "evaluations": state.evaluations,
-                           "cut_off": state.cut_off}
-    stats = _statistics()
-    if config.kind == "joint":  # one species for the whole grid; its fitness is the grid's score
-        groups, metric, digits = [("grid", state.species[0])], "score", 4
-    else:
-        sites = trained_sites(config, len(names))
-        groups = [(names[k], parents) for k, parents in zip(sites, state.species, strict=True)]
-        metric, digits = "awrt", 2
-    for label, parents in groups:
-        for key, value in stats.compile(parents).items():
-            row[f"{key}_{metric}_{label}"] = f"{value:.{digits}f}"
-        steps = np.mean([p.steps for p in parents], axis=0)
-        for f, s in zip(config.features, steps, strict=True):
-            row[f"step_{f}_{label}"] = f"{s:.4g}"
-    row["wall_seconds"] = f"{seconds:.2f}"
-    return row
-
-
 def run_training(config: TrainConfig, out: Path, evaluator: Evaluator, *, progress: bool = True,
-                 stop_after: int | None = None) -> dict[str, Any]:
-    """Start a run in ``out`` (which must not hold one); see :func:`_advance`."""
-    rundir.start_run(out, asdict(config), GENERATIONS_CSV)
-    rundir.write_json(out / "run.json", rundir.run_record(
-        config.seed, kind=config.kind, optimizer=config.optimizer_label, backend=evaluator.backend,
-        workers=evaluator.n_workers))
-    algorithm = make_algorithm(config, evaluator)
-    started = time.perf_counter()
-    state = algorithm.start()
-    _record(config, state, out, time.perf_counter() - started)
-    return _advance(algorithm, state, config, out, progress, stop_after)
+                 stop_after: int | None = None, plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
+    """Start a run in ``out`` (which must not hold one); see :func:`~evogrid.optimize.loop.run_loop`.
+
+    Returns :func:`write_results`' summary, or ``{"finished": False, ...}`` after ``stop_after``
+    generations. ``plots``: what draws the plots at the end (None: none).
+    """
+    return new_run(TRAINING, config, out, evaluator,
+                   lambda: {"kind": config.kind, "optimizer": config.optimizer_label},
+                   progress=progress, stop_after=stop_after, plots=plots)
 
 
-def resume_training(out: Path, evaluator: Evaluator, *, progress: bool = True,
-                    stop_after: int | None = None) -> dict[str, Any]:
+def resume_training(out: Path, evaluator: Evaluator, *, progress: bool = True, stop_after: int | None = None,
+                    plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
     """Continue the run in ``out`` from its last checkpoint."""
-    config = TrainConfig(**rundir.resumable_config(out))
-    state = rundir.load_checkpoint(out)
-    rundir.truncate_csv(out / GENERATIONS_CSV, state.generation)
-    return _advance(make_algorithm(config, evaluator), state, config, out, progress, stop_after)
-
-
-def _record(config: TrainConfig, state: EvolutionState, out: Path, seconds: float) -> None:
-    names = [w.name for w in config.ref.scenario().workloads]
-    rundir.append_csv_row(out / GENERATIONS_CSV, generation_row(config, state, names, seconds))
-    rundir.save_checkpoint(out, state)
-
-
-def _advance(algorithm, state: EvolutionState, config: TrainConfig, out: Path, progress: bool,
-             stop_after: int | None) -> dict[str, Any]:
-    """Run generations to the end (or ``stop_after`` more), checkpointing after each."""
-    before = rundir.recorded_seconds(out / GENERATIONS_CSV, state.generation)
-    started = time.perf_counter()
-    label = {"coevolution": "co-evolution", "joint": "joint ES"}.get(config.kind,
-                                                                      f"EFS {config.optimizer_label}")
-    with Progress(disable=not progress, transient=True) as bar:
-        task = bar.add_task(label, total=config.generations, completed=state.generation)
-        done = 0
-        while state.generation < config.generations:
-            if stop_after is not None and done >= stop_after:
-                return {"finished": False, "generation": state.generation}
-            algorithm.step(state)
-            done += 1
-            _record(config, state, out, before + time.perf_counter() - started)
-            bar.update(task, completed=state.generation)
-    return write_results(config, state, out, algorithm.best(state))
+    return resume_run(TRAINING, out, evaluator, progress=progress, stop_after=stop_after, plots=plots)
 
 
 def learned_rulebases(config: TrainConfig, best: dict[int, tuple[np.ndarray, float]]) -> dict[int, Rulebase]:
@@ -170,24 +108,45 @@ def evaluate_policy(config: TrainConfig, rulebases: dict[int, Rulebase], spec: s
 
 
 def write_results(config: TrainConfig, state: EvolutionState, out: Path,
-                  best: dict[int, tuple[np.ndarray, float]]) -> dict[str, Any]:
-    """Rulebase JSON files, the summary table and the plots."""
-    from evogrid.plots import convergence_plot, decision_surface, improvement_plot
-
+                  best: dict[int, tuple[np.ndarray, float]],
+                  plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
+    """Rulebase JSON files, the summary table and (with ``plots``) the plots."""
     rulebases = learned_rulebases(config, best)
-    files = []
-    for rb in rulebases.values():
-        p = rb.provenance
-        stem = p["site"] + (f"_vs_{p['partner']}" if isinstance(p["partner"], str) else "")
-        files.append(str(rb.save(out / "rulebases" / f"{stem}.json")))
-        decision_surface(rb, out / f"surface_{stem}.png",
-                         title=f"{p['site']} ({config.kind}, seed {config.seed})")
+    files = [str(rb.save(out / "rulebases" / f"{rulebase_stem(rb)}.json")) for rb in rulebases.values()]
     rows = evaluate_policy(config, rulebases, config.scenario, config.lrms, "train")
     if config.test:
         for lrms in TEST_LRMS:
             rows += evaluate_policy(config, rulebases, config.test, lrms, "test")
     rundir.write_rows(out / SUMMARY, rows)
-    convergence_plot(out / "convergence.png", rundir.csv_rows(out / GENERATIONS_CSV))
-    improvement_plot(out / "improvement.png", rows)
+    if (plots := resolve_plots(plots)) is not None:
+        title = f"({config.kind}, seed {config.seed})"
+        draw_training_plots(plots, out, rows, [(rulebase_stem(rb), rb, f"{rb.provenance['site']} {title}")
+                                               for rb in rulebases.values()])
     return {"finished": True, "rulebases": files, "summary": rows,
             "evaluations": state.evaluations, "cut_off": state.cut_off}
+
+
+def rulebase_stem(rb: Rulebase) -> str:
+    """A learned rulebase's file stem: its site, and its partner if it had one (``KTH-5_vs_SDSC03-5``)."""
+    p = rb.provenance
+    return p["site"] + (f"_vs_{p['partner']}" if isinstance(p["partner"], str) else "")
+
+
+def draw_training_plots(plots: Plots, out: Path, summary: list[dict],
+                        surfaces: list[tuple[str, Rulebase, str]]) -> list[Path]:
+    """A training run's plots in ``out``: convergence (from its generations.csv), improvement (from the
+    ``summary`` rows) and a decision surface per ``(file stem, rulebase, title)`` of ``surfaces``."""
+    paths = [plots.convergence_plot(out / "convergence.png", rundir.csv_rows(out / GENERATIONS_CSV)),
+             plots.improvement_plot(out / "improvement.png", summary)]
+    paths += [plots.decision_surface(rb, out / f"surface_{stem}.png", title=title)
+              for stem, rb, title in surfaces]
+    return paths
+
+
+def _finish(config: TrainConfig, algorithm: EFS | CoEvolution, state: EvolutionState, out: Path,
+            plots: Plots | None) -> dict[str, Any]:
+    return write_results(config, state, out, algorithm.best(state), plots)
+
+
+#: Training runs for :func:`~evogrid.optimize.loop.new_run` and :func:`~evogrid.optimize.loop.resume_run`.
+TRAINING = RunKind(TrainConfig, make_algorithm, _finish)

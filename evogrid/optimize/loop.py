@@ -1,0 +1,180 @@
+"""One run loop for every optimiser: EFS, CMA-ES, co-evolution, the joint ES and both Pareto modes.
+
+An optimiser (:class:`Optimizer`) holds what stays fixed during a run (the
+configuration, the evaluator) and advances a *state*, everything a
+generation changes, one generation at a time: :meth:`~Optimizer.start`
+evaluates the initial population, :meth:`~Optimizer.step` runs one more
+generation, :meth:`~Optimizer.best` is the result. The states are
+per-algorithm (:class:`~evogrid.optimize.es.EvolutionState` and its
+subclasses, :class:`~evogrid.optimize.pareto.ParetoState`) and hold every
+random generator the algorithm draws from, so a pickled state is a complete
+checkpoint.
+
+:func:`run_loop` drives any optimiser in a run directory
+(:mod:`evogrid.optimize.rundir`; :func:`new_run` and :func:`resume_run`
+prepare it or read it back): after every generation one row of
+``generations.csv`` (the optimiser's :meth:`~Optimizer.row` and the wall
+time) and then the checkpoint (atomic); ``resume=True`` continues from the
+checkpoint, first dropping CSV rows written after it, and ends with exactly
+the result of an uninterrupted run.
+
+Plots are not this package's business: the run functions take a ``plots``
+object (anything with the functions of :class:`Plots`, e.g. the module
+``evogrid.plots``, which the CLI passes in) or None for no plots.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_checkable
+
+from rich.progress import Progress
+
+from evogrid.optimize import rundir
+
+if TYPE_CHECKING:
+    from evogrid.optimize.evaluator import Evaluator
+
+S = TypeVar("S")
+C = TypeVar("C")
+GENERATIONS_CSV = rundir.GENERATIONS_CSV
+
+
+@runtime_checkable
+class Optimizer(Protocol[S]):
+    """One generation at a time over a state ``S`` (pickled as the checkpoint).
+
+    Attributes:
+        label: what the run is, for the progress bar.
+    """
+
+    label: str
+
+    def start(self) -> S:
+        """A new state with the initial population evaluated."""
+        ...
+
+    def step(self, state: S) -> S:
+        """Advance ``state`` by one generation (in place, or a new state) and return it."""
+        ...
+
+    def best(self, state: S) -> Any:
+        """The run's result so far."""
+        ...
+
+    def generation(self, state: S) -> int:
+        """Generations ``state`` has done (the row's ``generation`` in generations.csv)."""
+        ...
+
+    def row(self, state: S) -> dict[str, Any]:
+        """The generations.csv row of ``state`` (the loop appends ``wall_seconds``)."""
+        ...
+
+
+class Plots(Protocol):
+    """The plots a run writes at its end (docs/training.md, docs/pareto.md): what ``evogrid.plots`` has."""
+
+    def convergence_plot(self, path: str | Path, rows: list[dict[str, str]]) -> Path: ...
+
+    def improvement_plot(self, path: str | Path, rows: list[dict]) -> Path: ...
+
+    def decision_surface(self, rb: Any, path: str | Path, *, visited: Any = None,
+                         title: str | None = None) -> Path: ...
+
+    def pareto_plot(self, path: str | Path, site_names: list[str], fronts: dict[str, Any],
+                    points: dict[str, list[float]]) -> Path: ...
+
+
+#: The default of the run functions' ``plots``: the module holding the standard plots, imported only
+#: when a run that was given no ``plots`` ends (the CLI passes the module itself; None: no plots).
+STANDARD_PLOTS = "evogrid.plots"
+
+
+def resolve_plots(plots: Plots | str | None) -> Plots | None:
+    """``plots`` as an object: a module name is imported."""
+    return importlib.import_module(plots) if isinstance(plots, str) else plots
+
+
+def run_loop(optimizer: Optimizer[S], out: Path, generations: int, finish: Callable[[S], dict[str, Any]],
+             *, resume: bool = False, progress: bool = True, stop_after: int | None = None) -> dict[str, Any]:
+    """Run ``optimizer`` in the run directory ``out`` until its state has done ``generations``,
+    then return ``finish(state)``.
+
+    A new run (``resume=False``; ``out`` prepared by :func:`~evogrid.optimize.rundir.start_run`)
+    starts from :meth:`Optimizer.start`, a resumed one from the checkpoint. With ``stop_after``,
+    return ``{"finished": False, "generation": g}`` once the state has done ``stop_after`` more
+    generations than when called (a new run counts from 0), as if killed there.
+    """
+    csv_path = out / GENERATIONS_CSV
+    state: S | None = None
+    done, seconds_before = 0, 0.0
+    if resume:
+        state = rundir.load_checkpoint(out)
+        done = optimizer.generation(state)
+        rundir.truncate_csv(csv_path, done)
+        seconds_before = rundir.recorded_seconds(csv_path, done)
+    stop_at = done + stop_after if stop_after is not None else None
+    started = time.perf_counter()
+
+    def record(state: S) -> S:
+        wall = seconds_before + time.perf_counter() - started
+        rundir.append_csv_row(csv_path, {**optimizer.row(state), "wall_seconds": f"{wall:.2f}"})
+        rundir.save_checkpoint(out, state)
+        return state
+
+    with Progress(disable=not progress, transient=True) as bar:
+        task = bar.add_task(optimizer.label, total=generations, completed=done)
+        if state is None:
+            state = record(optimizer.start())
+        while (generation := optimizer.generation(state)) < generations:
+            bar.update(task, completed=generation)
+            if stop_at is not None and generation >= stop_at:
+                return {"finished": False, "generation": generation}
+            state = record(optimizer.step(state))
+    return finish(state)
+
+
+@dataclass(frozen=True)
+class RunKind(Generic[C]):
+    """What :func:`new_run` and :func:`resume_run` need to know of a kind of run.
+
+    Attributes:
+        config: the configuration class (``config.toml`` holds its fields).
+        optimizer: the optimiser for a configuration and an evaluator.
+        finish: ``finish(config, optimizer, final state, run directory, plots)`` writes the
+            results and returns the run's summary.
+    """
+
+    config: Callable[..., C]
+    optimizer: Callable[[C, Evaluator], Optimizer[Any]]
+    finish: Callable[[C, Any, Any, Path, Plots | None], dict[str, Any]]
+
+
+def new_run(kind: RunKind[C], config: C, out: Path, evaluator: Evaluator,
+            record: Callable[[], dict[str, Any]], *, progress: bool = True, stop_after: int | None = None,
+            plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
+    """Start a run of ``config`` in ``out`` (which must not hold one): ``config.toml``, then ``run.json``
+    (the run record with the entries ``record()`` gives), then :func:`run_loop`."""
+    rundir.start_run(out, asdict(config))
+    rundir.write_json(out / "run.json", rundir.run_record(
+        config.seed, **record(), backend=evaluator.backend, workers=evaluator.n_workers))
+    return _run(kind, config, out, evaluator, False, progress, stop_after, plots)
+
+
+def resume_run(kind: RunKind[Any], out: Path, evaluator: Evaluator, *, progress: bool = True,
+               stop_after: int | None = None, plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
+    """Continue the run in ``out`` from its last checkpoint, with the configuration of its config.toml."""
+    config = kind.config(**rundir.resumable_config(out))
+    return _run(kind, config, out, evaluator, True, progress, stop_after, plots)
+
+
+def _run(kind: RunKind[C], config: C, out: Path, evaluator: Evaluator, resume: bool, progress: bool,
+         stop_after: int | None, plots: Plots | str | None) -> dict[str, Any]:
+    optimizer = kind.optimizer(config, evaluator)
+    return run_loop(optimizer, out, config.generations,
+                    lambda state: kind.finish(config, optimizer, state, out, resolve_plots(plots)),
+                    resume=resume, progress=progress, stop_after=stop_after)
