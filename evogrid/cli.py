@@ -10,7 +10,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -19,26 +19,14 @@ from rich.table import Table
 from evogrid import __version__
 from evogrid.errors import EvogridError, ScenarioError
 from evogrid.pipeline import DEMO_GENERATIONS
-from evogrid.policy.config import STRATEGIES, RulebaseSpec, build_strategy, load_rulebases, strategy_config
-from evogrid.policy.registry import FEATURES, LOCATIONS, POOL_ARRIVALS, TRANSFERS, plain_transfers
-from evogrid.policy.rulebase import Rulebase
-from evogrid.policy.strategies import (
-    FuzzyPolicy,
-    simulate,
-    strategy_label,
-)
-from evogrid.sim.scenario import Scenario
-from evogrid.workload.cache import cached_parse
-from evogrid.workload.model import SECONDS_PER_DAY
-from evogrid.workload.preprocess import Preprocessing, load_swf
-from evogrid.workload.traces import (
-    ALIASES,
-    BUNDLED,
-    DEFAULT_PROCS,
-    default_options,
-    resolve_trace,
-    traces_dir,
-)
+from evogrid.policy.registry import FEATURES, LOCATIONS, POOL_ARRIVALS, STRATEGIES, TRANSFERS, plain_transfers
+
+if TYPE_CHECKING:
+    from evogrid.policy.rulebase import Rulebase
+    from evogrid.sim.scenario import Scenario
+
+# numpy, numba, pydantic and the optimisers load inside the commands that need them:
+# ``evogrid --help`` and the light commands stay fast.
 
 app = typer.Typer(
     help="evogrid: simulate federated compute sites on SWF logs and learn job-exchange policies.",
@@ -76,6 +64,8 @@ def _root(
 @traces_app.command("list")
 def traces_list() -> None:
     """List the bundled logs with their short names and files."""
+    from evogrid.workload.traces import ALIASES, BUNDLED, DEFAULT_PROCS, traces_dir
+
     table = Table(title=f"Bundled traces ({traces_dir()})")
     for col in ("name", "aliases", "file", "m (procs)", "present"):
         table.add_column(col)
@@ -94,6 +84,11 @@ def traces_info(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """Header facts, jobs kept and dropped per reason, and the time span of a log."""
+    from evogrid.workload.cache import cached_parse
+    from evogrid.workload.model import SECONDS_PER_DAY
+    from evogrid.workload.preprocess import Preprocessing, load_swf
+    from evogrid.workload.traces import default_options, resolve_trace
+
     path = resolve_trace(name)
     w = load_swf(path, default_options(name, Preprocessing(machine_procs=procs)), name=name, lenient=lenient)
     header = cached_parse(path, lenient=lenient).header
@@ -150,6 +145,8 @@ def _matrix_table(title: str, names: list[str], matrix: list[list[float]]) -> Ta
 
 def _parse_rulebase_args(specs: list[str], sc: Scenario) -> dict[int, list[Rulebase]]:
     """``--rulebase`` arguments (see :class:`~evogrid.policy.config.RulebaseSpec`) -> rulebases per site."""
+    from evogrid.policy.config import RulebaseSpec, load_rulebases
+
     return load_rulebases([RulebaseSpec.parse(spec) for spec in specs], sc)
 
 
@@ -183,6 +180,10 @@ def simulate_cmd(
     out: Annotated[Path | None, typer.Option(help="Also write the JSON result to this file.")] = None,
 ) -> None:
     """Simulate a scenario with an exchange strategy: per-site metrics, deltas vs local, migrations."""
+    from evogrid.policy.config import RulebaseSpec, build_strategy, strategy_config
+    from evogrid.policy.strategies import simulate, strategy_label
+    from evogrid.sim.scenario import Scenario
+
     sc = Scenario.from_spec(scenario, lrms=lrms, procs=procs, lenient=lenient)
     # Command-line options override the scenario file's [strategy] table.
     base = strategy_config(sc)
@@ -236,6 +237,9 @@ def show(
 ) -> None:
     """Print a rulebase's rules and write its decision-surface plot (accept/decline over the features)."""
     from evogrid.plots import decision_surface
+    from evogrid.policy.rulebase import Rulebase
+    from evogrid.policy.strategies import FuzzyPolicy, simulate
+    from evogrid.sim.scenario import Scenario
 
     rb = Rulebase.load(rulebase)
     table = Table(title=f"{rulebase}: {rb.n_rules} rules over {', '.join(rb.features)}")
@@ -468,6 +472,8 @@ def export(
     prefix: Annotated[str, typer.Option(help="Prefix for the copied file names.")] = "",
 ) -> None:
     """List (and copy) a run's learned rulebases, validating each against the schema."""
+    from evogrid.policy.rulebase import Rulebase
+
     files = sorted((run_dir / "rulebases").glob("*.json"))
     if not files:
         raise ScenarioError(f"{run_dir}: no rulebases/*.json (not a finished training run)")

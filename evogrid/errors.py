@@ -5,7 +5,12 @@ empty window, a bad scenario file) raises :class:`EvogridError`. The CLI turns
 it into one line on stderr and exit code 2; the Python API lets it propagate.
 """
 
-from pydantic import ValidationError
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class EvogridError(Exception):

@@ -27,7 +27,7 @@ from evogrid.policy import (
     simulate,
     strategy_config,
 )
-from evogrid.policy.config import StrategyKind
+from evogrid.policy.registry import StrategyKind
 from evogrid.sim import features, grid
 from evogrid.sim.scenario import Scenario
 

@@ -8,51 +8,34 @@ files name them, and a scenario file's ``[strategy]`` table, are
 runs the file's strategy.
 """
 
-from evogrid.policy.config import (
-    STRATEGIES,
-    RulebaseSpec,
-    StrategyConfig,
-    StrategyKind,
-    build_strategy,
-    scenario_strategy,
-    strategy_config,
-)
-from evogrid.policy.registry import FEATURES, LOCATIONS, POOL_ARRIVALS, TRANSFERS, Choice, Feature, Registry
-from evogrid.policy.rulebase import Rulebase, RulebaseError
-from evogrid.policy.strategies import (
-    AcceptWhenFit,
-    ActiveRequest,
-    CentralPool,
-    FuzzyPolicy,
-    Local,
-    Result,
-    Strategy,
-    simulate,
-)
 
-__all__ = [
-    "FEATURES",
-    "LOCATIONS",
-    "POOL_ARRIVALS",
-    "STRATEGIES",
-    "TRANSFERS",
-    "AcceptWhenFit",
-    "ActiveRequest",
-    "CentralPool",
-    "Choice",
-    "Feature",
-    "FuzzyPolicy",
-    "Local",
-    "Registry",
-    "Result",
-    "Rulebase",
-    "RulebaseError",
-    "RulebaseSpec",
-    "Strategy",
-    "StrategyConfig",
-    "StrategyKind",
-    "build_strategy",
-    "scenario_strategy",
-    "simulate",
-    "strategy_config",
-]
+from evogrid._lazy import lazy_exports
+
+_WHERE = {
+    "STRATEGIES": "evogrid.policy.registry",
+    "RulebaseSpec": "evogrid.policy.config",
+    "StrategyConfig": "evogrid.policy.config",
+    "StrategyKind": "evogrid.policy.registry",
+    "build_strategy": "evogrid.policy.config",
+    "scenario_strategy": "evogrid.policy.config",
+    "strategy_config": "evogrid.policy.config",
+    "FEATURES": "evogrid.policy.registry",
+    "LOCATIONS": "evogrid.policy.registry",
+    "POOL_ARRIVALS": "evogrid.policy.registry",
+    "TRANSFERS": "evogrid.policy.registry",
+    "Choice": "evogrid.policy.registry",
+    "Feature": "evogrid.policy.registry",
+    "Registry": "evogrid.policy.registry",
+    "Rulebase": "evogrid.policy.rulebase",
+    "RulebaseError": "evogrid.policy.rulebase",
+    "AcceptWhenFit": "evogrid.policy.strategies",
+    "ActiveRequest": "evogrid.policy.strategies",
+    "CentralPool": "evogrid.policy.strategies",
+    "FuzzyPolicy": "evogrid.policy.strategies",
+    "Local": "evogrid.policy.strategies",
+    "Result": "evogrid.policy.strategies",
+    "Strategy": "evogrid.policy.strategies",
+    "simulate": "evogrid.policy.strategies",
+}
+__all__ = sorted(_WHERE)
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)

@@ -11,7 +11,7 @@ this module makes it a strategy object::
 
 ``evogrid simulate`` does the same, with its command-line options laid over
 the table (:meth:`StrategyConfig.with_options`). Every name is checked
-against the registries (:data:`STRATEGIES` here, the rest in
+against the registries (:data:`~evogrid.policy.registry.STRATEGIES` and the rest of
 :mod:`evogrid.policy.registry`): an unknown one is a one-line error naming
 the file and field (``x.toml: strategy.location: unknown location policy
 'near'; expected one of fixed, random, awrt``) or the option.
@@ -23,21 +23,23 @@ site gets the rulebases trained for its size, :func:`pool_for_sites`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from evogrid.errors import ScenarioError, validation_error, validation_message
-from evogrid.policy.registry import LOCATIONS, POOL_ARRIVALS, TRANSFERS, Registry, plain_transfers
+from evogrid.policy.registry import (
+    LOCATIONS,
+    POOL_ARRIVALS,
+    STRATEGIES,
+    TRANSFERS,
+    plain_transfers,
+)
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import (
-    AcceptWhenFit,
-    ActiveRequest,
-    CentralPool,
     FuzzyPolicy,
-    Local,
     Strategy,
     pool_for_sites,
 )
@@ -90,25 +92,8 @@ def load_rulebases(specs: Sequence[RulebaseSpec], scenario: Scenario) -> dict[in
     return chosen
 
 
-StrategyFactory = Callable[["StrategyConfig", Scenario, Sequence[RulebaseSpec]], Strategy]
-
-
-@dataclass(frozen=True)
-class StrategyKind:
-    """A strategy as the CLI and ``[strategy] name`` call it.
-
-    Attributes:
-        name: the ``--strategy`` value.
-        factory: (configuration, scenario, rulebase specs) -> a strategy object.
-        help: one line for ``--help``.
-    """
-
-    name: str
-    factory: StrategyFactory
-    help: str
-
-
-def _fuzzy(config: StrategyConfig, scenario: Scenario, specs: Sequence[RulebaseSpec]) -> FuzzyPolicy:
+def fuzzy_strategy(config: StrategyConfig, scenario: Scenario, specs: Sequence[RulebaseSpec]) -> FuzzyPolicy:
+    """The ``rulebase`` strategy: FuzzyPolicy from the rulebase specs (STRATEGIES' factory)."""
     if not specs:
         raise ScenarioError("strategy rulebase needs rulebases: --rulebase FILE (or SITE=FILE, or a pool "
                             "DIR), or rulebases = { SITE = FILE } in the [strategy] table")
@@ -118,17 +103,6 @@ def _fuzzy(config: StrategyConfig, scenario: Scenario, specs: Sequence[RulebaseS
                             "these sizes")
     picks = {k: rbs[0] if len(rbs) == 1 else rbs for k, rbs in chosen.items()}
     return FuzzyPolicy(picks, others=config.others, location=config.location, seed=config.seed)
-
-
-STRATEGIES: Registry[StrategyKind] = Registry("strategy", [
-    StrategyKind("local", lambda c, sc, specs: Local(), "none"),
-    StrategyKind("awf", lambda c, sc, specs: AcceptWhenFit(location=c.location, seed=c.seed),
-                 "accept when fit"),
-    StrategyKind("rulebase", _fuzzy, "TSK fuzzy policies from --rulebase"),
-    StrategyKind("pool", lambda c, sc, specs: CentralPool(arrivals=c.pool_arrivals),
-                 "central job pool: FCFS-JS/EASY-JS/LIST-JS"),
-    StrategyKind("aa", lambda c, sc, specs: ActiveRequest(), "active request, needs --lrms easy"),
-])
 
 
 StrategyName = STRATEGIES.name_type()

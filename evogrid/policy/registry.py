@@ -14,7 +14,7 @@ rulebase JSON loading (feature names) and the optimisers alike:
   ``UTIL``, ``QLEN``, ``EST_HOURS``) with their default ranges, codes of
   :mod:`evogrid.sim.features` (``F_*``);
 - the strategies as the CLI names them (``local``, ``awf``, ``rulebase``,
-  ``pool``, ``aa``) are :data:`evogrid.policy.config.STRATEGIES`, whose
+  ``pool``, ``aa``) are :data:`STRATEGIES`, whose
   entries build a strategy object from a configuration.
 
 A registry is a read-only mapping name -> entry in registration order (the
@@ -34,15 +34,16 @@ with a branch in :mod:`evogrid.sim.grid`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Protocol, TypeVar
 
-import numpy as np
-from pydantic import AfterValidator
+if TYPE_CHECKING:
+    import numpy as np
+
 
 from evogrid.errors import EvogridError, ScenarioError
-from evogrid.sim import features, grid
+from evogrid.sim import codes
 
 
 class Entry(Protocol):
@@ -146,6 +147,8 @@ class Registry(Mapping[str, E], Generic[E]):
 
     def name_type(self) -> Any:
         """The pydantic type of a field that holds a registered name (checked when validated)."""
+        from pydantic import AfterValidator  # here: the CLI's --help needs the registries, not pydantic
+
         return Annotated[str, AfterValidator(self.check)]
 
     def help(self, names: Iterable[str] | None = None) -> str:
@@ -155,33 +158,33 @@ class Registry(Mapping[str, E], Generic[E]):
 
 
 TRANSFERS: Registry[Choice] = Registry("transfer policy", [
-    Choice("local", grid.T_LOCAL, "keep own jobs, decline offers"),
-    Choice("awf", grid.T_AWF, "accept when fit: keep or accept a job iff it fits the free processors now"),
-    Choice("rulebase", grid.T_RULEBASE, "a TSK fuzzy rulebase per partner decides"),
+    Choice("local", codes.T_LOCAL, "keep own jobs, decline offers"),
+    Choice("awf", codes.T_AWF, "accept when fit: keep or accept a job iff it fits the free processors now"),
+    Choice("rulebase", codes.T_RULEBASE, "a TSK fuzzy rulebase per partner decides"),
 ])
 LOCATIONS: Registry[Choice] = Registry("location policy", [
-    Choice("fixed", grid.L_FIXED, "partners in index order"),
-    Choice("random", grid.L_RANDOM, "a seeded shuffle per job"),
-    Choice("awrt", grid.L_AWRT, "partners never tried first, then lowest AWRT of the jobs delegated "
+    Choice("fixed", codes.L_FIXED, "partners in index order"),
+    Choice("random", codes.L_RANDOM, "a seeded shuffle per job"),
+    Choice("awrt", codes.L_AWRT, "partners never tried first, then lowest AWRT of the jobs delegated "
                                 "to them so far"),
 ])
 
 POOL_ARRIVALS: Registry[Choice] = Registry("pool arrival rule", [
-    Choice("queued", grid.A_QUEUED, "a new job joins the pool behind the older jobs and its site schedules "
+    Choice("queued", codes.A_QUEUED, "a new job joins the pool behind the older jobs and its site schedules "
                                     "the pool: under EASY it starts at once only if it does not delay the "
                                     "reservation of the oldest pool job that site can run"),
-    Choice("first", grid.A_FIRST, "the published rule read literally: a new job starts at once at its "
+    Choice("first", codes.A_FIRST, "the published rule read literally: a new job starts at once at its "
                                   "site whenever it fits, overtaking older pool jobs; under EASY this "
                                   "starves wide jobs"),
 ])
 
 FEATURES: Registry[Feature] = Registry("feature", [
-    Feature("NWP", features.F_NWP, (0.0, 10.0),
+    Feature("NWP", codes.F_NWP, (0.0, 10.0),
             "waiting jobs' processors / m_k (normalised waiting parallelism)"),
-    Feature("NJP", features.F_NJP, (0.0, 1.0), "m_j / m_k (normalised job parallelism)"),
-    Feature("UTIL", features.F_UTIL, (0.0, 1.0), "busy processors / m_k now"),
-    Feature("QLEN", features.F_QLEN, (0.0, 100.0), "number of jobs waiting in the site's queue"),
-    Feature("EST_HOURS", features.F_EST_HOURS, (0.0, 48.0), "the job's run-time estimate in hours"),
+    Feature("NJP", codes.F_NJP, (0.0, 1.0), "m_j / m_k (normalised job parallelism)"),
+    Feature("UTIL", codes.F_UTIL, (0.0, 1.0), "busy processors / m_k now"),
+    Feature("QLEN", codes.F_QLEN, (0.0, 100.0), "number of jobs waiting in the site's queue"),
+    Feature("EST_HOURS", codes.F_EST_HOURS, (0.0, 48.0), "the job's run-time estimate in hours"),
 ])
 
 
@@ -197,4 +200,66 @@ def feature_code(name: str) -> int:
 
 def feature_ranges(names: Iterable[str], error: type[Exception] = ScenarioError) -> np.ndarray:
     """The registered [low, high] of each feature, shape (N_f, 2); ``error`` for an unknown name."""
+    import numpy as np  # here: the CLI's --help needs the registries, not numpy
+
     return np.array([FEATURES.lookup(name, error=error).range for name in names], dtype=np.float64)
+
+
+#: (configuration, scenario, rulebase specs) -> a strategy object (evogrid.policy.config).
+StrategyFactory = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class StrategyKind:
+    """A strategy as the CLI and ``[strategy] name`` call it.
+
+    Attributes:
+        name: the ``--strategy`` value.
+        factory: (configuration, scenario, rulebase specs) -> a strategy object.
+        help: one line for ``--help``.
+    """
+
+    name: str
+    factory: StrategyFactory
+    help: str
+
+
+# The factories import the strategies when called: the CLI's --help reads this
+# registry and should not load numpy and numba.
+def _local(config: Any, scenario: Any, specs: Any) -> Any:
+    from evogrid.policy.strategies import Local
+
+    return Local()
+
+
+def _awf(config: Any, scenario: Any, specs: Any) -> Any:
+    from evogrid.policy.strategies import AcceptWhenFit
+
+    return AcceptWhenFit(location=config.location, seed=config.seed)
+
+
+def _rulebase(config: Any, scenario: Any, specs: Any) -> Any:
+    from evogrid.policy.config import fuzzy_strategy
+
+    return fuzzy_strategy(config, scenario, specs)
+
+
+def _pool(config: Any, scenario: Any, specs: Any) -> Any:
+    from evogrid.policy.strategies import CentralPool
+
+    return CentralPool(arrivals=config.pool_arrivals)
+
+
+def _aa(config: Any, scenario: Any, specs: Any) -> Any:
+    from evogrid.policy.strategies import ActiveRequest
+
+    return ActiveRequest()
+
+
+STRATEGIES: Registry[StrategyKind] = Registry("strategy", [
+    StrategyKind("local", _local, "none"),
+    StrategyKind("awf", _awf, "accept when fit"),
+    StrategyKind("rulebase", _rulebase, "TSK fuzzy policies from --rulebase"),
+    StrategyKind("pool", _pool, "central job pool: FCFS-JS/EASY-JS/LIST-JS"),
+    StrategyKind("aa", _aa, "active request, needs --lrms easy"),
+])

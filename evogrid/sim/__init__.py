@@ -1,8 +1,14 @@
-"""Simulation: the compiled core, running it on workloads, and metrics."""
+"""Simulation: the compiled core, running it on workloads, and metrics (names imported on first use)."""
 
-# First: it sets how numba stamps the cache of every compiled function below.
-from evogrid.sim import cache as _cache  # noqa: F401
-from evogrid.sim.metrics import grid_utilization, site_metrics
-from evogrid.sim.schedule import GridJobs, Schedule, lrms_code, simulate_local
+from evogrid._lazy import lazy_exports
 
-__all__ = ["GridJobs", "Schedule", "grid_utilization", "lrms_code", "simulate_local", "site_metrics"]
+_WHERE = {
+    "GridJobs": "evogrid.sim.schedule",
+    "Schedule": "evogrid.sim.schedule",
+    "lrms_code": "evogrid.sim.schedule",
+    "simulate_local": "evogrid.sim.schedule",
+    "grid_utilization": "evogrid.sim.metrics",
+    "site_metrics": "evogrid.sim.metrics",
+}
+__all__ = sorted(_WHERE)
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)

@@ -16,11 +16,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from evogrid.sim.codes import F_EST_HOURS, F_NJP, F_NWP, F_QLEN, F_UTIL
 from evogrid.sim.core import ESTIMATE, FREE, M_PROCS, PROCS, Q_HEAD, Q_TAIL, W_PROCS
 
 SECONDS_PER_HOUR = 3600.0
 
-F_NWP, F_NJP, F_UTIL, F_QLEN, F_EST_HOURS = 0, 1, 2, 3, 4
 #: The features :func:`feature_value` computes, name -> code (the built-in
 #: entries of :data:`evogrid.policy.registry.FEATURES`, which adds ranges and meanings).
 FEATURE_CODES: dict[str, int] = {"NWP": F_NWP, "NJP": F_NJP, "UTIL": F_UTIL, "QLEN": F_QLEN,

@@ -33,6 +33,19 @@ import numba
 import numpy as np
 from numba import njit
 
+from evogrid.sim.codes import (
+    A_FIRST,
+    A_QUEUED,
+    ACTIVE,
+    EXCHANGE,
+    L_AWRT,
+    L_FIXED,
+    L_RANDOM,
+    POOL,
+    T_AWF,
+    T_LOCAL,
+    T_RULEBASE,
+)
 from evogrid.sim.core import (
     FREE,
     HEAP_END,
@@ -65,13 +78,9 @@ from evogrid.sim.features import feature_value
 from evogrid.sim.lrms import EASY
 from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
 
-EXCHANGE, POOL, ACTIVE = 0, 1, 2
 SCHEMES: dict[str, int] = {"exchange": EXCHANGE, "pool": POOL, "active": ACTIVE}
-T_LOCAL, T_AWF, T_RULEBASE = 0, 1, 2
 TRANSFER_CODES: dict[str, int] = {"local": T_LOCAL, "awf": T_AWF, "rulebase": T_RULEBASE}
-L_FIXED, L_RANDOM, L_AWRT = 0, 1, 2
 LOCATION_CODES: dict[str, int] = {"fixed": L_FIXED, "random": L_RANDOM, "awrt": L_AWRT}
-A_FIRST, A_QUEUED = 0, 1
 POOL_ARRIVAL_CODES: dict[str, int] = {"first": A_FIRST, "queued": A_QUEUED}
 #: Fields of the ``setup`` array of a grid run.
 SCHEME, POOL_ARRIVALS, LOCATION, SEED = 0, 1, 2, 3

@@ -1,24 +1,22 @@
-"""Workloads: SWF parsing, preprocessing, windows, bundled traces, synthetic jobs."""
+"""Workloads: SWF parsing, preprocessing, windows of bundled logs (names imported on first use)."""
 
-from evogrid.workload.model import SECONDS_PER_DAY, SECONDS_PER_MONTH, Workload
-from evogrid.workload.preprocess import Preprocessing, load_swf, preprocess
-from evogrid.workload.swf import RawTrace, parse_swf
-from evogrid.workload.synthetic import synthetic_workload
-from evogrid.workload.traces import BUNDLED, WindowSpec, load_window, parse_window, resolve_trace
+from evogrid._lazy import lazy_exports
 
-__all__ = [
-    "BUNDLED",
-    "SECONDS_PER_DAY",
-    "SECONDS_PER_MONTH",
-    "Preprocessing",
-    "RawTrace",
-    "WindowSpec",
-    "Workload",
-    "load_swf",
-    "load_window",
-    "parse_swf",
-    "parse_window",
-    "preprocess",
-    "resolve_trace",
-    "synthetic_workload",
-]
+_WHERE = {
+    "SECONDS_PER_DAY": "evogrid.workload.model",
+    "SECONDS_PER_MONTH": "evogrid.workload.model",
+    "Workload": "evogrid.workload.model",
+    "Preprocessing": "evogrid.workload.preprocess",
+    "load_swf": "evogrid.workload.preprocess",
+    "preprocess": "evogrid.workload.preprocess",
+    "RawTrace": "evogrid.workload.swf",
+    "parse_swf": "evogrid.workload.swf",
+    "synthetic_workload": "evogrid.workload.synthetic",
+    "BUNDLED": "evogrid.workload.traces",
+    "WindowSpec": "evogrid.workload.traces",
+    "load_window": "evogrid.workload.traces",
+    "parse_window": "evogrid.workload.traces",
+    "resolve_trace": "evogrid.workload.traces",
+}
+__all__ = sorted(_WHERE)
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)

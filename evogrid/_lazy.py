@@ -1,0 +1,26 @@
+"""Package attributes imported on first access (PEP 562), so that ``evogrid --help`` stays light.
+
+A package's ``__init__`` lists what it exports and where each name lives;
+numpy, numba, pydantic and the optimisers' libraries load only when a name
+that needs them is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+
+def lazy_exports(package: str, where: dict[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """``__getattr__`` and ``__dir__`` for ``package`` exporting ``name -> module`` of ``where``."""
+
+    def attribute(name: str) -> Any:
+        if name not in where:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return getattr(importlib.import_module(where[name]), name)
+
+    def names() -> list[str]:
+        return sorted(where)
+
+    return attribute, names

@@ -1,0 +1,17 @@
+"""The integer codes of the compiled grid loop's choices, importable without numpy or numba.
+
+The registries of :mod:`evogrid.policy.registry` name them; the loop
+(:mod:`evogrid.sim.grid`, :mod:`evogrid.sim.features`) branches on them.
+LRMS codes live with their rules in :mod:`evogrid.sim.lrms`.
+"""
+
+#: Exchange schemes: decentralised exchange, central pool, active request.
+EXCHANGE, POOL, ACTIVE = 0, 1, 2
+#: Transfer policies.
+T_LOCAL, T_AWF, T_RULEBASE = 0, 1, 2
+#: Location policies.
+L_FIXED, L_RANDOM, L_AWRT = 0, 1, 2
+#: How a new job meets the central pool.
+A_FIRST, A_QUEUED = 0, 1
+#: Decision features of fuzzy rulebases.
+F_NWP, F_NJP, F_UTIL, F_QLEN, F_EST_HOURS = 0, 1, 2, 3, 4
