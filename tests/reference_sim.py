@@ -14,6 +14,9 @@ import math
 from dataclasses import dataclass, field
 
 FEATURE_RANGE_HOURS = 3600.0
+#: Twins of LRMS registered beyond the built-in ones (evogrid.sim.lrms.register): name ->
+#: rule(t, job) -> start it?, for a job behind the blocked head that fits the free processors.
+BEHIND_HEAD: dict = {}
 
 
 @dataclass
@@ -96,6 +99,11 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
         while queue and jobs[queue[0]].procs <= site.free:
             go(queue[0])
         if not queue or site.lrms == "fcfs":
+            return started
+        if site.lrms in BEHIND_HEAD:  # a registered LRMS: its rule judges each job behind the head
+            for job in list(queue[1:]):
+                if jobs[job].procs <= site.free and BEHIND_HEAD[site.lrms](t, jobs[job]):
+                    go(job)
             return started
         if site.lrms == "list":
             again = True

@@ -46,8 +46,10 @@ def add_to_stamp(text: str) -> None:
     (it would keep running the old code): register before simulating.
     """
     global STAMP
-    dispatchers = [obj for name, module in list(sys.modules.items()) if name.startswith("evogrid.sim")
-                   for obj in vars(module).values() if isinstance(obj, Dispatcher)]
+    dispatchers = [d for name, module in list(sys.modules.items()) if name.startswith("evogrid.sim")
+                   for obj in vars(module).values()
+                   for d in (obj.values() if isinstance(obj, dict) else (obj,))  # entry points per mode
+                   if isinstance(d, Dispatcher)]
     if any(d.signatures for d in dispatchers):
         raise RuntimeError("register extensions before the first simulation of the process")
     STAMP = hashlib.sha256((STAMP + text).encode()).hexdigest()

@@ -1,0 +1,77 @@
+"""The checklists of docs/architecture.md hold: an LRMS can be added from outside the package.
+
+A toy LRMS ("short": behind a blocked head, only jobs estimated to run at
+most an hour start) is registered from this file, with its rule and its
+reference-simulator twin, and the compiled core must agree with the twin.
+It runs in a fresh process with its own numba cache: registering changes
+the compiled loops, which a process that already simulated cannot take in.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+
+TOY = r'''
+import json, sys
+import numpy as np
+from numba import njit
+from evogrid.sim import lrms
+
+@njit(inline="always")
+def short_rule(t, need, estimate, T, extra):
+    return (lrms.START if estimate <= 3600 else lrms.SKIP), extra
+
+lrms.register(lrms.Lrms("short", len(lrms.REGISTRY), "behind the head, only jobs of at most an hour",
+                        short_rule))
+
+import reference_sim
+from reference_sim import reference_start_times
+reference_sim.BEHIND_HEAD["short"] = lambda t, job: job.estimate <= 3600
+
+from evogrid.sim.schedule import simulate_local
+from evogrid.workload.model import Workload
+
+out = []
+for seed in range(20):
+    rng = np.random.default_rng(seed)
+    n, m = 40, 16
+    submit = np.sort(rng.integers(0, 20_000, n))
+    procs = rng.integers(1, m + 1, n)
+    run = rng.integers(1, 8_000, n)
+    est = run + rng.integers(0, 4_000, n)
+    w = Workload("toy", m, submit, run, procs, est, np.arange(n), np.full(n, -1))
+    start = simulate_local([w], "short").start.tolist()
+    want = reference_start_times(submit.tolist(), run.tolist(), procs.tolist(), est.tolist(), m, "short")
+    fcfs = simulate_local([w], "fcfs").start.tolist()
+    out.append({"equal": start == want, "differs_from_fcfs": start != fcfs})
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.xdist_group("compile")
+def test_a_toy_lrms_registered_from_a_test_file_runs_and_matches_its_twin(tmp_path):
+    script = tmp_path / "toy_lrms.py"
+    script.write_text(TOY)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"),
+               PYTHONPATH=os.pathsep.join([str(TESTS), str(TESTS.parent), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    cases = json.loads(done.stdout.strip().splitlines()[-1])
+    assert all(c["equal"] for c in cases), cases
+    assert any(c["differs_from_fcfs"] for c in cases)  # the toy rule really acted
+
+
+def test_registering_after_a_simulation_is_refused():
+    from evogrid.sim import lrms
+    from evogrid.sim.schedule import warm_up
+
+    warm_up(("fcfs",))
+    with pytest.raises(RuntimeError, match="before the first simulation"):
+        lrms.register(lrms.Lrms("late", len(lrms.REGISTRY), "too late", None))
+    assert "late" not in lrms.REGISTRY
