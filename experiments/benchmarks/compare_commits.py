@@ -1,7 +1,7 @@
 """Time one benchmark script at two commits in the same run, alternating, on the same machine.
 
 Run: ``.venv/bin/python experiments/benchmarks/compare_commits.py OLD NEW [--bench bench_grid.py]
-[--rounds 2]``
+[--rounds 2] [-- ARGS for the benchmark]``
 
 Each commit is checked out into a temporary git worktree (its own numba
 cache; the first round also compiles, outside the timed sections) and the
@@ -29,10 +29,11 @@ def worktree(rev: str, where: Path) -> Path:
     return where
 
 
-def run(tree: Path, bench: str, label: str) -> None:
+def run(tree: Path, bench: str, label: str, bench_args: list[str]) -> None:
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    out = subprocess.run([sys.executable, str(tree / "experiments" / "benchmarks" / bench)], env=env,
-                         cwd=tree, capture_output=True, text=True, check=True)
+    script = tree / "experiments" / "benchmarks" / bench
+    out = subprocess.run([sys.executable, str(script), *bench_args], env=env, cwd=tree,
+                         capture_output=True, text=True, check=True)
     for line in out.stdout.splitlines():
         print(f"{label:>10}  {line}", flush=True)
 
@@ -43,6 +44,7 @@ def main() -> None:
     parser.add_argument("new")
     parser.add_argument("--bench", default="bench_grid.py")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("bench_args", nargs="*", help="passed to the benchmark (after --)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         trees = {rev: worktree(rev, Path(tmp) / f"tree{i}") for i, rev in enumerate((args.old, args.new))}
@@ -50,7 +52,7 @@ def main() -> None:
             for r in range(args.rounds):
                 for rev, tree in trees.items():
                     print(f"# round {r + 1}, {rev}", flush=True)
-                    run(tree, args.bench, rev[:10])
+                    run(tree, args.bench, rev[:10], args.bench_args)
         finally:
             for tree in trees.values():
                 subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
