@@ -28,8 +28,8 @@ from evogrid.policy.strategies import (
     strategy_label,
 )
 from evogrid.sim.scenario import Scenario
-from evogrid.workload.cache import cached_parse
 from evogrid.workload.model import SECONDS_PER_DAY
+from evogrid.workload.parse_cache import cached_parse
 from evogrid.workload.preprocess import Preprocessing, load_swf
 from evogrid.workload.traces import (
     ALIASES,
