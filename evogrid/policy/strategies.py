@@ -235,6 +235,10 @@ def simulate(
 ) -> Result:
     """Simulate ``scenario`` with ``strategy`` and its local baseline.
 
+    Simulate level 3 of 3 (Scenario + Strategy -> Result): over :func:`~evogrid.sim.schedule.simulate_local`
+    / :func:`~evogrid.sim.schedule.simulate_grid` (workloads -> Schedule), over the compiled
+    :func:`~evogrid.sim.core.run_local` / :func:`~evogrid.sim.grid.run_grid` (packed arrays).
+
     Without ``strategy``: the scenario file's ``[strategy]`` table
     (:func:`evogrid.policy.config.scenario_strategy`), else :class:`Local`.
     """
