@@ -15,8 +15,6 @@ against :class:`RulebaseFile`, whose JSON Schema ships as
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -28,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from evogrid._version import __version__
 from evogrid.errors import EvogridError, validation_message
+from evogrid.files import write_json
 from evogrid.policy.registry import FEATURES, feature_code, feature_ranges
 from evogrid.sim.tsk import tsk_output_numpy
 
@@ -246,11 +245,7 @@ class Rulebase:
             "created": datetime.now(UTC).isoformat(timespec="seconds"),
             **self.provenance,
         }
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w") as fh:
-            json.dump(data, fh, indent=2)
-        os.replace(tmp, path)
+        write_json(path, data)
         return path
 
     def with_provenance(self, **facts: Any) -> Rulebase:
