@@ -139,7 +139,7 @@ def toys():
 def test_registering_toy_entries(toys, tmp_path):
     """Entries registered from a test file reach rulebase files, scenario files and the optimisers."""
     from evogrid.optimize.es import TrainConfig
-    from evogrid.optimize.genome import feature_ranges
+    from evogrid.policy.registry import feature_ranges
 
     rb = Rulebase.random(3, ["NWP", "TOY"], seed=1)
     assert rb.arrays()[3] == [features.F_NWP, 99]

@@ -31,6 +31,9 @@ from evogrid.policy.registry import FEATURES, feature_code, feature_ranges
 from evogrid.sim.tsk import tsk_output_numpy
 
 SCHEMA_PATH = Path(__file__).with_name("rulebase.schema.json")
+#: Widths made by code (random rulebases, the optimisers' genomes) are kept at least
+#: this fraction of the feature's range, so every rule stays defined.
+MIN_WIDTH_FRACTION = 1e-6
 DECISION_TEXT = "accept if weighted mean of consequents > 0"
 
 
@@ -167,7 +170,7 @@ class Rulebase:
         low, high = ranges[:, 0], ranges[:, 1]
         centers = rng.uniform(low, high, size=(n_rules, len(features)))
         widths = rng.uniform(0.0, high - low, size=(n_rules, len(features)))
-        widths = np.maximum(widths, 1e-6 * (high - low))
+        widths = np.maximum(widths, MIN_WIDTH_FRACTION * (high - low))
         consequents = rng.choice([-1.0, 1.0], size=n_rules)
         return cls.from_arrays(centers, widths, consequents, features, ranges)
 
