@@ -39,6 +39,6 @@ clean: clean-cache
 	rm -rf $(VENV) runs .pytest_cache .hypothesis
 
 # Drop numba's compiled code (an edit under evogrid/sim/ already recompiles
-# everything: evogrid/sim/cache.py stamps the cache with the whole package).
+# everything: evogrid/sim/numba_stamp.py stamps the cache with the whole package).
 clean-cache:
 	find evogrid -name '*.nbi' -delete -o -name '*.nbc' -delete

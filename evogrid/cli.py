@@ -84,8 +84,8 @@ def traces_info(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """Header facts, jobs kept and dropped per reason, and the time span of a log."""
-    from evogrid.workload.cache import cached_parse
     from evogrid.workload.model import SECONDS_PER_DAY
+    from evogrid.workload.parse_cache import cached_parse
     from evogrid.workload.preprocess import Preprocessing, load_swf
     from evogrid.workload.traces import default_options, resolve_trace
 
@@ -143,11 +143,11 @@ def _matrix_table(title: str, names: list[str], matrix: list[list[float]]) -> Ta
     return table
 
 
-def _parse_rulebase_args(specs: list[str], sc: Scenario) -> dict[int, list[Rulebase]]:
+def _parse_rulebase_args(specs: list[str], scenario: Scenario) -> dict[int, list[Rulebase]]:
     """``--rulebase`` arguments (see :class:`~evogrid.policy.config.RulebaseSpec`) -> rulebases per site."""
     from evogrid.policy.config import RulebaseSpec, load_rulebases
 
-    return load_rulebases([RulebaseSpec.parse(spec) for spec in specs], sc)
+    return load_rulebases([RulebaseSpec.parse(spec) for spec in specs], scenario)
 
 
 @app.command("simulate")
@@ -184,21 +184,22 @@ def simulate_cmd(
     from evogrid.policy.strategies import simulate, strategy_label
     from evogrid.sim.scenario import Scenario
 
-    sc = Scenario.from_spec(scenario, lrms=lrms, procs=procs, lenient=lenient)
+    loaded = Scenario.from_spec(scenario, lrms=lrms, procs=procs, lenient=lenient)  # `scenario`: the spec
     # Command-line options override the scenario file's [strategy] table.
-    base = strategy_config(sc)
+    base = strategy_config(loaded)
     name = strategy or ("rulebase" if rulebase else base.name)
     if pool_arrivals is not None and name != "pool":
         raise ScenarioError(f"--pool-arrivals applies to --strategy pool only, not {name}")
     config = base.with_options(name=name, others=others, location=location, seed=seed,
                                pool_arrivals=pool_arrivals)
-    chosen = build_strategy(config, sc, [RulebaseSpec.parse(spec) for spec in rulebase] if rulebase else None)
+    specs = [RulebaseSpec.parse(spec) for spec in rulebase] if rulebase else None
+    chosen = build_strategy(config, loaded, specs)
     t0 = time.perf_counter()
-    res = simulate(sc, chosen)
+    res = simulate(loaded, chosen)
     elapsed = time.perf_counter() - t0
     result = {
         **res.to_dict(),
-        "dropped": {w.name: w.dropped for w in sc.workloads},
+        "dropped": {w.name: w.dropped for w in loaded.workloads},
         "seconds": elapsed,
         "evogrid": __version__,
     }
@@ -209,16 +210,16 @@ def simulate_cmd(
         typer.echo(json.dumps(result, indent=2))
         return
     label = strategy_label(res.schedule)
-    console.print(_metrics_table(f"{sc.name}: {label} ({elapsed * 1e3:.1f} ms incl. local baseline)",
+    console.print(_metrics_table(f"{loaded.name}: {label} ({elapsed * 1e3:.1f} ms incl. local baseline)",
                                  res.metrics()))
-    names = [w.name for w in sc.workloads]
+    names = [w.name for w in loaded.workloads]
     if len(names) > 1 and res.schedule.strategy != "local":
         console.print(_matrix_table("M_n: share of jobs", names, result["migration_n"]))
         console.print(_matrix_table("M_SA: share of squashed area", names, result["migration_sa"]))
         mv = result["moves"]
         console.print(f"moves per job: mean {mv['mean']:.4f}, std {mv['std']:.4f}, max {mv['max']}; "
                       f"{mv['jobs_moved']:,} jobs moved")
-    for w in sc.workloads:
+    for w in loaded.workloads:
         if w.dropped:
             drops = ", ".join(f"{k}={v:,}" for k, v in w.dropped.items())
             console.print(f"[dim]{w.name}: dropped {drops}[/dim]")
@@ -257,14 +258,14 @@ def show(
     visited = None
     title = None
     if scenario is not None:
-        sc = Scenario.from_spec(scenario, lrms=lrms)
-        if not 0 <= site < len(sc.workloads):
-            raise ScenarioError(f"--site {site}: the scenario has {len(sc.workloads)} sites")
-        res = simulate(sc, FuzzyPolicy({site: rb}), record_decisions=True)
+        loaded = Scenario.from_spec(scenario, lrms=lrms)
+        if not 0 <= site < len(loaded.workloads):
+            raise ScenarioError(f"--site {site}: the scenario has {len(loaded.workloads)} sites")
+        res = simulate(loaded, FuzzyPolicy({site: rb}), record_decisions=True)
         log = res.schedule.decisions
         visited = log.x[log.site == site][:, : len(rb.features)]
-        title = f"{sc.name}: decisions of {sc.workloads[site].name}"
-        console.print(_metrics_table(f"{sc.name}: rulebase at {sc.workloads[site].name}, others AWF",
+        title = f"{loaded.name}: decisions of {loaded.workloads[site].name}"
+        console.print(_metrics_table(f"{loaded.name}: rulebase at {loaded.workloads[site].name}, others AWF",
                                      res.metrics()))
     path = decision_surface(rb, plot or rulebase.with_suffix(".png"), visited=visited, title=title)
     console.print(f"wrote {path}")
@@ -322,8 +323,7 @@ def pareto(
             config = ParetoConfig(scenario, mode=mode, lrms=lrms, pop_size=pop_size,
                                   generations=generations, seed=seed, n_changes=n_changes, n_rules=n_rules,
                                   seed_strategies=seed_strategies)
-            sc = config.ref.scenario()
-            rbs = _parse_rulebase_args(rulebase or [], sc)
+            rbs = _parse_rulebase_args(rulebase or [], config.ref.scenario())
             run_dir = out or Path("runs") / f"pareto-{mode}-{seed}"
             result = run_pareto(config, run_dir, evaluator,
                                 rulebases={k: v[0] for k, v in rbs.items()} or None, plots=_plots())

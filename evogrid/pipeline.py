@@ -93,20 +93,20 @@ def demo(out: Path, evaluator: Evaluator, *, generations: int = DEMO_GENERATIONS
     all_rows = []
     for spec in DEMO_LOCAL:
         for lrms in ("fcfs", "easy", "list"):
-            sc = Scenario.from_spec(spec, lrms=lrms)
+            scenario = Scenario.from_spec(spec, lrms=lrms)
             t0 = time.perf_counter()
-            rows = sc.simulate_local().metrics()
+            rows = scenario.simulate_local().metrics()
             elapsed = time.perf_counter() - t0
-            yield MetricsTable(f"{sc.name} / {lrms} ({elapsed * 1e3:.1f} ms)", rows)
-            all_rows += [{"scenario": sc.name, **r} for r in rows]
+            yield MetricsTable(f"{scenario.name} / {lrms} ({elapsed * 1e3:.1f} ms)", rows)
+            all_rows += [{"scenario": scenario.name, **r} for r in rows]
     yield _write_rows(out / "metrics", all_rows)
 
     strategy_rows = []
-    sc = Scenario.from_spec(DEMO_STRATEGIES, lrms="easy")
+    scenario = Scenario.from_spec(DEMO_STRATEGIES, lrms="easy")
     for strategy in (st.Local(), st.AcceptWhenFit(), st.CentralPool(), st.ActiveRequest()):
-        res = st.simulate(sc, strategy)
+        res = st.simulate(scenario, strategy)
         label = st.strategy_label(res.schedule)
-        yield MetricsTable(f"{sc.name}: {label}", res.metrics())
+        yield MetricsTable(f"{scenario.name}: {label}", res.metrics())
         strategy_rows += [{"strategy": label, **r} for r in res.metrics()]
     yield _write_rows(out / "strategies", strategy_rows)
 

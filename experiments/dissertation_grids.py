@@ -199,11 +199,11 @@ def report_coevolution(seeds: int, runs_dir: Path) -> tuple[dict, list[str]]:
     return out, md + [""]
 
 
-def migration(sc: Scenario, run: Path) -> dict:
+def migration(scenario: Scenario, run: Path) -> dict:
     rulebases = [Rulebase.load(f) for f in sorted((run / "rulebases").glob("*.json"))]
-    names = [w.name for w in sc.workloads]
+    names = [w.name for w in scenario.workloads]
     policy = FuzzyPolicy({names.index(rb.provenance["site"]): rb for rb in rulebases}, location="awrt")
-    d = simulate(sc, policy).to_dict()
+    d = simulate(scenario, policy).to_dict()
     return {"migration_n": d["migration_n"], "migration_sa": d["migration_sa"]}
 
 

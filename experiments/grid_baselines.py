@@ -70,10 +70,10 @@ def main(spec: str = "KTH+SDSC03-11") -> str:
     names: list[str] = []
     matrices = []
     for label, lrms, strategy in RUNS:
-        sc = Scenario.from_spec(spec, lrms=lrms)
-        names = [w.name for w in sc.workloads]
+        scenario = Scenario.from_spec(spec, lrms=lrms)
+        names = [w.name for w in scenario.workloads]
         t0 = time.perf_counter()
-        res = simulate(sc, strategy)
+        res = simulate(scenario, strategy)
         seconds = time.perf_counter() - t0
         rows = res.schedule.metrics()
         if base_easy is None:

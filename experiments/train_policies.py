@@ -93,9 +93,10 @@ def apply_pool(pool: list[Rulebase], spec: str, lrms: str, unknown_sites: str = 
     """AWRT change per site against local scheduling, every site using the pool's rulebases
     for its size (sites of other sizes run AWF, or use the nearest size's with
     ``unknown_sites="nearest"``)."""
-    sc = Scenario.from_spec(spec, lrms=lrms)
-    rulebases = pool_for_sites(pool, [w.machine_procs for w in sc.workloads], unknown_sites=unknown_sites)
-    res = simulate(sc, FuzzyPolicy(rulebases, location="awrt" if len(sc.workloads) > 2 else "fixed"))
+    scenario = Scenario.from_spec(spec, lrms=lrms)
+    sizes = [w.machine_procs for w in scenario.workloads]
+    rulebases = pool_for_sites(pool, sizes, unknown_sites=unknown_sites)
+    res = simulate(scenario, FuzzyPolicy(rulebases, location="awrt" if len(sizes) > 2 else "fixed"))
     return [{"site": r["site"], "learned": k in rulebases, "improvement_pct": r["delta_awrt_pct"]}
             for k, r in enumerate(res.metrics())]
 

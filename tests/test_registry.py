@@ -73,9 +73,9 @@ def test_scenario_file_strategy_errors(capsys, tmp_path, table, fragments):
     path.write_text(SITES + "[strategy]\n" + table + "\n")
     code, _, err = run(capsys, "simulate", str(path))
     assert_one_line_error(code, err, *fragments)
-    sc = Scenario.from_spec(str(path))  # the simulator keeps the table as read
+    scenario = Scenario.from_spec(str(path))  # the simulator keeps the table as read
     with pytest.raises(EvogridError, match=fragments[0].replace("s.toml", ".*s.toml")):
-        simulate(sc)
+        simulate(scenario)
 
 
 def test_feature_option_errors():
@@ -100,11 +100,12 @@ def test_scenario_file_strategy_runs_from_python_as_from_the_cli(capsys, tmp_pat
     code, out, err = run(capsys, "simulate", str(path), "--json")
     assert code == 0, err
     cli = json.loads(out)
-    sc = Scenario.from_spec(str(path))
-    res = simulate(sc)
-    assert res.schedule.strategy == cli["strategy"] == strategy_config(sc).name
+    scenario = Scenario.from_spec(str(path))
+    res = simulate(scenario)
+    assert res.schedule.strategy == cli["strategy"] == strategy_config(scenario).name
     assert json.loads(json.dumps(res.to_dict()))["sites"] == cli["sites"]
-    assert simulate(sc, scenario_strategy(sc)).schedule.start.tolist() == res.schedule.start.tolist()
+    again = simulate(scenario, scenario_strategy(scenario))
+    assert again.schedule.start.tolist() == res.schedule.start.tolist()
 
 
 def test_scenario_strategy_objects(tmp_path):
@@ -112,8 +113,8 @@ def test_scenario_strategy_objects(tmp_path):
     path = tmp_path / "s.toml"
     path.write_text(SITES + '[strategy]\nname = "rulebase"\nothers = "local"\n'
                             'rulebases = { 1 = "kth.json" }\n')
-    sc = Scenario.from_spec(str(path))
-    strategy = scenario_strategy(sc)
+    scenario = Scenario.from_spec(str(path))
+    strategy = scenario_strategy(scenario)
     assert isinstance(strategy, FuzzyPolicy) and list(strategy.rulebases) == [1]
     assert strategy.others == "local"
     assert isinstance(scenario_strategy(Scenario.from_spec("KTH-2+SDSC03-2")), Local)
@@ -130,7 +131,7 @@ def toys():
     entries = [(FEATURES, FEATURES.register(Feature("TOY", 99, (0.0, 2.0), "a toy feature"))),
                (LOCATIONS, LOCATIONS.register(Choice("toy", 99, "a toy location policy"))),
                (STRATEGIES, STRATEGIES.register(StrategyKind(
-                   "toy", lambda c, sc, specs: AcceptWhenFit(location="awrt", label="toy"), "a toy")))]
+                   "toy", lambda c, scenario, specs: AcceptWhenFit(location="awrt", label="toy"), "a toy")))]
     yield
     for registry, entry in entries:
         registry.unregister(entry.name)
@@ -139,7 +140,7 @@ def toys():
 def test_registering_toy_entries(toys, tmp_path):
     """Entries registered from a test file reach rulebase files, scenario files and the optimisers."""
     from evogrid.optimize.es import TrainConfig
-    from evogrid.optimize.genome import feature_ranges
+    from evogrid.policy.registry import feature_ranges
 
     rb = Rulebase.random(3, ["NWP", "TOY"], seed=1)
     assert rb.arrays()[3] == [features.F_NWP, 99]

@@ -73,6 +73,15 @@ def test_json_round_trip(tmp_path):
     assert (back.output(x) == rb.output(x)).all()
 
 
+def test_a_failed_save_leaves_the_old_file_and_no_temporary(tmp_path):
+    path = Rulebase.random(3, seed=1).save(tmp_path / "rb.json")
+    before = path.read_bytes()
+    with pytest.raises(TypeError):
+        Rulebase.random(3, seed=2).with_provenance(bad=object()).save(path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["rb.json"]
+
+
 def test_shipped_schema_matches_the_model():
     assert json.loads(SCHEMA_PATH.read_text()) == json_schema()
 

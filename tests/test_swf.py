@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from evogrid.errors import EvogridError, ScenarioError, SWFFormatError
 from evogrid.workload import Preprocessing, load_swf, load_window, parse_swf, parse_window, synthetic_workload
-from evogrid.workload.cache import cached_parse
 from evogrid.workload.model import SECONDS_PER_MONTH
+from evogrid.workload.parse_cache import cached_parse
 
 
 def test_header_and_fields(swf_file):

@@ -43,12 +43,12 @@ def test_shipped_rulebases_reproduce_their_training_awrt(key):
     for rb in rulebases:
         assert set(rb.provenance) >= PROVENANCE, PROVENANCE - set(rb.provenance)
     trained_on, kind = key
-    sc = Scenario.from_spec(trained_on, lrms=rulebases[0].provenance["lrms"])
-    names = [w.name for w in sc.workloads]
+    scenario = Scenario.from_spec(trained_on, lrms=rulebases[0].provenance["lrms"])
+    names = [w.name for w in scenario.workloads]
     for group in ([rulebases] if kind == "coevolution" else [[rb] for rb in rulebases]):
         policy = FuzzyPolicy({names.index(rb.provenance["site"]): rb for rb in group},
                              location="awrt" if len(names) > 2 else "fixed")
-        rows = simulate(sc, policy).metrics()
+        rows = simulate(scenario, policy).metrics()
         for rb in group:
             awrt = rows[names.index(rb.provenance["site"])]["awrt"]
             assert awrt == pytest.approx(rb.provenance["fitness_awrt"], abs=0.01)
@@ -57,8 +57,8 @@ def test_shipped_rulebases_reproduce_their_training_awrt(key):
 def test_pairwise_pool_on_an_unseen_grid_with_an_unknown_site(capsys):
     """Each known site gets its two pairwise rulebases; the unknown (LLNL) site none."""
     pool = [Rulebase.load(f) for f in sorted((SHIPPED / "pairwise").glob("*.json"))]
-    sc = Scenario.from_spec("KTH@5-6+SDSC03@5-6+HPC2N@5-6+THUNDER-1", lrms="fcfs")
-    chosen = pool_for_sites(pool, [w.machine_procs for w in sc.workloads])
+    scenario = Scenario.from_spec("KTH@5-6+SDSC03@5-6+HPC2N@5-6+THUNDER-1", lrms="fcfs")
+    chosen = pool_for_sites(pool, [w.machine_procs for w in scenario.workloads])
     assert sorted(chosen) == [0, 1, 2] and [len(v) for v in chosen.values()] == [4, 2, 2]  # KTH: 4 partners
     code, stdout, err = run(capsys, "simulate", "KTH@5-6+SDSC03@5-6+HPC2N@5-6+THUNDER-1", "--strategy",
                             "rulebase", "--rulebase", str(SHIPPED / "pairwise"), "--location", "awrt")

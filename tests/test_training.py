@@ -13,13 +13,13 @@ from evogrid.optimize import Evaluator, TrainConfig, resume_training, run_traini
 from evogrid.optimize.es import worst_relative
 from evogrid.optimize.genome import (
     INITIAL_STEP_FRACTION,
-    feature_ranges,
     init_individual,
     is_valid,
     mutate,
     recombine,
 )
 from evogrid.optimize.training import make_algorithm
+from evogrid.policy.registry import feature_ranges
 from evogrid.policy.rulebase import Rulebase
 
 TINY = "KTH-1+SDSC03-1"

@@ -34,11 +34,12 @@ from evogrid.optimize.fitness import GridTask, grid_awrt
 from evogrid.optimize.genome import (
     FitnessMin,
     Individual,
-    feature_ranges,
     init_individual,
     mutate,
     recombine,
 )
+from evogrid.policy.registry import feature_ranges
+from evogrid.policy.rulebase import MIN_WIDTH_FRACTION
 from evogrid.sim.schedule import simulate_local
 
 #: CMA-ES: initial step size of the normalised genome (feature ranges map to [0, 1]).
@@ -240,7 +241,7 @@ class CMAES(EFS):
         g = np.asarray(vector, dtype=np.float64).reshape(self.config.n_rules, 2 * nf + 1)
         params = np.empty_like(g)
         params[:, :nf] = self.low + g[:, :nf] * self.span
-        params[:, nf : 2 * nf] = np.maximum(np.abs(g[:, nf : 2 * nf]), 1e-6) * self.span
+        params[:, nf : 2 * nf] = np.maximum(np.abs(g[:, nf : 2 * nf]), MIN_WIDTH_FRACTION) * self.span
         params[:, 2 * nf] = np.where(g[:, 2 * nf] > 0, 1.0, -1.0)
         return Individual(params, np.zeros(nf))
 

@@ -17,11 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 from deap import base
 
-from evogrid.policy.registry import FEATURES
-from evogrid.policy.rulebase import Rulebase
+from evogrid.policy.rulebase import MIN_WIDTH_FRACTION, Rulebase
 
-#: Widths are kept at least this fraction of the feature's range, so every rule stays defined.
-MIN_WIDTH_FRACTION = 1e-6
 #: Initial step size as a fraction of the feature's range (0.01 for NWP, 0.001 for NJP).
 INITIAL_STEP_FRACTION = 1e-3
 
@@ -61,11 +58,6 @@ class Individual:
     def value(self) -> float:
         """The fitness (AWRT, s); +inf before evaluation."""
         return self.fitness.values[0] if self.fitness.valid else float("inf")
-
-
-def feature_ranges(features: Sequence[str]) -> np.ndarray:
-    """[low, high] per feature, shape (N_f, 2)."""
-    return np.array([FEATURES[f].range for f in features], dtype=np.float64)
 
 
 def init_individual(rng: np.random.Generator, n_rules: int, ranges: np.ndarray) -> Individual:

@@ -83,30 +83,30 @@ def local_point(config: ParetoConfig) -> np.ndarray:
 
 def reference_points(config: ParetoConfig, rulebases: dict[int, Rulebase] | None = None) -> dict[str, list]:
     """Per-site AWRT of local scheduling and of the exchange strategies on the same sites."""
-    sc = config.ref.scenario()
+    scenario = config.ref.scenario()
     points = {"local": local_point(config).tolist()}
     strategies: list = [AcceptWhenFit(), CentralPool()]
-    if set(sc.lrms) == {"easy"}:
+    if set(scenario.lrms) == {"easy"}:
         strategies.append(ActiveRequest())
     if rulebases:
         strategies.append(FuzzyPolicy(rulebases))
     for strategy in strategies:
-        res = simulate(sc, strategy)
+        res = simulate(scenario, strategy)
         points[strategy_label(res.schedule)] = [r["awrt"] for r in res.schedule.metrics()]
     if config.lrms == "easy":
-        list_sc = Scenario.from_spec(config.scenario, lrms="list")
-        res = simulate(list_sc, CentralPool())
+        list_scenario = Scenario.from_spec(config.scenario, lrms="list")
+        res = simulate(list_scenario, CentralPool())
         points[strategy_label(res.schedule)] = [r["awrt"] for r in res.schedule.metrics()]
     return points
 
 
 def strategy_assignments(config: ParetoConfig) -> list[np.ndarray]:
     """Where AWF, the pool and (under EASY) AA ran each job: starting points for the search."""
-    sc = config.ref.scenario()
+    scenario = config.ref.scenario()
     strategies: list = [AcceptWhenFit(), CentralPool()]
-    if set(sc.lrms) == {"easy"}:
+    if set(scenario.lrms) == {"easy"}:
         strategies.append(ActiveRequest())
-    return [simulate(sc, s).schedule.site for s in strategies]
+    return [simulate(scenario, s).schedule.site for s in strategies]
 
 
 def _problem(config: ParetoConfig, evaluator: Evaluator):

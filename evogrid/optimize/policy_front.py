@@ -20,32 +20,35 @@ from evogrid.optimize.config import AWRT_LIMIT_SECONDS
 from evogrid.optimize.evaluator import Evaluator, ScenarioRef
 from evogrid.optimize.fitness import GridTask, grid_awrt
 from evogrid.optimize.genome import to_rulebase
-from evogrid.policy.registry import FEATURES
-from evogrid.policy.rulebase import Rulebase
+from evogrid.policy.registry import feature_ranges
+from evogrid.policy.rulebase import MIN_WIDTH_FRACTION, Rulebase
 
 
 def genome_bounds(n_sites: int, n_rules: int, features: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper bounds, each of shape (K * N_r * (2 N_f + 1),)."""
-    ranges = np.array([FEATURES[f].range for f in features], dtype=np.float64)
+    ranges = feature_ranges(features)
     span = ranges[:, 1] - ranges[:, 0]
     low = np.concatenate([ranges[:, 0], span / 1000.0, [-1.0]])
     high = np.concatenate([ranges[:, 1], span, [1.0]])
     return np.tile(low, n_sites * n_rules), np.tile(high, n_sites * n_rules)
 
 
-def site_params(genome: np.ndarray, n_sites: int, n_rules: int, n_features: int) -> np.ndarray:
+def site_params(genome: np.ndarray, n_sites: int, n_rules: int, features: Sequence[str]) -> np.ndarray:
     """Per-site rulebase params, shape (K, N_r, 2 N_f + 1), in the layout of
-    :mod:`evogrid.optimize.genome`: widths kept > 0, consequent genes turned into +-1."""
-    nf = n_features
+    :mod:`evogrid.optimize.genome`: widths kept at least ``MIN_WIDTH_FRACTION`` of the
+    feature's range, consequent genes turned into +-1."""
+    ranges = feature_ranges(features)
+    nf = len(ranges)
     rules = np.asarray(genome, dtype=np.float64).reshape(n_sites, n_rules, 2 * nf + 1).copy()
-    rules[:, :, nf : 2 * nf] = np.maximum(rules[:, :, nf : 2 * nf], 1e-9)
+    min_width = (ranges[:, 1] - ranges[:, 0]) * MIN_WIDTH_FRACTION
+    rules[:, :, nf : 2 * nf] = np.maximum(rules[:, :, nf : 2 * nf], min_width)
     rules[:, :, 2 * nf] = np.where(rules[:, :, 2 * nf] > 0, 1.0, -1.0)
     return rules
 
 
 def decode(genome: np.ndarray, n_sites: int, n_rules: int, features: Sequence[str]) -> list[Rulebase]:
     """One :class:`Rulebase` per site from a genome."""
-    return [to_rulebase(p, features) for p in site_params(genome, n_sites, n_rules, len(features))]
+    return [to_rulebase(p, features) for p in site_params(genome, n_sites, n_rules, features)]
 
 
 def policy_awrt(ref: ScenarioRef, genome: np.ndarray, n_rules: int, features: Sequence[str],
@@ -53,7 +56,7 @@ def policy_awrt(ref: ScenarioRef, genome: np.ndarray, n_rules: int, features: Se
     """Per-site AWRT (s) of the grid where every site uses its rulebase from ``genome``
     (lower bounds if the simulation stopped at ``cutoff``)."""
     K = ref.jobs().n_sites
-    params = site_params(genome, K, n_rules, len(features))
+    params = site_params(genome, K, n_rules, features)
     limits = (cutoff,) * K if cutoff > 0 else ()
     return grid_awrt(GridTask(ref, tuple(enumerate(params)), tuple(features), cutoff=limits))[0]
 

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import pickle
 import platform
-import tempfile
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -18,31 +16,13 @@ from typing import Any
 
 from evogrid._version import __version__
 from evogrid.errors import EvogridError
+from evogrid.files import atomic_write_bytes, write_json
 
 CHECKPOINT = "checkpoint.pkl"
 GENERATIONS_CSV = "generations.csv"
 #: The file a finished run of each kind leaves (docs/training.md, docs/pareto.md).
 FINISHED = {"training": "summary.json", "pareto": "front.json"}
 LIBRARIES = ("numpy", "numba", "pymoo", "deap", "joblib", "dask", "distributed")
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` so that ``path`` holds either the old or the new content, never a mix."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def write_json(path: Path, data: Any) -> None:
-    atomic_write_bytes(path, (json.dumps(data, indent=2) + "\n").encode())
 
 
 def write_toml(path: Path, config: dict[str, Any]) -> None:

@@ -74,9 +74,9 @@ def resume_training(out: Path, evaluator: Evaluator, *, progress: bool = True, s
 def learned_rulebases(config: TrainConfig, best: dict[int, tuple[np.ndarray, float]]) -> dict[int, Rulebase]:
     """The result's rulebases by site index, with provenance (docs/grid.md, rulebase JSON); ``best`` maps each
     trained site to its rulebase params and their training AWRT (s)."""
-    sc = config.ref.scenario()
-    names = [w.name for w in sc.workloads]
-    sizes = [w.machine_procs for w in sc.workloads]
+    scenario = config.ref.scenario()
+    names = [w.name for w in scenario.workloads]
+    sizes = [w.machine_procs for w in scenario.workloads]
     result = {}
     for k, (p, awrt) in best.items():
         partners = [l for l in range(len(names)) if l != k]
@@ -95,12 +95,12 @@ def learned_rulebases(config: TrainConfig, best: dict[int, tuple[np.ndarray, flo
 def evaluate_policy(config: TrainConfig, rulebases: dict[int, Rulebase], spec: str, lrms: str,
                     window: str) -> list[dict[str, Any]]:
     """Per-site rows: AWRT with local scheduling and with the learned policy, and the change."""
-    sc = Scenario.from_spec(spec, lrms=lrms)
+    scenario = Scenario.from_spec(spec, lrms=lrms)
     policy = FuzzyPolicy(rulebases, others=config.others, location=config.location)
-    res = simulate(sc, policy)
+    res = simulate(scenario, policy)
     rows = []
     for k, (row, base) in enumerate(zip(res.metrics(), res.baseline.metrics(), strict=True)):
-        rows.append({"window": window, "scenario": sc.name, "lrms": lrms, "site": row["site"],
+        rows.append({"window": window, "scenario": scenario.name, "lrms": lrms, "site": row["site"],
                      "learned": k in rulebases, "local_awrt": round(base["awrt"], 2),
                      "policy_awrt": round(row["awrt"], 2),
                      "improvement_pct": round(row["delta_awrt_pct"], 2)})

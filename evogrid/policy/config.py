@@ -4,10 +4,10 @@ A scenario TOML (:mod:`evogrid.sim.scenario`) may carry a ``[strategy]``
 table; the simulator keeps it as plain data (``Scenario.strategy``) and
 this module makes it a strategy object::
 
-    sc = Scenario.from_spec("experiments/configs/kth_blue_awf.toml")
-    strategy_config(sc)      # StrategyConfig(name='awf', location='fixed', ...): validated
-    scenario_strategy(sc)    # AcceptWhenFit(location='fixed', seed=0, label='awf')
-    simulate(sc)             # runs it (evogrid.policy.simulate without a strategy)
+    scenario = Scenario.from_spec("experiments/configs/kth_blue_awf.toml")
+    strategy_config(scenario)    # StrategyConfig(name='awf', location='fixed', ...): validated
+    scenario_strategy(scenario)  # AcceptWhenFit(location='fixed', seed=0, label='awf')
+    simulate(scenario)           # runs it (evogrid.policy.simulate without a strategy)
 
 ``evogrid simulate`` does the same, with its command-line options laid over
 the table (:meth:`StrategyConfig.with_options`). Every name is checked

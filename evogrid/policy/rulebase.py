@@ -15,8 +15,6 @@ against :class:`RulebaseFile`, whose JSON Schema ships as
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -28,10 +26,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from evogrid._version import __version__
 from evogrid.errors import EvogridError, validation_message
+from evogrid.files import write_json
 from evogrid.policy.registry import FEATURES, feature_code, feature_ranges
 from evogrid.sim.tsk import tsk_output_numpy
 
 SCHEMA_PATH = Path(__file__).with_name("rulebase.schema.json")
+#: Widths made by code (random rulebases, the optimisers' genomes) are kept at least
+#: this fraction of the feature's range, so every rule stays defined.
+MIN_WIDTH_FRACTION = 1e-6
 DECISION_TEXT = "accept if weighted mean of consequents > 0"
 
 
@@ -168,7 +170,7 @@ class Rulebase:
         low, high = ranges[:, 0], ranges[:, 1]
         centers = rng.uniform(low, high, size=(n_rules, len(features)))
         widths = rng.uniform(0.0, high - low, size=(n_rules, len(features)))
-        widths = np.maximum(widths, 1e-6 * (high - low))
+        widths = np.maximum(widths, MIN_WIDTH_FRACTION * (high - low))
         consequents = rng.choice([-1.0, 1.0], size=n_rules)
         return cls.from_arrays(centers, widths, consequents, features, ranges)
 
@@ -246,11 +248,7 @@ class Rulebase:
             "created": datetime.now(UTC).isoformat(timespec="seconds"),
             **self.provenance,
         }
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w") as fh:
-            json.dump(data, fh, indent=2)
-        os.replace(tmp, path)
+        write_json(path, data)
         return path
 
     def with_provenance(self, **facts: Any) -> Rulebase:

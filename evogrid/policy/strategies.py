@@ -3,10 +3,10 @@
 A strategy turns a grid's sites into an :class:`~evogrid.sim.schedule.Exchange`
 (the compiled loop's arguments)::
 
-    sc = Scenario.from_spec("KTH-5+SDSC03-5", lrms="fcfs")
-    res = simulate(sc, AcceptWhenFit())
+    scenario = Scenario.from_spec("KTH-5+SDSC03-5", lrms="fcfs")
+    res = simulate(scenario, AcceptWhenFit())
     res.metrics()            # per-site rows with deltas against local
-    res2 = simulate(sc, FuzzyPolicy({0: Rulebase.load("kth.json")}))
+    res2 = simulate(scenario, FuzzyPolicy({0: Rulebase.load("kth.json")}))
 
 - :class:`Local`: no exchange (the baseline);
 - :class:`AcceptWhenFit` (AWF): accept iff the job fits the free processors;
@@ -19,8 +19,8 @@ the registries of :mod:`evogrid.policy.registry`. A scenario file's
 ``[strategy]`` table becomes one of them through :mod:`evogrid.policy.config`;
 :func:`simulate` without a strategy runs it::
 
-    sc = Scenario.from_spec("experiments/configs/kth_blue_awf.toml")
-    simulate(sc)             # the file's strategy (AWF), as `evogrid simulate` runs it
+    scenario = Scenario.from_spec("experiments/configs/kth_blue_awf.toml")
+    simulate(scenario)       # the file's strategy (AWF), as `evogrid simulate` runs it
 """
 
 from __future__ import annotations
@@ -234,6 +234,10 @@ def simulate(
     scenario: Scenario, strategy: Strategy | None = None, *, record_decisions: bool = False
 ) -> Result:
     """Simulate ``scenario`` with ``strategy`` and its local baseline.
+
+    Simulate level 3 of 3 (Scenario + Strategy -> Result): over :func:`~evogrid.sim.schedule.simulate_local`
+    / :func:`~evogrid.sim.schedule.simulate_grid` (workloads -> Schedule), over the compiled
+    :func:`~evogrid.sim.core.run_local` / :func:`~evogrid.sim.grid.run_grid` (packed arrays).
 
     Without ``strategy``: the scenario file's ``[strategy]`` table
     (:func:`evogrid.policy.config.scenario_strategy`), else :class:`Local`.

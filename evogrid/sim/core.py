@@ -456,6 +456,9 @@ def run_local(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray,
               group: np.ndarray | None = None, cutoff: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """``(start, bounds)`` of K sites without exchange, on packed arrays (see ``_simulate_local``).
 
+    Simulate level 1 of 3 (packed arrays, compiled); above it :func:`evogrid.sim.schedule.simulate_local`
+    (workloads -> Schedule), then :func:`evogrid.policy.strategies.simulate` (Scenario -> Result).
+
     ``group`` defaults to the jobs' ``HOME`` row; ``cutoff`` (seconds, one for
     every group) 0 runs to the end. Compiles (or loads) the mode's loop on
     first use.

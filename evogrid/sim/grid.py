@@ -343,7 +343,11 @@ _GRID: dict[int, object] = {}
 
 def run_grid(mode: int, jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, policy: tuple,
              log_capacity: int, cutoff: np.ndarray) -> tuple:
-    """Run :func:`_simulate_grid` compiled for ``mode`` (compiled or loaded on first use)."""
+    """Run :func:`_simulate_grid` compiled for ``mode`` (compiled or loaded on first use).
+
+    Simulate level 1 of 3 (packed arrays, compiled); above it :func:`evogrid.sim.schedule.simulate_grid`
+    (workloads -> Schedule), then :func:`evogrid.policy.strategies.simulate` (Scenario -> Result).
+    """
     if mode not in _GRID:
         _GRID[mode] = _grid_entry(mode)
     return _GRID[mode](jobs, machine_procs, codes, policy, log_capacity, cutoff)

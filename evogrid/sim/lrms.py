@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from numba import njit
 
-from evogrid.sim import cache
+from evogrid.sim import numba_stamp
 
 #: Verdicts of an LRMS rule on a job behind the blocked head.
 SKIP, START, STOP = 0, 1, 2
@@ -123,7 +123,7 @@ def register(entry: Lrms) -> None:
     if entry.name in REGISTRY or entry.code != len(REGISTRY):
         raise ValueError(f"LRMS {entry.name!r}: the name must be new and the code {len(REGISTRY)}")
     rule = entry.rule.py_func.__code__.co_code.hex() if entry.rule is not None else "-"
-    cache.add_to_stamp(f"lrms {entry.name} {entry.code} {entry.uses_shadow} {rule}")
+    numba_stamp.add_to_stamp(f"lrms {entry.name} {entry.code} {entry.uses_shadow} {rule}")
     REGISTRY[entry.name] = entry
     behind_head, USES_SHADOW, BACKFILLS = _generate_dispatch(tuple(REGISTRY.values()))
 

@@ -137,7 +137,7 @@ class Scenario:
         return cls.from_config(config, label=path.stem if toml else spec, source=path if toml else None)
 
     def simulate_local(self) -> Schedule:
-        """Every site alone (no exchange)."""
+        """Every site alone (no exchange): :func:`evogrid.sim.schedule.simulate_local` (level 2 of 3)."""
         return simulate_local(self.workloads, self.lrms)
 
 def load_scenario_file(path: Path) -> ScenarioConfig:

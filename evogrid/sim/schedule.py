@@ -165,6 +165,9 @@ def simulate_local(
 ) -> Schedule:
     """Simulate sites without job exchange.
 
+    Simulate level 2 of 3 (workloads -> Schedule): over the compiled :func:`evogrid.sim.core.run_local`,
+    under :func:`evogrid.policy.strategies.simulate` (Scenario -> Result).
+
     Args:
         workloads: one workload per site (windows aligned at time 0), or
             their already merged jobs.
@@ -209,7 +212,7 @@ class Exchange:
     rulebase_of: np.ndarray | None = None
 
     def arrays(self, n_sites: int) -> tuple:
-        """The validated ``policy`` argument of the compiled grid loop (evogrid.sim.grid._simulate_grid)."""
+        """The validated ``policy`` argument of the compiled grid loop (evogrid.sim.grid.run_grid)."""
         if self.scheme not in grid.SCHEMES:
             raise ScenarioError(f"unknown exchange scheme {self.scheme!r}")
         if self.pool_arrivals not in grid.POOL_ARRIVAL_CODES:
@@ -253,6 +256,9 @@ def simulate_grid(
     awrt_cutoff: float | Sequence[float] = 0.0,
 ) -> Schedule:
     """Simulate sites that exchange jobs.
+
+    Simulate level 2 of 3 (workloads -> Schedule): over the compiled :func:`evogrid.sim.grid.run_grid`,
+    under :func:`evogrid.policy.strategies.simulate` (Scenario -> Result).
 
     Args:
         workloads: one workload per site, or their merged jobs.

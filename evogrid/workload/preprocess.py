@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from evogrid.errors import EvogridError
-from evogrid.workload.cache import cached_parse
 from evogrid.workload.model import Workload
+from evogrid.workload.parse_cache import cached_parse
 from evogrid.workload.swf import RawTrace, parse_swf
 
 
@@ -128,7 +128,7 @@ def load_swf(
         name: label for the workload (default: the file name).
         lenient: skip malformed lines and count them, instead of raising.
         use_cache: reuse a parsed copy keyed by the file's SHA-256 (see
-            :mod:`evogrid.workload.cache`).
+            :mod:`evogrid.workload.parse_cache`).
 
     Raises:
         SWFFormatError: malformed line (file and line number named).

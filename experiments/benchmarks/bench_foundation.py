@@ -26,7 +26,7 @@ import numpy as np
 from evogrid.sim import core
 from evogrid.sim.schedule import GridJobs, lrms_code
 from evogrid.workload import load_window, parse_swf, resolve_trace
-from evogrid.workload.cache import cached_parse
+from evogrid.workload.parse_cache import cached_parse
 
 RESULTS = Path(__file__).with_name("results.csv")
 REPEATS = 5
