@@ -92,17 +92,28 @@ def _accepts(s, job, partner, jobs, sc, policy, work, log):
     """Does site ``s``'s transfer policy take ``job`` now?
 
     ``local`` keeps own jobs and declines offers; ``awf`` accepts iff the job
-    fits the free processors; a rulebase accepts iff y > 0, with ``partner``
-    selecting the rulebase (the offering site for a foreign job, the first
-    partner in location order for an own job). Rulebase decisions are
-    appended to the log arrays while they have room (recording on).
+    fits the free processors; a rulebase decides in :func:`_rulebase_accepts`.
     """
-    setup, transfer, rulebase_of, rb_params, rb_meta = policy
-    x, scratch = work[3], work[4]
+    transfer = policy[1]
     if transfer[s] == T_LOCAL:
         return s == jobs[HOME, job]
     if transfer[s] == T_AWF:
         return jobs[PROCS, job] <= sc[s, FREE]
+    _, _, rulebase_of, rb_params, rb_meta = policy
+    x, scratch = work[3], work[4]
+    return _rulebase_accepts(s, job, partner, jobs, sc, rulebase_of, rb_params, rb_meta, x, scratch, log)
+
+
+@njit(cache=True, _nrt=False)
+def _rulebase_accepts(s, job, partner, jobs, sc, rulebase_of, rb_params, rb_meta, x, scratch, log):
+    """Site ``s``'s rulebase for ``partner`` accepts ``job`` iff y > 0.
+
+    ``partner`` selects the rulebase: the offering site for a foreign job, the
+    first partner in location order for an own job. Decisions are appended to
+    the log arrays while they have room (recording on). Not inlined: the
+    rulebase's own cost dwarfs the call, and each inlined copy of the
+    features and the TSK evaluation costs compile time.
+    """
     r = rulebase_of[s, partner]
     nf = rb_meta[r, META_FEATURES]
     for h in range(nf):
@@ -196,7 +207,7 @@ def schedule_pool(k, t, codes, jobs, queue, sc, running, out, mode):
     schedule_site(k, running.shape[1], codes[k], t, jobs, queue, sc, running, out, mode)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     """Route the arrival of ``job`` at time ``t`` to its site, the pool or a partner, and schedule."""
     queue, sc, running, out = state
