@@ -90,9 +90,7 @@ class Evaluator:
         self.scheduler = scheduler
         self._client = None
         self._cluster = None
-        if backend != "serial":
-            # Workers on this machine then only load compiled code from the cache.
-            warm_up()
+        self._warm: set[tuple[str, ...]] = set()
         if backend == "dask":
             self._connect()
 
@@ -117,6 +115,7 @@ class Evaluator:
         local = self.backend == "serial" or (self.backend == "loky" and self.n_workers == 1)
         if local or not tasks:
             return _run_chunk(fn, tasks)
+        self._warm_up(tasks[0])
         chunks = _split(tasks, min(self.n_workers * CHUNKS_PER_WORKER, len(tasks)))
         backend = "dask" if self.backend == "dask" else "loky"
         # n_jobs stays the worker count: a different count makes loky resize
@@ -124,6 +123,21 @@ class Evaluator:
         with joblib.parallel_config(backend=backend, n_jobs=self.n_workers):
             parts = joblib.Parallel()(joblib.delayed(_run_chunk)(fn, c) for c in chunks)
         return [r for part in parts for r in part]
+
+    def _warm_up(self, task: Any) -> None:
+        """Compile (or load) the loops of the task's scenario here, before the workers need them.
+
+        Workers on this machine then only load compiled code from numba's
+        cache, and never compile the same code at once (the cache has no
+        locking). Only the LRMS mode the scenario uses is compiled.
+        """
+        items = task if isinstance(task, tuple) else (getattr(task, "ref", task),)
+        for item in items:
+            if isinstance(item, ScenarioRef):
+                lrms = item.scenario().lrms
+                if lrms not in self._warm:
+                    warm_up((lrms[0] if len(set(lrms)) == 1 else lrms,))
+                    self._warm.add(lrms)
 
     def close(self) -> None:
         if self._client is not None:
