@@ -2,7 +2,8 @@
 
 Run: ``.venv/bin/python experiments/dissertation_grids.py [train|report|all] [--seeds N]``
 
-``train`` (resumable: finished runs are skipped; a progress bar counts runs)
+``train`` (resumable: finished runs are skipped, unfinished ones continue from
+their last checkpoint; a progress bar counts runs)
 leaves run directories in ``runs/experiments/dissertation/``:
 
 - ``coevolution/seed*``: co-evolution of ``CTC-5+SDSC03-5+SDSC05-5`` (FCFS, 13 + 91,
@@ -40,8 +41,9 @@ from pathlib import Path
 from rich.progress import Progress
 from train_policies import apply_pool, ship_rulebase
 
-from evogrid.optimize import Evaluator, TrainConfig, run_training
+from evogrid.optimize import Evaluator, TrainConfig, resume_training, run_training
 from evogrid.optimize.coevolution import CoEvolution
+from evogrid.optimize.rundir import CHECKPOINT
 from evogrid.optimize.training import write_results
 from evogrid.plots import improvement_plot
 from evogrid.policy.rulebase import Rulebase
@@ -124,10 +126,12 @@ def train(seeds: int, runs_dir: Path) -> None:
         task = bar.add_task("training runs", total=len(todo))
         for config, out in todo:
             if not (out / "summary.json").exists():
-                if out.exists():
-                    shutil.rmtree(out)  # an unfinished run of an earlier call: start it afresh
                 bar.console.print(f"training {out.relative_to(runs_dir)}")
-                run_training(config, out, evaluator, progress=False)
+                if (out / CHECKPOINT).exists():  # an unfinished run of an earlier call: continue it
+                    resume_training(out, evaluator, progress=False)
+                else:
+                    shutil.rmtree(out, ignore_errors=True)
+                    run_training(config, out, evaluator, progress=False)
             if config.kind == "coevolution":
                 published_pick(config, out, evaluator)
             bar.advance(task)
