@@ -5,26 +5,15 @@ Names are imported on first use (``evogrid --help`` needs none of numpy, numba o
 
 from evogrid._lazy import lazy_exports
 
-_WHERE = {
-    "__version__": "evogrid._version",
-    "EvogridError": "evogrid.errors",
-    "AcceptWhenFit": "evogrid.policy.strategies",
-    "ActiveRequest": "evogrid.policy.strategies",
-    "CentralPool": "evogrid.policy.strategies",
-    "FuzzyPolicy": "evogrid.policy.strategies",
-    "Local": "evogrid.policy.strategies",
-    "Result": "evogrid.policy.strategies",
-    "simulate": "evogrid.policy.strategies",
-    "Rulebase": "evogrid.policy.rulebase",
-    "GridJobs": "evogrid.sim.schedule",
-    "Schedule": "evogrid.sim.schedule",
-    "simulate_local": "evogrid.sim.schedule",
-    "Scenario": "evogrid.sim.scenario",
-    "Preprocessing": "evogrid.workload.preprocess",
-    "Workload": "evogrid.workload.model",
-    "load_swf": "evogrid.workload.preprocess",
-    "load_window": "evogrid.workload.traces",
-    "synthetic_workload": "evogrid.workload.synthetic",
-}
-__all__ = sorted(_WHERE)
-__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "evogrid._version": ("__version__",),
+    "evogrid.errors": ("EvogridError",),
+    "evogrid.policy": ("AcceptWhenFit", "ActiveRequest", "CentralPool", "FuzzyPolicy", "Local", "Result",
+                       "Rulebase", "simulate"),
+    "evogrid.sim.schedule": ("GridJobs", "Schedule", "simulate_local"),
+    "evogrid.sim.scenario": ("Scenario",),
+    "evogrid.workload.preprocess": ("Preprocessing", "load_swf"),
+    "evogrid.workload.model": ("Workload",),
+    "evogrid.workload.traces": ("load_window",),
+    "evogrid.workload.synthetic": ("synthetic_workload",),
+})

@@ -12,8 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 
-def lazy_exports(package: str, where: dict[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """``__getattr__`` and ``__dir__`` for ``package`` exporting ``name -> module`` of ``where``."""
+def lazy_exports(package: str, modules: dict[str, tuple[str, ...]]
+                 ) -> tuple[Callable[[str], Any], Callable[[], list[str]], list[str]]:
+    """``__getattr__``, ``__dir__`` and ``__all__`` for ``package`` exporting the names of ``modules``.
+
+    ``modules``: module path -> the names the package takes from it.
+    """
+    where = {name: module for module, names in modules.items() for name in names}
 
     def attribute(name: str) -> Any:
         if name not in where:
@@ -23,4 +28,4 @@ def lazy_exports(package: str, where: dict[str, str]) -> tuple[Callable[[str], A
     def names() -> list[str]:
         return sorted(where)
 
-    return attribute, names
+    return attribute, names, sorted(where)

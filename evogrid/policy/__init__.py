@@ -11,31 +11,34 @@ runs the file's strategy.
 
 from evogrid._lazy import lazy_exports
 
-_WHERE = {
-    "STRATEGIES": "evogrid.policy.registry",
-    "RulebaseSpec": "evogrid.policy.config",
-    "StrategyConfig": "evogrid.policy.config",
-    "StrategyKind": "evogrid.policy.registry",
-    "build_strategy": "evogrid.policy.config",
-    "scenario_strategy": "evogrid.policy.config",
-    "strategy_config": "evogrid.policy.config",
-    "FEATURES": "evogrid.policy.registry",
-    "LOCATIONS": "evogrid.policy.registry",
-    "POOL_ARRIVALS": "evogrid.policy.registry",
-    "TRANSFERS": "evogrid.policy.registry",
-    "Choice": "evogrid.policy.registry",
-    "Feature": "evogrid.policy.registry",
-    "Registry": "evogrid.policy.registry",
-    "Rulebase": "evogrid.policy.rulebase",
-    "RulebaseError": "evogrid.policy.rulebase",
-    "AcceptWhenFit": "evogrid.policy.strategies",
-    "ActiveRequest": "evogrid.policy.strategies",
-    "CentralPool": "evogrid.policy.strategies",
-    "FuzzyPolicy": "evogrid.policy.strategies",
-    "Local": "evogrid.policy.strategies",
-    "Result": "evogrid.policy.strategies",
-    "Strategy": "evogrid.policy.strategies",
-    "simulate": "evogrid.policy.strategies",
-}
-__all__ = sorted(_WHERE)
-__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "evogrid.policy.registry": (
+        "STRATEGIES",
+        "StrategyKind",
+        "FEATURES",
+        "LOCATIONS",
+        "POOL_ARRIVALS",
+        "TRANSFERS",
+        "Choice",
+        "Feature",
+        "Registry",
+    ),
+    "evogrid.policy.config": (
+        "RulebaseSpec",
+        "StrategyConfig",
+        "build_strategy",
+        "scenario_strategy",
+        "strategy_config",
+    ),
+    "evogrid.policy.rulebase": ("Rulebase", "RulebaseError"),
+    "evogrid.policy.strategies": (
+        "AcceptWhenFit",
+        "ActiveRequest",
+        "CentralPool",
+        "FuzzyPolicy",
+        "Local",
+        "Result",
+        "Strategy",
+        "simulate",
+    ),
+})

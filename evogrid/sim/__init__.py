@@ -2,13 +2,7 @@
 
 from evogrid._lazy import lazy_exports
 
-_WHERE = {
-    "GridJobs": "evogrid.sim.schedule",
-    "Schedule": "evogrid.sim.schedule",
-    "lrms_code": "evogrid.sim.schedule",
-    "simulate_local": "evogrid.sim.schedule",
-    "grid_utilization": "evogrid.sim.metrics",
-    "site_metrics": "evogrid.sim.metrics",
-}
-__all__ = sorted(_WHERE)
-__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "evogrid.sim.schedule": ("GridJobs", "Schedule", "lrms_code", "simulate_local"),
+    "evogrid.sim.metrics": ("grid_utilization", "site_metrics"),
+})
