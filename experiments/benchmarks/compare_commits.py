@@ -1,7 +1,7 @@
 """Time one benchmark script at two commits in the same run, alternating, on the same machine.
 
 Run: ``.venv/bin/python experiments/benchmarks/compare_commits.py OLD NEW [--bench bench_grid.py]
-[--rounds 2] [-- ARGS for the benchmark]``
+[--rounds 2] [ARGS for the benchmark]``
 
 Each commit is checked out into a temporary git worktree (its own numba
 cache; the first round also compiles, outside the timed sections) and the
@@ -44,7 +44,7 @@ def main() -> None:
     parser.add_argument("new")
     parser.add_argument("--bench", default="bench_grid.py")
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("bench_args", nargs="*", help="passed to the benchmark (after --)")
+    parser.add_argument("bench_args", nargs=argparse.REMAINDER, help="passed to the benchmark")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         trees = {rev: worktree(rev, Path(tmp) / f"tree{i}") for i, rev in enumerate((args.old, args.new))}
