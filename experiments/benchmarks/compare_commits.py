@@ -1,7 +1,7 @@
 """Time one benchmark script at two commits in the same run, alternating, on the same machine.
 
-Run: ``.venv/bin/python experiments/benchmarks/compare_commits.py OLD NEW [--bench bench_grid.py]
-[--rounds 2] [ARGS for the benchmark]``
+Run: ``.venv/bin/python experiments/benchmarks/compare_commits.py [--bench bench_grid.py]
+[--rounds 2] OLD NEW [ARGS for the benchmark]``
 
 Each commit is checked out into a temporary git worktree (its own numba
 cache; the first round also compiles, outside the timed sections) and the
