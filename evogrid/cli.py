@@ -33,6 +33,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # click's plain help: rendering it with rich took a third of --help's time
 )
 traces_app = typer.Typer(help="Bundled workload logs: list them, show their facts.", no_args_is_help=True)
 app.add_typer(traces_app, name="traces")
