@@ -166,16 +166,6 @@ def shadow_time(k, need, sc, running, jobs):
 
 
 @njit(cache=True, inline="always")
-def _take(k, q, job, t, code, jobs, sc, running, out, mode):
-    """Site k starts ``job`` from queue row ``q`` at time ``t`` (the caller removes it from the row)."""
-    sc[q, W_PROCS] -= jobs[PROCS, job]
-    if q != k:
-        out[SITE, job] = k
-        out[MOVES, job] = 1 if k != jobs[HOME, job] else 0
-    start_job(k, t, job, mode, code, jobs, sc, running, out)
-
-
-@njit(cache=True, inline="always")
 def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, mode):
     """Site k applies LRMS ``code`` to queue row ``q`` at time ``t``; returns ``(extra, head_started)``.
 
@@ -196,18 +186,6 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, mode):
     tail = sc[q, Q_TAIL]
     first = head
     blocked = T != UNBLOCKED
-    if not blocked:
-        # Most passes end here: the front starts while it fits (a job that fits
-        # the free processors is visible), then the head blocks an LRMS without
-        # a rule, or nothing is left to start. A tight loop of its own: as
-        # part of the general scan below it cost FCFS 13 % of its speed.
-        while head < tail and jobs[PROCS, queue[q, head]] <= sc[k, FREE]:
-            _take(k, q, queue[q, head], t, code, jobs, sc, running, out, mode)
-            head += 1
-        if head == tail or sc[k, FREE] == 0 or (
-                not lrms.BACKFILLS[code] and jobs[PROCS, queue[q, head]] <= m):
-            sc[q, Q_HEAD] = head
-            return extra, head > first
     shadow_known = blocked or not lrms.USES_SHADOW[code]
     head_need = 0
     write = head  # queue[q, head:write]: jobs kept so far
@@ -236,7 +214,11 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, mode):
                     break
         read += 1
         if verdict == START:
-            _take(k, q, job, t, code, jobs, sc, running, out, mode)
+            sc[q, W_PROCS] -= need
+            if q != k:
+                out[SITE, job] = k
+                out[MOVES, job] = 1 if k != jobs[HOME, job] else 0
+            start_job(k, t, job, mode, code, jobs, sc, running, out)
             if write == head:
                 head += 1  # nothing kept yet: the queue just gets shorter at the front
                 write += 1
