@@ -92,29 +92,19 @@ def _accepts(s, job, partner, jobs, sc, policy, work, log):
     """Does site ``s``'s transfer policy take ``job`` now?
 
     ``local`` keeps own jobs and declines offers; ``awf`` accepts iff the job
-    fits the free processors; a rulebase decides in :func:`_rulebase_accepts`.
+    fits the free processors; a rulebase accepts iff y > 0, with ``partner``
+    selecting the rulebase (the offering site for a foreign job, the first
+    partner in location order for an own job). Rulebase decisions are
+    appended to the log arrays while they have room (recording on).
+    Inlined, like the rest of the arrival path: a call per rulebase decision
+    cost 8-10 % on grids with rulebases at every site (docs/benchmarks.md).
     """
-    transfer = policy[1]
+    _, transfer, rulebase_of, rb_params, rb_meta = policy
     if transfer[s] == T_LOCAL:
         return s == jobs[HOME, job]
     if transfer[s] == T_AWF:
         return jobs[PROCS, job] <= sc[s, FREE]
-    _, _, rulebase_of, rb_params, rb_meta = policy
     x, scratch = work[3], work[4]
-    return _rulebase_accepts(s, job, partner, jobs, sc, rulebase_of, rb_params, rb_meta, x, scratch, log)
-
-
-@njit(cache=True, inline="always")
-def _rulebase_accepts(s, job, partner, jobs, sc, rulebase_of, rb_params, rb_meta, x, scratch, log):
-    """Site ``s``'s rulebase for ``partner`` accepts ``job`` iff y > 0.
-
-    ``partner`` selects the rulebase: the offering site for a foreign job, the
-    first partner in location order for an own job. Decisions are appended to
-    the log arrays while they have room (recording on). Inlined: as a call
-    it cost 8-10 % on grids with rulebases at every site (co-evolution's
-    case); inlined, each mode's grid loop takes about half again as long to
-    compile (once per machine).
-    """
     r = rulebase_of[s, partner]
     nf = rb_meta[r, META_FEATURES]
     for h in range(nf):
