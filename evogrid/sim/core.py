@@ -181,6 +181,8 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, mode):
     queue other than k's own get ``SITE`` k. ``head_started``: the job at
     the queue's head when the scan began has started.
     """
+    if mode != MIXED:
+        code = mode  # a compile-time constant then: the LRMS's branches fold away
     m = sc[k, M_PROCS]
     head = sc[q, Q_HEAD]
     tail = sc[q, Q_TAIL]
@@ -190,20 +192,21 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, mode):
     head_need = 0
     write = head  # queue[q, head:write]: jobs kept so far
     read = head
-    while read < tail and sc[k, FREE] > 0:
+    free = sc[k, FREE]  # a register copy: stores to the int64 arrays may alias it
+    while read < tail and free > 0:
         job = queue[q, read]
         need = jobs[PROCS, job]
         verdict = SKIP
         if need <= m:
             if not blocked:
-                if need <= sc[k, FREE]:
+                if need <= free:
                     verdict = START
                 else:
                     if not lrms.BACKFILLS[code]:
                         break
                     blocked = True
                     head_need = need
-            elif need <= sc[k, FREE]:
+            elif need <= free:
                 if not shadow_known:
                     # Once per pass, and only when some job could use the free
                     # processors (most blocked passes have none).
@@ -219,6 +222,7 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, mode):
                 out[SITE, job] = k
                 out[MOVES, job] = 1 if k != jobs[HOME, job] else 0
             start_job(k, t, job, mode, code, jobs, sc, running, out)
+            free -= need
             if write == head:
                 head += 1  # nothing kept yet: the queue just gets shorter at the front
                 write += 1
