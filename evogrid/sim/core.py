@@ -277,29 +277,38 @@ def new_state(jobs, machine_procs, n_queues):
     ``n_queues >= K`` queue rows: row k is site k's; a central pool uses row K.
     ``out`` starts with every job unstarted at its home site.
     """
+    # Element loops, not ``out[SITE] = jobs[HOME]`` or ``machine_procs.max()``:
+    # numba's array assignment and reductions compile slowly (broadcasting and
+    # its error messages), and this function is compiled on every cold start.
     n = jobs.shape[1]
     K = machine_procs.shape[0]
-    cap = max(1, min(n, machine_procs.max()))
-    queue = np.empty((n_queues, max(1, n)), dtype=np.int64)
     sc = np.zeros((n_queues, N_SCALARS), dtype=np.int64)
+    widest = 1
     for k in range(K):
         sc[k, FREE] = machine_procs[k]
         sc[k, M_PROCS] = machine_procs[k]
-    running = np.empty((4, K, cap), dtype=np.int64)
-    out = np.zeros((N_OUT_FIELDS, n), dtype=np.int64)
-    out[START_TIME] = -1
-    out[SITE] = jobs[HOME]
+        widest = max(widest, machine_procs[k])
+    queue = np.empty((n_queues, max(1, n)), dtype=np.int64)
+    running = np.empty((4, K, max(1, min(n, widest))), dtype=np.int64)
+    out = np.empty((N_OUT_FIELDS, n), dtype=np.int64)
+    for j in range(n):
+        out[START_TIME, j] = -1
+        out[SITE, j] = jobs[HOME, j]
+        out[MOVES, j] = 0
     return queue, sc, running, out
 
 
 @njit(cache=True, inline="always")
 def next_completion(sc, running):
-    """Earliest actual end time of a running job at any site (NEVER if none)."""
+    """``(t, site)``: the earliest actual end time of a running job at any site and the
+    lowest-numbered site where a job ends then (``(NEVER, -1)`` if nothing runs)."""
     tc = np.int64(NEVER)  # typed, not a literal (see evogrid.sim.grid)
+    site = -1
     for k in range(running.shape[1]):
         if sc[k, N_HEAP] > 0 and running[HEAP_END, k, 0] < tc:
             tc = running[HEAP_END, k, 0]
-    return tc
+            site = k
+    return tc, site
 
 
 def lrms_mode(codes: np.ndarray) -> int:
@@ -333,7 +342,9 @@ def awrt_lower_bounds(t, n_arrived, jobs, out, group, bounds):
     are the sites jobs were submitted at. ``bounds``: float64, shape
     (2, n_groups); the bounds go to ``bounds[0]`` (``bounds[1]`` is scratch).
     """
-    bounds[:] = 0.0
+    for g in range(bounds.shape[1]):
+        bounds[0, g] = 0.0
+        bounds[1, g] = 0.0
     for j in range(jobs.shape[1]):
         p = jobs[RUN_TIME, j]
         area = float(p) * jobs[PROCS, j]
@@ -350,15 +361,6 @@ def awrt_lower_bounds(t, n_arrived, jobs, out, group, bounds):
 
 
 @njit(cache=True, inline="always")
-def exceeds_cutoff(bounds, cutoff):
-    """Does some group's AWRT lower bound exceed its cutoff (cutoff 0: no limit)?"""
-    for g in range(cutoff.shape[0]):  # noqa: SIM110 (a plain loop compiles without allocation)
-        if cutoff[g] > 0.0 and bounds[g] > cutoff[g]:
-            return True
-    return False
-
-
-@njit(cache=True, inline="always")
 def _any_positive(values):
     for v in values:  # noqa: SIM110 (a plain loop compiles without allocation)
         if v > 0.0:
@@ -366,13 +368,26 @@ def _any_positive(values):
     return False
 
 
+@njit(cache=True, _nrt=False)
+def over_cutoff(t, n_arrived, jobs, out, group, cutoff, bounds):
+    """Does some group's AWRT lower bound (:func:`awrt_lower_bounds`) exceed its cutoff (0: none)?
+
+    A call, not inlined: it runs at a few arrivals only, and one compiled copy
+    serves every event loop.
+    """
+    if not _any_positive(cutoff):
+        return False
+    awrt_lower_bounds(t, n_arrived, jobs, out, group, bounds)
+    for g in range(cutoff.shape[0]):  # noqa: SIM110 (a plain loop compiles without allocation)
+        if cutoff[g] > 0.0 and bounds[0, g] > cutoff[g]:
+            return True
+    return False
+
+
 @njit(cache=True, inline="always")
 def stopped_at_cutoff(i, t, jobs, out, group, cutoff, bounds):
     """At arrival ``i`` (time ``t``): is a check due and some group's AWRT bound over its cutoff?"""
-    if not cutoff_check_due(i) or not _any_positive(cutoff):
-        return False
-    awrt_lower_bounds(t, i, jobs, out, group, bounds)
-    return exceeds_cutoff(bounds[0], cutoff)
+    return cutoff_check_due(i) and over_cutoff(t, i, jobs, out, group, cutoff, bounds)
 
 
 @njit(cache=True)
@@ -406,24 +421,27 @@ def _local_loop(jobs, codes, group, cutoff, queue, sc, running, out, bounds, mod
     Compiled without numba's runtime (``_nrt=False``; see the speed notes above).
     """
     n = jobs.shape[1]
-    i = 0
+    i = np.int64(0)  # not the literal 0: that would compile awrt_lower_bounds a second time
     while True:
-        tc = next_completion(sc, running)
+        tc, site = next_completion(sc, running)
         ta = jobs[SUBMIT, i] if i < n else NEVER
         if tc == NEVER and ta == NEVER:
             return False
+        # One event per iteration, then one pass of its site's scheduler: the
+        # inlined pass has one call site (each copy adds seconds to the cold
+        # compile). Completions at one instant go site by site; sites do not
+        # interact here, so this is the event order of the module docstring.
         if tc <= ta:
-            for k in range(running.shape[1]):
-                if complete_jobs(k, tc, codes[k], jobs, sc, running, mode):
-                    schedule_site(k, k, codes[k], tc, jobs, queue, sc, running, out, mode)
+            t = tc
+            complete_jobs(site, t, codes[site], jobs, sc, running, mode)
         else:
             if stopped_at_cutoff(i, ta, jobs, out, group, cutoff, bounds):
                 return True
-            job = i
+            t = ta
+            site = jobs[HOME, i]
+            enqueue(site, i, jobs, queue, sc)
             i += 1
-            k = jobs[HOME, job]
-            enqueue(k, job, jobs, queue, sc)
-            schedule_site(k, k, codes[k], ta, jobs, queue, sc, running, out, mode)
+        schedule_site(site, site, codes[site], t, jobs, queue, sc, running, out, mode)
 
 
 def cached_entry(entry, name: str):

@@ -307,7 +307,7 @@ def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
     never = np.int64(NEVER)
     i = np.int64(0)
     while True:
-        tc = next_completion(sc, running)
+        tc, _ = next_completion(sc, running)
         ta = jobs[SUBMIT, i] if i < n else never
         if tc == never and ta == never:
             return False
