@@ -210,13 +210,15 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     if scheme == EXCHANGE:
         order = work[0]
         n_part = _location_order(k, jobs[PROCS, job], setup[LOCATION], sc, order, work[2])
-        # The origin's own policy decides keep or delegate; then each partner in order.
-        keep = n_part == 0 or _accepts(k, job, order[0], jobs, sc, policy, work, log)
-        if not keep:
-            for o in range(n_part):
-                if _accepts(order[o], job, k, jobs, sc, policy, work, log):
+        # The origin's own policy decides keep or delegate (o = -1); then each
+        # partner in order. One call site: each inlined copy of the decision
+        # adds seconds to every grid loop's compile.
+        for o in range(-1 if n_part > 0 else n_part, n_part):
+            s, partner = (k, order[0]) if o < 0 else (order[o], k)
+            if _accepts(s, job, partner, jobs, sc, policy, work, log):
+                if o >= 0:
                     target = order[o]
-                    break
+                break
     # A pool job enters the pool either at once (queued: behind the older
     # pool jobs, so the site's pass over the pool starts it only where its
     # LRMS would) or after failing to start at home (first).
