@@ -19,7 +19,7 @@ def workloads(draw, max_jobs=30):
     n = draw(st.integers(1, max_jobs))
     # Small time ranges make simultaneous arrivals and ends (ties) common.
     submit = sorted(draw(st.lists(st.integers(0, 40), min_size=n, max_size=n)))
-    run_time = draw(st.lists(st.integers(1, 25), min_size=n, max_size=n))
+    run_time = draw(st.lists(st.integers(0, 25), min_size=n, max_size=n))  # 0: kept zero-length jobs
     slack = draw(st.lists(st.integers(0, 15), min_size=n, max_size=n))
     procs = draw(st.lists(st.integers(1, m), min_size=n, max_size=n))
     arr = lambda xs: np.array(xs, dtype=np.int64)  # noqa: E731
