@@ -213,7 +213,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
         # The origin's own policy decides keep or delegate (o = -1); then each
         # partner in order. One call site: each inlined copy of the decision
         # adds seconds to every grid loop's compile.
-        for o in range(-1 if n_part > 0 else n_part, n_part):
+        for o in range(-1 if n_part > 0 else 0, n_part):
             s, partner = (k, order[0]) if o < 0 else (order[o], k)
             if _accepts(s, job, partner, jobs, sc, policy, work, log):
                 if o >= 0:
