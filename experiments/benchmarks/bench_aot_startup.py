@@ -54,6 +54,7 @@ import numpy as np
 import evogrid_aot_local
 from evogrid.workload import load_window
 w = load_window("SDSC03")
+# core.pack_jobs and lrms.EASY by hand: importing evogrid.sim imports numba.
 jobs = np.ascontiguousarray(np.stack([w.submit, w.run_time, w.estimate, w.procs,
                                       np.zeros_like(w.submit)]).astype(np.int64))
 start = evogrid_aot_local.run_local_easy(jobs, np.array([w.machine_procs], dtype=np.int64),
