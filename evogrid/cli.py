@@ -40,7 +40,10 @@ app.add_typer(traces_app, name="traces")
 # Pipes and CI logs get a wide console: rich would cut tables at 80 columns.
 console = Console() if sys.stdout.isatty() else Console(width=140)
 
-LRMS_HELP = "Local scheduler at every site: fcfs, easy (EASY backfilling) or list (first fit)."
+LRMS_HELP = (
+    "Local scheduler at every site: fcfs, easy (EASY backfilling), list (first fit) or conservative "
+    "(conservative backfilling: every waiting job holds a reservation)."
+)
 
 # Options shared by the optimisation commands (train, coevolve, pareto).
 SeedOption = Annotated[int, typer.Option(help="Seed of the whole run.")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from reference_sim import earliest_start
 
 from evogrid.sim.schedule import Schedule
 
@@ -33,3 +34,38 @@ def check_schedule(schedule: Schedule) -> None:
             # pool in arrival order, and a site stops at the first it can run
             # but not start.)
             assert (np.diff(start[mine]) >= 0).all(), "FCFS started jobs out of order"
+
+
+def conservative_violations(m, submit, run_time, procs, estimate, start) -> list[tuple[int, int]]:
+    """Where a one-site schedule breaks conservative backfilling's promise: (time, job) pairs.
+
+    The promise: a job started at time t delays the reservation of no job
+    queued ahead of it that still waits after t. At each start time, the
+    waiting jobs (in queue order) reserve their earliest fit on the jobs
+    running after t, once without and once with the jobs started at t behind
+    each of them; the reservations must agree. Zero-length jobs are not
+    supported (they hold no processors after t).
+    """
+    n = len(submit)
+    bad = []
+
+    def reservations(t, ahead, run_set):
+        """Reservation starts of the jobs ``ahead`` (in order) on the jobs in ``run_set``."""
+        busy = [(t, start[j] + estimate[j], procs[j]) for j in run_set]
+        found = []
+        for w in ahead:
+            s = earliest_start(m, t, procs[w], estimate[w], busy)
+            busy.append((s, s + estimate[w], procs[w]))
+            found.append(s)
+        return found
+
+    for t in sorted(set(start)):
+        running = [j for j in range(n) if start[j] <= t < start[j] + run_time[j]]
+        waiting = [e for e in range(n) if submit[e] <= t < start[e]]
+        for e in waiting:
+            behind = [j for j in running if start[j] == t and j > e]
+            ahead = [w for w in waiting if w <= e]
+            base = [j for j in running if j not in behind]
+            if behind and reservations(t, ahead, base) != reservations(t, ahead, base + behind):
+                bad.append((t, e))
+    return bad

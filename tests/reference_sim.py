@@ -2,7 +2,8 @@
 
 Written for clarity, not speed, and deliberately literal: LIST restarts its
 scan from the head after every start; EASY computes the shadow time from a
-fresh sort of the running jobs; the pool is scheduled by running the same
+fresh sort of the running jobs; conservative backfilling reserves every
+waiting job by brute force over candidate starts; the pool is scheduled by running the same
 LRMS function on the list of pool jobs a site can see; rulebases are
 evaluated with ``math.exp`` on Python floats. The compiled core must agree
 with it exactly (start times and sites).
@@ -60,6 +61,20 @@ def shadow(site, t, need):
     return math.inf, 0
 
 
+def earliest_start(m, t, need, duration, busy):
+    """The earliest time >= t at which ``need`` of ``m`` processors stay free for ``duration``
+    seconds, given ``busy`` = [(from, until, procs)] committed intervals. Brute force over
+    every candidate start (t and every end) and every point where the free count can drop."""
+    def free_at(x):
+        return m - sum(p for a, b, p in busy if a <= x < b)
+
+    for s in sorted({t} | {b for _, b, _ in busy if b > t}):
+        points = [s] + [a for a, _, _ in busy if s < a < s + duration]
+        if all(free_at(x) >= need for x in points):
+            return s
+    raise AssertionError("the last step always has room")
+
+
 def tsk(rules, x):
     """y of rules [(centers, widths, consequent)] at x, shifted by the largest exponent."""
     exps = [-sum((xh - c) ** 2 / w**2 for xh, c, w in zip(x, cs, ws, strict=True)) for cs, ws, _ in rules]
@@ -99,6 +114,18 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
         while queue and jobs[queue[0]].procs <= site.free:
             go(queue[0])
         if not queue or site.lrms == "fcfs":
+            return started
+        if site.lrms == "conservative":  # every waiting job reserves, in queue order
+            reservations = []
+            for job in list(queue):
+                j = jobs[job]
+                # running jobs hold their processors to their estimated end (one past it: to t + 1)
+                busy = [(t, max(est, t + 1), p) for _, est, p, _ in site.running] + reservations
+                s = earliest_start(site.m, t, j.procs, j.estimate, busy)
+                if s == t:
+                    go(job)
+                else:
+                    reservations.append((s, s + j.estimate, j.procs))
             return started
         if site.lrms in BEHIND_HEAD:  # a registered LRMS: its rule judges each job behind the head
             for job in list(queue[1:]):

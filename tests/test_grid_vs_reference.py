@@ -75,7 +75,7 @@ def _compare(sites, lrms, exchange, policy):
 def test_exchange_equals_reference(sites, data):
     """Random transfer policies per site (local, AWF, random rulebases), fixed or AWRT location."""
     K = len(sites)
-    lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list"])) for _ in sites]
+    lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
     transfer = tuple(data.draw(st.sampled_from(["local", "awf", "rulebase"])) for _ in sites)
     location = data.draw(st.sampled_from(["fixed", "awrt"]))
     stack, rulebase_of, ref_rbs = [], np.full((K, K), -1, dtype=np.int64), {}
@@ -97,7 +97,7 @@ def test_exchange_equals_reference(sites, data):
 @SETTINGS
 @given(grids(), st.data())
 def test_pool_equals_reference(sites, data):
-    lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list"])) for _ in sites]
+    lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
     _compare(sites, lrms, Exchange("pool", scheme="pool"), Policy("pool"))
 
 
@@ -106,7 +106,7 @@ def test_pool_equals_reference(sites, data):
 def test_pool_with_queued_arrivals_equals_reference(sites, data):
     """New jobs join the pool behind older ones and their site schedules the pool (EASY: backfilled
     against the reservation of the oldest pool job the site can run); check_schedule adds FCFS order."""
-    lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list"])) for _ in sites]
+    lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
     schedule = _compare(sites, lrms, Exchange("pool", scheme="pool", pool_arrivals="queued"),
                         Policy("pool", pool_arrivals="queued"))
     assert schedule.pool_arrivals == "queued"
@@ -157,7 +157,7 @@ def test_active_request_equals_reference(sites):
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
-@given(grids(), st.sampled_from(["fcfs", "easy", "list"]))
+@given(grids(), st.sampled_from(["fcfs", "easy", "list", "conservative"]))
 def test_local_strategy_in_the_grid_loop_equals_local(sites, lrms):
     local = simulate_local(sites, lrms)
     grid = simulate_grid(sites, lrms, Exchange("local"))

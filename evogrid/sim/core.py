@@ -47,6 +47,7 @@ from numba import njit
 
 from evogrid.sim import lrms
 from evogrid.sim.lrms import MIXED, SKIP, START, STOP
+from evogrid.sim.profile import P_FREE, P_TIME, earliest_fit, first_short_step, reserve
 
 # Rows of ``jobs``, of ``out`` and of ``running``; columns of ``sc``.
 SUBMIT, RUN_TIME, ESTIMATE, PROCS, HOME = 0, 1, 2, 3, 4
@@ -138,7 +139,7 @@ def site_lrms(mode, code):
 @njit(cache=True, inline="always")
 def keeps_run_list(mode, code):
     """Does a site with LRMS ``code`` keep its running jobs sorted by estimated end?"""
-    return lrms.USES_SHADOW[site_lrms(mode, code)]
+    return lrms.KEEPS_RUN_LIST[site_lrms(mode, code)]
 
 
 @njit(cache=True, inline="always")
@@ -175,7 +176,42 @@ def shadow_time(k, need, sc, running, jobs):
 
 
 @njit(cache=True, inline="always")
-def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, mode):
+def build_profile(k, t, sc, running, jobs, profile):
+    """Site k's availability profile at time ``t`` from its running jobs (evogrid.sim.profile); returns
+    its breakpoint count.
+
+    A running job holds its processors until start + estimate; one already past
+    its estimate (only without ``kill_at_estimate``) may end any moment, and
+    is taken to end at ``t + 1``: the profile at ``t`` must be the free count.
+    """
+    profile[P_TIME, 0] = t
+    profile[P_FREE, 0] = sc[k, FREE]
+    n = 1
+    for i in range(sc[k, N_RUN]):
+        end = max(running[RUN_EST_END, k, i], t + 1)
+        if end != profile[P_TIME, n - 1]:
+            profile[P_TIME, n] = end
+            profile[P_FREE, n] = profile[P_FREE, n - 1]
+            n += 1
+        profile[P_FREE, n - 1] += jobs[PROCS, running[RUN_JOB, k, i]]
+    return n
+
+
+@njit(cache=True, inline="always")
+def _reserve_in_order(q, first, last, m, jobs, queue, profile, n):
+    """Reserve queue row q's jobs ``[first, last)`` that fit a site of ``m`` processors, in order,
+    each at its earliest fit on the profile (``n`` breakpoints); returns the new ``n``."""
+    for r in range(first, last):
+        job = queue[q, r]
+        need = jobs[PROCS, job]
+        duration = jobs[ESTIMATE, job]
+        if need <= m:
+            n = reserve(profile, n, earliest_fit(profile, n, need, duration), need, duration)
+    return n
+
+
+@njit(cache=True, inline="always")
+def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, profile, mode):
     """Site k applies LRMS ``code`` to queue row ``q`` at time ``t``; returns ``(extra, head_started)``.
 
     The one scheduling pass of the core, for a site's own queue (q = k), the
@@ -186,9 +222,14 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, mode):
     against the head's reservation ``(T, extra)`` (computed once, when first
     needed). Pass ``T = UNBLOCKED``; an active request passes its own head's
     reservation instead (``NEVER`` without one), so the scan of another
-    queue only backfills. The queue is compacted in place; jobs from a
-    queue other than k's own get ``SITE`` k. ``head_started``: the job at
-    the queue's head when the scan began has started.
+    queue only backfills. An LRMS with a profile (conservative) instead
+    reserves each waiting job on site k's availability profile (scratch
+    space ``profile``), in queue order, and starts a later job whose
+    reservation is now; the profile is built, and the waiting jobs before
+    a job reserved, only when a job behind the head fits the free
+    processors. The queue is compacted in place; jobs from a queue other
+    than k's own get ``SITE`` k. ``head_started``: the job at the queue's
+    head when the scan began has started.
     """
     code = site_lrms(mode, code)
     m = sc[k, M_PROCS]
@@ -198,6 +239,12 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, mode):
     blocked = T != UNBLOCKED
     shadow_known = blocked or not lrms.USES_SHADOW[code]
     head_need = 0
+    n_prof = 0  # profile breakpoints; 0: not built in this pass
+    reserved = head  # kept jobs queue[q, head:reserved] are on the profile
+    pending_need = NEVER  # the fewest processors an unjudged kept job off the profile needs
+    running_bound = NEVER  # ... which the running jobs alone do not free before this
+    running_bound_need = NEVER
+    off_profile_bound = NEVER  # no judged kept job off the profile starts before this
     write = head  # queue[q, head:write]: jobs kept so far
     read = head
     free = sc[k, FREE]  # a register copy: stores to the int64 arrays may alias it
@@ -205,6 +252,7 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, mode):
         job = queue[q, read]
         need = jobs[PROCS, job]
         verdict = SKIP
+        judged = False
         if need <= m:
             if not blocked:
                 if need <= free:
@@ -214,15 +262,49 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, mode):
                         break
                     blocked = True
                     head_need = need
+                    reserved = write  # the head is the first kept job
             elif need <= free:
-                if not shadow_known:
-                    # Once per pass, and only when some job could use the free
-                    # processors (most blocked passes have none).
-                    T, extra = shadow_time(k, head_need, sc, running, jobs)
-                    shadow_known = True
-                verdict, extra = lrms.behind_head(code, t, need, jobs[ESTIMATE, job], T, extra)
-                if verdict == STOP:
-                    break
+                if lrms.USES_PROFILE[code]:
+                    # Conservative: the jobs ahead reserve first, in queue order. They
+                    # are placed lazily: a job ahead that is not on the profile yet
+                    # starts no earlier than a lower bound, and a job that fits the
+                    # profile and ends by the lowest bound starts without them.
+                    judged = True
+                    if n_prof == 0:
+                        n_prof = build_profile(k, t, sc, running, jobs, profile)
+                    d = jobs[ESTIMATE, job]
+                    short = first_short_step(profile, n_prof, need, d)
+                    if short < 0 and reserved < write:
+                        if pending_need != NEVER and running_bound_need != pending_need:
+                            # the running jobs alone free pending_need processors no earlier
+                            running_bound, _ = shadow_time(k, pending_need, sc, running, jobs)
+                            running_bound = max(running_bound, t + 1)
+                            running_bound_need = pending_need
+                        lowest = off_profile_bound
+                        if pending_need != NEVER:
+                            lowest = min(lowest, running_bound)
+                        if t + d > lowest:  # it may overlap them: place them all
+                            n_prof = _reserve_in_order(q, reserved, write, m, jobs, queue, profile, n_prof)
+                            reserved = write
+                            pending_need = NEVER
+                            off_profile_bound = NEVER
+                            short = first_short_step(profile, n_prof, need, d)
+                    if short < 0:
+                        verdict = START
+                        # It holds its processors at least until its end is processed
+                        # (as build_profile takes it), even with estimate 0.
+                        n_prof = reserve(profile, n_prof, 0, need, max(d, 1))
+                    else:  # it waits, off the profile, and starts after the short step
+                        off_profile_bound = min(off_profile_bound, profile[P_TIME, short + 1])
+                else:
+                    if not shadow_known:
+                        # Once per pass, and only when some job could use the free
+                        # processors (most blocked passes have none).
+                        T, extra = shadow_time(k, head_need, sc, running, jobs)
+                        shadow_known = True
+                    verdict, extra = lrms.behind_head(code, t, need, jobs[ESTIMATE, job], T, extra)
+                    if verdict == STOP:
+                        break
         read += 1
         if verdict == START:
             sc[q, W_PROCS] -= need
@@ -237,6 +319,8 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, mode):
         else:
             queue[q, write] = job
             write += 1
+            if lrms.USES_PROFILE[code] and reserved < write and need <= m and not judged:
+                pending_need = min(pending_need, need)
     if write == read:
         write = tail
     else:
@@ -250,9 +334,9 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, mode):
 
 
 @njit(cache=True, inline="always")
-def schedule_site(k, q, code, t, jobs, queue, sc, running, out, mode):
+def schedule_site(k, q, code, t, jobs, queue, sc, running, out, profile, mode):
     """One scheduling pass of site k's LRMS (``code``) over queue row ``q`` (its own, or the pool)."""
-    lrms_scan(k, q, code, t, UNBLOCKED, 0, jobs, queue, sc, running, out, mode)
+    lrms_scan(k, q, code, t, UNBLOCKED, 0, jobs, queue, sc, running, out, profile, mode)
 
 
 @njit(cache=True, inline="always")
@@ -279,11 +363,14 @@ def enqueue(q, job, jobs, queue, sc):
 
 
 @njit(cache=True)
-def new_state(jobs, machine_procs, n_queues):
-    """``(queue, sc, running, out)`` for K sites of the given sizes (processors), all empty.
+def new_state(jobs, machine_procs, codes, n_queues):
+    """``(queue, sc, running, out, profile)`` for K sites of the given sizes (processors) and LRMS
+    codes, all empty.
 
     ``n_queues >= K`` queue rows: row k is site k's; a central pool uses row K.
-    ``out`` starts with every job unstarted at its home site.
+    ``out`` starts with every job unstarted at its home site. ``profile`` is
+    the scratch space of an availability profile (evogrid.sim.profile), with
+    room for every running and waiting job if some site's LRMS uses one.
     """
     # Element loops, not ``out[SITE] = jobs[HOME]`` or ``machine_procs.max()``:
     # numba's array assignment and reductions compile slowly (broadcasting and
@@ -303,7 +390,12 @@ def new_state(jobs, machine_procs, n_queues):
         out[START_TIME, j] = -1
         out[SITE, j] = jobs[HOME, j]
         out[MOVES, j] = 0
-    return queue, sc, running, out
+    cap = 1
+    for k in range(K):
+        if lrms.USES_PROFILE[codes[k]]:
+            cap = widest + n + 2  # a breakpoint per running job, per reservation, and the first
+    profile = np.empty((2, cap), dtype=np.int64)
+    return queue, sc, running, out, profile
 
 
 @njit(cache=True, inline="always")
@@ -416,14 +508,14 @@ def _simulate_local(jobs, machine_procs, codes, group, cutoff, mode):
         unstarted jobs have start -1).
     """
     numba.literally(mode)
-    queue, sc, running, out = new_state(jobs, machine_procs, machine_procs.shape[0])
+    queue, sc, running, out, profile = new_state(jobs, machine_procs, codes, machine_procs.shape[0])
     bounds = np.zeros((2, machine_procs.shape[0]))
-    stopped = _local_loop(jobs, codes, group, cutoff, queue, sc, running, out, bounds, mode)
+    stopped = _local_loop(jobs, codes, group, cutoff, queue, sc, running, out, profile, bounds, mode)
     return out[START_TIME].copy(), bounds[0].copy() if stopped else np.empty(0)
 
 
 @njit(cache=True, _nrt=False)
-def _local_loop(jobs, codes, group, cutoff, queue, sc, running, out, bounds, mode):
+def _local_loop(jobs, codes, group, cutoff, queue, sc, running, out, profile, bounds, mode):
     """The event loop of :func:`_simulate_local` over preallocated state; True if it stopped early.
 
     Compiled without numba's runtime (``_nrt=False``; see the speed notes above).
@@ -449,7 +541,7 @@ def _local_loop(jobs, codes, group, cutoff, queue, sc, running, out, bounds, mod
             site = jobs[HOME, i]
             enqueue(site, i, jobs, queue, sc)
             i += 1
-        schedule_site(site, site, codes[site], t, jobs, queue, sc, running, out, mode)
+        schedule_site(site, site, codes[site], t, jobs, queue, sc, running, out, profile, mode)
 
 
 def cached_entry(entry, name: str):

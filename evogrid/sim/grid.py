@@ -167,7 +167,7 @@ def _record_delegated_ends(t, jobs, sc, running, delegated):
 
 
 @njit(cache=True, _nrt=False)
-def active_request(k, t, codes, jobs, queue, sc, running, out, mode):
+def active_request(k, t, codes, jobs, queue, sc, running, out, profile, mode):
     """Site k takes waiting jobs from the other sites' queues (AA, docs/grid.md).
 
     A job qualifies if it fits k's free processors now and does not delay
@@ -187,21 +187,21 @@ def active_request(k, t, codes, jobs, queue, sc, running, out, mode):
     for l in range(running.shape[1]):  # sites only: sc may hold a pool row
         if l == k or sc[k, FREE] == 0:
             continue
-        extra, lost_head = lrms_scan(k, l, EASY, t, T, extra, jobs, queue, sc, running, out, mode)
+        extra, lost_head = lrms_scan(k, l, EASY, t, T, extra, jobs, queue, sc, running, out, profile, mode)
         if lost_head:
-            schedule_site(l, l, codes[l], t, jobs, queue, sc, running, out, mode)
+            schedule_site(l, l, codes[l], t, jobs, queue, sc, running, out, profile, mode)
 
 
 @njit(cache=True, _nrt=False)
-def schedule_pool(k, t, codes, jobs, queue, sc, running, out, mode):
+def schedule_pool(k, t, codes, jobs, queue, sc, running, out, profile, mode):
     """Site k's pass over the central pool (the queue row after the sites'), seeing jobs with m_j <= m_k."""
-    schedule_site(k, running.shape[1], codes[k], t, jobs, queue, sc, running, out, mode)
+    schedule_site(k, running.shape[1], codes[k], t, jobs, queue, sc, running, out, profile, mode)
 
 
 @njit(cache=True, inline="always")
 def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     """Route the arrival of ``job`` at time ``t`` to its site, the pool or a partner, and schedule."""
-    queue, sc, running, out = state
+    queue, sc, running, out, profile = state
     setup = policy[0]
     scheme = setup[SCHEME]
     k = jobs[HOME, job]
@@ -228,16 +228,16 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
             out[SITE, job] = target
             out[MOVES, job] = 1
         enqueue(target, job, jobs, queue, sc)
-        schedule_site(target, target, codes[target], t, jobs, queue, sc, running, out, mode)
+        schedule_site(target, target, codes[target], t, jobs, queue, sc, running, out, profile, mode)
         if scheme == POOL and out[START_TIME, job] < 0:
             sc[k, Q_TAIL] -= 1  # leave the (otherwise empty) local queue
             sc[k, W_PROCS] -= jobs[PROCS, job]
             to_pool = True
     if to_pool:
         enqueue(P, job, jobs, queue, sc)
-        schedule_pool(k, t, codes, jobs, queue, sc, running, out, mode)
+        schedule_pool(k, t, codes, jobs, queue, sc, running, out, profile, mode)
     elif scheme == ACTIVE:
-        active_request(k, t, codes, jobs, queue, sc, running, out, mode)
+        active_request(k, t, codes, jobs, queue, sc, running, out, profile, mode)
 
 
 @njit(cache=True)
@@ -271,7 +271,7 @@ def _simulate_grid(jobs, machine_procs, codes, policy, log_capacity, cutoff, mod
     """
     numba.literally(mode)
     K = machine_procs.shape[0]
-    state = new_state(jobs, machine_procs, K + 1)
+    state = new_state(jobs, machine_procs, codes, K + 1)
     rb_params = policy[3]
     NF = (rb_params.shape[2] - 1) // 2
     log = (np.empty((log_capacity, 2), dtype=np.int64),  # deciding site, partner
@@ -295,7 +295,7 @@ def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
     Compiled without numba's runtime, as :func:`evogrid.sim.core._local_loop`:
     no reference counting here. ``work`` is scratch space (see ``_simulate_grid``).
     """
-    queue, sc, running, out = state
+    queue, sc, running, out, profile = state
     setup = policy[0]
     freed, delegated, bounds = work[1], work[2], work[5]
     n = jobs.shape[1]
@@ -323,11 +323,11 @@ def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
                 freed[k] = complete_jobs(k, tc, codes[k], jobs, sc, running, mode) > 0
             for k in range(K):
                 if freed[k]:
-                    schedule_site(k, k, codes[k], tc, jobs, queue, sc, running, out, mode)
+                    schedule_site(k, k, codes[k], tc, jobs, queue, sc, running, out, profile, mode)
                     if scheme == POOL:
-                        schedule_pool(k, tc, codes, jobs, queue, sc, running, out, mode)
+                        schedule_pool(k, tc, codes, jobs, queue, sc, running, out, profile, mode)
                     elif scheme == ACTIVE:
-                        active_request(k, tc, codes, jobs, queue, sc, running, out, mode)
+                        active_request(k, tc, codes, jobs, queue, sc, running, out, profile, mode)
             continue
         if stopped_at_cutoff(i, ta, jobs, out, jobs[HOME], cutoff, bounds):
             return True

@@ -14,6 +14,11 @@ computed for an LRMS with ``uses_shadow``). The verdict is ``START``, ``SKIP``
 (keep it waiting) or ``STOP`` (end the pass). An LRMS without a rule (FCFS)
 ends the pass at the blocked head.
 
+An LRMS with ``profile`` (conservative backfilling) judges jobs behind the
+head on the site's availability profile instead (:mod:`evogrid.sim.profile`):
+every waiting job holds the earliest reservation that fits, in queue order,
+and a job starts now only if its reservation is now.
+
 Adding an LRMS: write its rule, :func:`register` an :class:`Lrms` entry (a
 built-in one goes into :data:`REGISTRY` below), and give the reference
 simulator in ``tests/reference_sim.py`` its twin. The dispatch
@@ -65,6 +70,9 @@ class Lrms:
             docstring); None: nothing passes a blocked head.
         uses_shadow: the rule reads the head's reservation (T, extra); the core
             then keeps the site's running jobs sorted by estimated end.
+        profile: jobs behind the head are judged on the availability profile
+            (module docstring) instead of by a rule; the core keeps the
+            running jobs sorted by estimated end, which the profile starts from.
         reference: where its twin in the pure-Python reference simulator lives.
     """
 
@@ -73,7 +81,13 @@ class Lrms:
     help: str
     rule: Callable | None = None
     uses_shadow: bool = False
+    profile: bool = False
     reference: str = "tests/reference_sim.py"
+
+    @property
+    def backfills(self) -> bool:
+        """Can a job pass the blocked head?"""
+        return self.rule is not None or self.profile
 
 
 REGISTRY: dict[str, Lrms] = {
@@ -83,15 +97,18 @@ REGISTRY: dict[str, Lrms] = {
         Lrms("easy", 1, "EASY backfilling: jobs may pass the head if they do not delay its reservation",
              easy_rule, uses_shadow=True),
         Lrms("list", 2, "LIST (greedy): every job that fits starts, in queue order", list_rule),
+        Lrms("conservative", 3, "conservative backfilling: every waiting job holds a reservation; "
+             "a job may start early only if it delays none", profile=True),
     )
 }
-FCFS, EASY, LIST = (REGISTRY[n].code for n in ("fcfs", "easy", "list"))
+FCFS, EASY, LIST, CONSERVATIVE = (REGISTRY[n].code for n in ("fcfs", "easy", "list", "conservative"))
 #: The compilation mode of a grid whose sites run different LRMS (not an LRMS code).
 MIXED = -1
 
 
-def _generate_dispatch(entries: tuple[Lrms, ...]) -> tuple[Callable, tuple[bool, ...], tuple[bool, ...]]:
-    """The compiled ``behind_head(lrms, ...)`` over ``entries``; ``uses_shadow`` and "has a rule" by code.
+def _generate_dispatch(entries: tuple[Lrms, ...]) -> tuple[Callable, tuple[bool, ...], ...]:
+    """The compiled ``behind_head(lrms, ...)`` over ``entries``; then by code: ``uses_shadow``,
+    ``backfills``, ``profile`` and "keeps the running jobs sorted by estimated end".
 
     Generated rather than written so that a registry entry is all an LRMS
     needs; compiled under this file's name, so numba caches it like the
@@ -107,10 +124,12 @@ def _generate_dispatch(entries: tuple[Lrms, ...]) -> tuple[Callable, tuple[bool,
     exec(compile("\n".join(lines), __file__, "exec"), namespace)  # noqa: S102 (our own source)
     by_code = sorted(entries, key=lambda e: e.code)
     return (njit(cache=True, inline="always")(namespace["behind_head"]),
-            tuple(e.uses_shadow for e in by_code), tuple(e.rule is not None for e in by_code))
+            tuple(e.uses_shadow for e in by_code), tuple(e.backfills for e in by_code),
+            tuple(e.profile for e in by_code), tuple(e.uses_shadow or e.profile for e in by_code))
 
 
-behind_head, USES_SHADOW, BACKFILLS = _generate_dispatch(tuple(REGISTRY.values()))
+behind_head, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST = _generate_dispatch(
+    tuple(REGISTRY.values()))
 
 
 def register(entry: Lrms) -> None:
@@ -119,13 +138,14 @@ def register(entry: Lrms) -> None:
     Its code must be the next free one. The numba cache stamp takes the new
     entry in, so compiled loops without it are never served for it.
     """
-    global behind_head, USES_SHADOW, BACKFILLS
+    global behind_head, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST
     if entry.name in REGISTRY or entry.code != len(REGISTRY):
         raise ValueError(f"LRMS {entry.name!r}: the name must be new and the code {len(REGISTRY)}")
     rule = entry.rule.py_func.__code__.co_code.hex() if entry.rule is not None else "-"
-    numba_stamp.add_to_stamp(f"lrms {entry.name} {entry.code} {entry.uses_shadow} {rule}")
+    numba_stamp.add_to_stamp(f"lrms {entry.name} {entry.code} {entry.uses_shadow} {entry.profile} {rule}")
     REGISTRY[entry.name] = entry
-    behind_head, USES_SHADOW, BACKFILLS = _generate_dispatch(tuple(REGISTRY.values()))
+    behind_head, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST = _generate_dispatch(
+        tuple(REGISTRY.values()))
 
 
 def lrms_code(name: str) -> int:

@@ -288,7 +288,8 @@ def simulate_grid(
                     exchange.pool_arrivals if exchange.scheme == "pool" else None)
 
 
-def warm_up(lrms: Sequence[str | Sequence[str]] = ("fcfs", "easy", "list", ("fcfs", "easy"))) -> None:
+def warm_up(lrms: Sequence[str | Sequence[str]] = ("fcfs", "easy", "list", "conservative",
+                                                  ("fcfs", "easy"))) -> None:
     """Compile, or load from numba's cache, the local and grid loops for these LRMS choices.
 
     Each item is one LRMS for every site, or one per site (a mixed grid).

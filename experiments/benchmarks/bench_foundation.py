@@ -71,7 +71,8 @@ def bench_parsing() -> None:
 def bench_lrms() -> None:
     w = load_window("SDSC03")
     jobs = GridJobs.merge([w])
-    for lrms, target in (("fcfs", ">= 5e6"), ("easy", ">= 2e6"), ("list", ">= 2e6")):
+    targets = {"fcfs": ">= 5e6", "easy": ">= 2e6", "list": ">= 2e6", "conservative": ">= 1e6"}
+    for lrms, target in targets.items():
         run_core(jobs, lrms)  # compile / load from cache
         seconds = best_of(lambda lrms=lrms: run_core(jobs, lrms))
         report(f"SDSC-BLUE whole log ({w.n_jobs} jobs) {lrms}", w.n_jobs / seconds, "jobs/s", target)

@@ -1,0 +1,83 @@
+"""A site's availability profile: free processors over future time, as a step function.
+
+The profile lives in a scratch array ``profile`` of shape (2, cap), int64:
+``profile[P_TIME, i]`` are strictly increasing breakpoints (seconds) and
+``profile[P_FREE, i]`` the processors free over ``[P_TIME[i], P_TIME[i+1])``
+(the last step lasts for ever); ``n`` breakpoints are in use. The core
+builds it at the start of a scheduling pass from the site's running jobs,
+each holding its processors until start + estimate
+(:func:`evogrid.sim.core.build_profile`); conservative backfilling then
+reserves every waiting job on it, in queue order (docs/architecture.md).
+
+The profile is derived, not stored: a pass rebuilds it from the running
+jobs, so it never has to be kept in step with early ends.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+P_TIME, P_FREE = 0, 1
+
+
+@njit(cache=True, inline="always")
+def earliest_fit(profile, n, need, duration):
+    """Index of the first breakpoint from which ``need`` processors stay free for ``duration`` seconds.
+
+    The last step must have room for ``need`` (it does: every running job and
+    reservation has ended by then).
+    """
+    i = 0
+    while True:
+        if profile[P_FREE, i] >= need:
+            end = profile[P_TIME, i] + duration
+            j = i + 1
+            while j < n and profile[P_TIME, j] < end and profile[P_FREE, j] >= need:
+                j += 1
+            if j == n or profile[P_TIME, j] >= end:
+                return i
+            i = j  # step j is too full: no start before it fits
+        i += 1
+
+
+@njit(cache=True, inline="always")
+def first_short_step(profile, n, need, duration):
+    """The first step, from breakpoint 0 on, with fewer than ``need`` free processors before
+    ``duration`` seconds have passed; -1 if there is none (the job fits from breakpoint 0).
+
+    A job that does not fit cannot start before the step after the short one.
+    """
+    if profile[P_FREE, 0] < need:
+        return 0
+    end = profile[P_TIME, 0] + duration
+    j = 1
+    while j < n and profile[P_TIME, j] < end:
+        if profile[P_FREE, j] < need:
+            return j
+        j += 1
+    return -1
+
+
+@njit(cache=True, inline="always")
+def reserve(profile, n, i, need, duration):
+    """Take ``need`` processors from breakpoint ``i`` for ``duration`` seconds; returns the new ``n``.
+
+    Splits the step in which the reservation ends, so the profile gains at
+    most one breakpoint.
+    """
+    end = profile[P_TIME, i] + duration
+    j = i
+    while j < n and profile[P_TIME, j] < end:
+        j += 1
+    if j == i:
+        return n  # zero length: nothing to take
+    if j == n or profile[P_TIME, j] > end:
+        for r in range(n, j, -1):
+            profile[P_TIME, r] = profile[P_TIME, r - 1]
+            profile[P_FREE, r] = profile[P_FREE, r - 1]
+        profile[P_TIME, j] = end
+        profile[P_FREE, j] = profile[P_FREE, j - 1]
+        n += 1
+    for r in range(i, j):
+        profile[P_FREE, r] -= need
+    return n
