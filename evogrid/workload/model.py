@@ -74,29 +74,28 @@ class Workload:
             user=self.user[keep],
         )
 
-    def window(self, first_month: int, last_month: int | None, *, name: str | None = None) -> Workload:
-        """Jobs submitted in 30-day months ``[first_month, last_month)``, rebased to time 0.
+    def window(self, first: int, last: int | None, *, name: str | None = None,
+               unit_days: int = 30) -> Workload:
+        """Jobs submitted in ``[first, last)`` 30-day months (or days, ``unit_days=1``), rebased to time 0.
 
-        ``last_month=None`` means to the end of the log. Jobs outside the
-        window are counted in ``dropped`` under ``"outside_window"``.
+        ``last=None`` means to the end of the log. Jobs outside the window are
+        counted in ``dropped`` under ``"outside_window"``.
 
         Raises:
             ScenarioError: if the window is inverted or holds no job.
         """
-        if first_month < 0 or (last_month is not None and last_month <= first_month):
-            raise ScenarioError(
-                f"{self.name}: invalid window months {first_month}..{last_month}"
-                " (need 0 <= A < B)"
-            )
-        lo = first_month * SECONDS_PER_MONTH
+        if first < 0 or (last is not None and last <= first):
+            raise ScenarioError(f"{self.name}: invalid window {first}..{last} (need 0 <= A < B)")
+        unit = unit_days * SECONDS_PER_DAY
+        lo = first * unit
         keep = self.submit >= lo
-        if last_month is not None:
-            keep &= self.submit < last_month * SECONDS_PER_MONTH
+        if last is not None:
+            keep &= self.submit < last * unit
         label = name or self.name
         if not keep.any():
             raise ScenarioError(
-                f"{label}: the window [day {30 * first_month}, "
-                f"{'end' if last_month is None else f'day {30 * last_month}'}) holds no job"
+                f"{label}: the window [day {unit_days * first}, "
+                f"{'end' if last is None else f'day {unit_days * last}'}) holds no job"
                 f" (the log spans {self.span_seconds / SECONDS_PER_DAY:.1f} days)"
             )
         out = self.select(keep, name=label)

@@ -44,7 +44,7 @@ ALIASES: dict[str, str] = {
 #: than 338 are dropped and the rest overload the machine (FCFS AWRT about 10x).
 DEFAULT_PROCS: dict[str, int] = {"CTC": 430}
 
-_WINDOW = re.compile(r"^(?P<name>.+?)(?:-(?P<months>\d+)|@(?P<first>\d+)-(?P<last>\d*))?$")
+_WINDOW = re.compile(r"^(?P<name>.+?)(?:-(?P<months>\d+)|@(?P<days>d?)(?P<first>\d+)-(?P<last>\d*))?$")
 
 
 def traces_dir() -> Path:
@@ -83,25 +83,31 @@ def resolve_trace(name: str) -> Path:
 
 @dataclass(frozen=True)
 class WindowSpec:
-    """A trace and a range of 30-day months; ``last_month=None`` = to the end."""
+    """A trace and a range ``[first, last)`` of 30-day months, or of days if ``unit_days`` is 1;
+    ``last=None`` = to the end."""
 
     trace: str
     path: Path
-    first_month: int = 0
-    last_month: int | None = None
+    first: int = 0
+    last: int | None = None
+    unit_days: int = 30
 
     @property
     def label(self) -> str:
-        if self.first_month == 0 and self.last_month is None:
+        end = "" if self.last is None else self.last
+        if self.unit_days == 1:
+            return f"{self.trace}@d{self.first}-{end}"
+        if self.first == 0 and self.last is None:
             return self.trace
-        if self.first_month == 0:
-            return f"{self.trace}-{self.last_month}"
-        end = "" if self.last_month is None else self.last_month
-        return f"{self.trace}@{self.first_month}-{end}"
+        if self.first == 0:
+            return f"{self.trace}-{self.last}"
+        return f"{self.trace}@{self.first}-{end}"
 
 
 def parse_window(text: str) -> WindowSpec:
-    """Parse ``NAME``, ``NAME-M``, ``NAME@A-B`` or ``NAME@A-`` (NAME: short name or SWF path).
+    """Parse ``NAME``, ``NAME-M``, ``NAME@A-B`` or ``NAME@A-`` (30-day months), ``NAME@dA-B`` or
+    ``NAME@dA-`` (days; reservation studies use two-week windows: ``SDSC03@d0-14``). NAME: a short
+    name or an SWF path.
 
     Raises:
         ScenarioError: unknown trace or malformed window.
@@ -122,13 +128,14 @@ def parse_window(text: str) -> WindowSpec:
             raise ScenarioError(f"{text!r}: the number of months must be positive")
         return WindowSpec(trace, path, 0, months)
     if match["first"] is not None:
+        unit_days = 1 if match["days"] else 30
         first = int(match["first"])
         if not match["last"]:
-            return WindowSpec(trace, path, first, None)
+            return WindowSpec(trace, path, first, None, unit_days)
         last = int(match["last"])
         if last <= first:
-            raise ScenarioError(f"{text!r}: months A-B need A < B")
-        return WindowSpec(trace, path, first, last)
+            raise ScenarioError(f"{text!r}: {'days' if unit_days == 1 else 'months'} A-B need A < B")
+        return WindowSpec(trace, path, first, last, unit_days)
     return WindowSpec(trace, path)
 
 
@@ -160,4 +167,4 @@ def load_window(
     """
     window = parse_window(spec) if isinstance(spec, str) else spec
     whole = _load_cached(window.path.resolve(), default_options(window.trace, options), lenient)
-    return whole.window(window.first_month, window.last_month, name=window.label)
+    return whole.window(window.first, window.last, name=window.label, unit_days=window.unit_days)

@@ -1,0 +1,186 @@
+"""Reservation requests beside a window's batch jobs, and the published ways to make them from a log.
+
+No archive log records reservations, so studies derive them from batch jobs.
+Two generators are provided, each seeded and each turning the jobs it draws
+into requests (those jobs leave the batch workload, and are counted there
+under ``dropped["became_reservation"]``):
+
+- :func:`meltzer` (J. Meltzer's comparison of co-reservation algorithms,
+  FU Berlin / ZIB): each job with probability 0.1 becomes a two-part
+  co-reservation. Duration = the job's requested time ``wc``; parts =
+  ``[cpus, min(M, round(0.7 cpus + 0.6 u cpus)))]`` (u uniform on [0, 1),
+  M the log's machine size); earliest start ``f = u' * span``; deadline
+  ``min(f + wc + 86400, f + wc + 6 wc)``, with ``3 wc`` instead of ``6 wc``
+  for RW3; submission ``f - 3 wc`` (RW1) or ``f - wc / 2`` (RW2, RW3),
+  never before 0 (the window start).
+- :func:`roblitz` (T. Röblitz, F. Schintke, J. Wendler, elastic grid
+  reservations): every ``every``-th job becomes a one-part reservation that
+  wants to start when the job was submitted, booked ``book_ahead_hours``
+  before that (never before 0), with ``slack_hours`` of room:
+  deadline = start + run time + slack.
+
+Times are seconds from the window start; use day windows (``SDSC03@d0-14``)
+for the two-week windows of Meltzer's study.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from evogrid.errors import ScenarioError
+from evogrid.workload.model import SECONDS_PER_DAY, Workload
+
+SECONDS_PER_HOUR = 3600
+MELTZER_VARIANTS = ("rw1", "rw2", "rw3")
+
+
+@dataclass(frozen=True)
+class Reservations:
+    """Reservation requests, sorted by submission.
+
+    Attributes (int64 arrays of shape (n,) unless noted; times in seconds
+    from the window start):
+        name: a label (``"SDSC03@d0-14 rw1"``).
+        submit: when the request is made.
+        earliest_start: the first acceptable start (Meltzer's ``f_start``, Röblitz's ``est``).
+        deadline: the latest acceptable end: start + duration <= deadline.
+        duration: seconds the processors are held.
+        parts: shape (n, P): processors per part, one part per distinct site
+            (a co-reservation), 0 where a request has fewer than P parts.
+        source_job: the batch job (index in the source window) it was made from, -1 if none.
+    """
+
+    name: str
+    submit: np.ndarray
+    earliest_start: np.ndarray
+    deadline: np.ndarray
+    duration: np.ndarray
+    parts: np.ndarray
+    source_job: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+
+    def __post_init__(self) -> None:
+        """Reject requests that can never be met, naming the first offending one and the field."""
+        n = self.submit.shape[0]
+        if self.source_job.shape[0] == 0 and n:
+            object.__setattr__(self, "source_job", np.full(n, -1, dtype=np.int64))
+        for label, values in (("earliest_start", self.earliest_start), ("deadline", self.deadline),
+                              ("duration", self.duration), ("source_job", self.source_job)):
+            if values.shape != (n,):
+                raise ScenarioError(f"{self.name}: field {label} has shape {values.shape}, expected ({n},)")
+        if self.parts.ndim != 2 or self.parts.shape[0] != n:
+            raise ScenarioError(f"{self.name}: field parts has shape {self.parts.shape}, expected ({n}, P)")
+        checks = (
+            ("duration", self.duration <= 0, "must be positive"),
+            ("submit", self.submit < 0, "must not be negative"),
+            ("earliest_start", self.earliest_start < self.submit, "must not precede the submission"),
+            ("deadline", self.deadline < self.earliest_start + self.duration,
+             "leaves no room: deadline < earliest_start + duration"),
+            ("parts", (self.parts < 0).any(axis=1) | (self.parts.sum(axis=1) == 0),
+             "needs at least one part and no negative one"),
+        )
+        for label, bad, why in checks:
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise ScenarioError(
+                    f"{self.name}: request {i}: field {label} {why} ({int(bad.sum())} such requests)")
+        if n and (np.diff(self.submit) < 0).any():
+            raise ScenarioError(f"{self.name}: field submit must be sorted (requests in submission order)")
+
+    @property
+    def n_requests(self) -> int:
+        return int(self.submit.shape[0])
+
+    def __len__(self) -> int:
+        return self.n_requests
+
+    def infeasible(self, machine_procs: np.ndarray) -> np.ndarray:
+        """Boolean mask, shape (n,): requests no grid of these sites (processors) can ever hold:
+        more parts than sites, or parts that do not fit distinct sites, largest part on largest site."""
+        sizes = np.sort(np.asarray(machine_procs, dtype=np.int64))[::-1]
+        parts = -np.sort(-self.parts, axis=1)
+        width = min(parts.shape[1], sizes.shape[0])
+        too_many = (parts[:, sizes.shape[0]:] > 0).any(axis=1)
+        return too_many | (parts[:, :width] > sizes[:width]).any(axis=1)
+
+
+def _take_jobs(window: Workload, chosen: np.ndarray) -> Workload:
+    """The window without the ``chosen`` jobs, which are counted as ``became_reservation``."""
+    rest = window.select(~chosen)
+    dropped = dict(window.dropped)
+    if chosen.any():
+        dropped["became_reservation"] = dropped.get("became_reservation", 0) + int(chosen.sum())
+    return replace(rest, dropped=dropped)
+
+
+def _sorted(name: str, submit, start, deadline, duration, parts, source) -> Reservations:
+    order = np.argsort(submit, kind="stable")
+    return Reservations(name, submit[order], start[order], deadline[order], duration[order], parts[order],
+                        source[order])
+
+
+def meltzer(window: Workload, variant: str = "rw1", seed: int = 0, probability: float = 0.1,
+            span_seconds: int | None = None) -> tuple[Workload, Reservations]:
+    """Meltzer's RW1/RW2/RW3 co-reservations from one site's window (module docstring).
+
+    Args:
+        window: the batch jobs (one site's log window).
+        variant: ``rw1``, ``rw2`` or ``rw3``.
+        seed: the random stream; the same seed gives the same requests.
+        probability: the chance that a job becomes a request.
+        span_seconds: the range of earliest starts; default the window's
+            span (0 to its last submission).
+
+    Returns:
+        ``(batch, requests)``: the window without the drawn jobs, and the requests.
+    """
+    variant = variant.lower()
+    if variant not in MELTZER_VARIANTS:
+        known = ", ".join(MELTZER_VARIANTS)
+        raise ScenarioError(f"unknown reservation workload {variant!r}; expected one of {known}")
+    rng = np.random.default_rng(seed)
+    chosen = rng.random(window.n_jobs) < probability
+    idx = np.flatnonzero(chosen)
+    wc = window.estimate[idx].astype(np.int64)
+    cpus = window.procs[idx].astype(np.int64)
+    span = window.span_seconds if span_seconds is None else int(span_seconds)
+    start = np.floor(rng.random(idx.size) * span).astype(np.int64)
+    second = np.minimum(window.machine_procs, np.rint(0.7 * cpus + 0.6 * rng.random(idx.size) * cpus))
+    parts = np.stack([cpus, second.astype(np.int64)], axis=1)
+    factor = 3 if variant == "rw3" else 6
+    deadline = np.minimum(start + wc + SECONDS_PER_DAY, start + wc + factor * wc)
+    ahead = 3 * wc if variant == "rw1" else wc // 2
+    submit = np.maximum(0, start - ahead)
+    requests = _sorted(f"{window.name} {variant}", submit, start, deadline, wc, parts, idx.astype(np.int64))
+    return _take_jobs(window, chosen), requests
+
+
+def roblitz(window: Workload, book_ahead_hours: float = 0.0, slack_hours: float = 0.0, every: int = 10,
+            first_jobs: int | None = None) -> tuple[Workload, Reservations]:
+    """Röblitz et al.'s book-ahead reservations: every ``every``-th job (module docstring).
+
+    Args:
+        window: the batch jobs.
+        book_ahead_hours: how long before its wanted start a request is made.
+        slack_hours: room between the earliest start + run time and the deadline.
+        every: one job in this many becomes a request (the 10th, 20th, ...).
+        first_jobs: use only the window's first jobs (their study: 2,000).
+
+    Returns:
+        ``(batch, requests)``: the remaining batch jobs and the requests.
+    """
+    if every < 1 or book_ahead_hours < 0 or slack_hours < 0:
+        raise ScenarioError("roblitz: every >= 1, book_ahead_hours >= 0 and slack_hours >= 0 are needed")
+    if first_jobs is not None:
+        window = window.select(np.arange(window.n_jobs) < first_jobs)
+    chosen = (np.arange(window.n_jobs) + 1) % every == 0
+    idx = np.flatnonzero(chosen)
+    start = window.submit[idx].astype(np.int64)
+    run = np.maximum(1, window.run_time[idx].astype(np.int64))  # a zero-length job holds 1 s
+    submit = np.maximum(0, start - round(book_ahead_hours * SECONDS_PER_HOUR))
+    deadline = start + run + round(slack_hours * SECONDS_PER_HOUR)
+    parts = window.procs[idx].astype(np.int64)[:, None]
+    name = f"{window.name} book-ahead {book_ahead_hours:g} h"
+    requests = _sorted(name, submit, start, deadline, run, parts, idx.astype(np.int64))
+    return _take_jobs(window, chosen), requests

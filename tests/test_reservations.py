@@ -1,0 +1,95 @@
+"""Reservation requests: day windows, Meltzer's and Röblitz's generators, validation."""
+
+import numpy as np
+import pytest
+
+from evogrid.errors import ScenarioError
+from evogrid.workload import load_window, parse_window
+from evogrid.workload.model import SECONDS_PER_DAY
+from evogrid.workload.reservations import Reservations, meltzer, roblitz
+
+
+def test_day_windows():
+    spec = parse_window("SDSC03@d14-28")
+    assert (spec.first, spec.last, spec.unit_days, spec.label) == (14, 28, 1, "SDSC03@d14-28")
+    w = load_window("SDSC03@d14-28")
+    whole = load_window("SDSC03")
+    inside = (whole.submit >= 14 * SECONDS_PER_DAY) & (whole.submit < 28 * SECONDS_PER_DAY)
+    assert w.n_jobs == int(inside.sum()) > 0
+    assert w.submit.min() >= 0 and w.submit.max() < 14 * SECONDS_PER_DAY
+    assert parse_window("SDSC03@3-5").unit_days == 30  # months stay months
+    with pytest.raises(ScenarioError, match="days A-B need A < B"):
+        parse_window("SDSC03@d5-5")
+
+
+@pytest.mark.parametrize("variant", ["rw1", "rw2", "rw3"])
+def test_meltzer_rules(variant):
+    w = load_window("SDSC03@d0-14")
+    batch, req = meltzer(w, variant, seed=7)
+    src = req.source_job
+    # the drawn jobs leave the batch workload, counted
+    assert batch.n_jobs + req.n_requests == w.n_jobs
+    assert batch.dropped["became_reservation"] == req.n_requests
+    assert abs(req.n_requests / w.n_jobs - 0.1) < 4 * np.sqrt(0.09 / w.n_jobs)
+    wc, cpus = w.estimate[src], w.procs[src]
+    assert (req.duration == wc).all()
+    assert (req.parts[:, 0] == cpus).all()
+    second = req.parts[:, 1]
+    assert (second >= np.rint(0.7 * cpus)).all()
+    assert (second <= np.minimum(w.machine_procs, np.rint(1.3 * cpus))).all()
+    f = req.earliest_start
+    assert f.min() >= 0 and f.max() <= w.span_seconds
+    factor = 3 if variant == "rw3" else 6
+    assert (req.deadline == np.minimum(f + wc + SECONDS_PER_DAY, f + (1 + factor) * wc)).all()
+    ahead = 3 * wc if variant == "rw1" else wc // 2
+    assert (req.submit == np.maximum(0, f - ahead)).all()
+    assert (np.diff(req.submit) >= 0).all()
+
+
+def test_meltzer_is_seeded():
+    w = load_window("SDSC03@d0-14")
+    a, b, c = (meltzer(w, "rw2", seed=s)[1] for s in (1, 1, 2))
+    assert np.array_equal(a.parts, b.parts) and np.array_equal(a.earliest_start, b.earliest_start)
+    assert not np.array_equal(a.source_job, c.source_job)
+    with pytest.raises(ScenarioError, match="unknown reservation workload 'rw4'"):
+        meltzer(w, "rw4")
+
+
+def test_roblitz_book_ahead():
+    w = load_window("SDSC03")
+    batch, req = roblitz(w, book_ahead_hours=24, slack_hours=2, first_jobs=2000)
+    assert req.n_requests == 200 and batch.n_jobs == 1800
+    assert (req.source_job % 10 == 9).all()
+    start = w.submit[req.source_job]
+    assert (req.earliest_start == start).all()
+    assert (req.submit == np.maximum(0, start - 24 * 3600)).all()
+    assert (req.deadline == start + req.duration + 2 * 3600).all()
+    assert (req.parts[:, 0] == w.procs[req.source_job]).all()
+
+
+def _one(**change):
+    fields = dict(submit=[0], earliest_start=[10], deadline=[100], duration=[50], parts=[[4, 2]])
+    fields.update(change)
+    return Reservations("bad", *(np.array(fields[k], dtype=np.int64) for k in
+                                 ("submit", "earliest_start", "deadline", "duration", "parts")))
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (dict(duration=[0]), "request 0: field duration must be positive"),
+    (dict(deadline=[40]), "request 0: field deadline leaves no room"),
+    (dict(earliest_start=[0], submit=[5]), "request 0: field earliest_start must not precede"),
+    (dict(parts=[[0, 0]]), "request 0: field parts needs at least one part"),
+    (dict(parts=[[4, -1]]), "request 0: field parts needs at least one part and no negative one"),
+])
+def test_requests_that_can_never_be_met_are_rejected_in_one_line(change, message):
+    with pytest.raises(ScenarioError, match=message) as err:
+        _one(**change)
+    assert "\n" not in str(err.value)
+
+
+def test_infeasible_requests_are_counted_per_grid():
+    req = Reservations("r", *(np.array(v, dtype=np.int64) for v in
+                              ([0, 0, 0], [0, 0, 0], [9, 9, 9], [5, 5, 5], [[8, 4], [8, 8], [3, 0]])))
+    assert _one().n_requests == 1
+    assert req.infeasible(np.array([8, 4])).tolist() == [False, True, False]
+    assert req.infeasible(np.array([16])).tolist() == [True, True, False]  # two parts need two sites
