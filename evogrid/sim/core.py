@@ -44,10 +44,27 @@ from __future__ import annotations
 import numba
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
 from evogrid.sim import lrms
 from evogrid.sim.lrms import MIXED, SKIP, START, STOP
-from evogrid.sim.profile import P_FREE, P_TIME, earliest_fit, first_short_step, reserve
+from evogrid.sim.profile import (
+    N_PASS_STATE,
+    P_FREE,
+    P_STATE,
+    P_TIME,
+    S_N,
+    S_OFF_BOUND,
+    S_PENDING_NEED,
+    S_RESERVED,
+    S_RUNNING_BOUND,
+    S_RUNNING_BOUND_NEED,
+    earliest_fit,
+    first_short_step,
+    note_unjudged,
+    reserve,
+    start_profile_pass,
+)
 
 # Rows of ``jobs``, of ``out`` and of ``running``; columns of ``sc``.
 SUBMIT, RUN_TIME, ESTIMATE, PROCS, HOME = 0, 1, 2, 3, 4
@@ -210,6 +227,76 @@ def _reserve_in_order(q, first, last, m, jobs, queue, profile, n):
     return n
 
 
+@njit(cache=True, _nrt=False)
+def conservative_verdict(k, q, t, job, write, jobs, queue, sc, running, profile):
+    """Conservative backfilling's verdict on ``job``, behind site k's blocked head, which fits the
+    free processors at time ``t``: ``START`` or ``SKIP``.
+
+    The kept jobs ``queue[q, S_RESERVED:write]`` are ahead of it and not on the
+    profile yet. They reserve first, in queue order, but lazily: none starts
+    before a lower bound (``S_RUNNING_BOUND`` for the unjudged ones, from
+    the running jobs alone; ``S_OFF_BOUND`` for judged ones, after the step
+    that was too full for them), so a job that fits the profile and ends by
+    the lowest bound starts without placing them (the common case). A job
+    that cannot start stays off the profile, with its bound. The pass's
+    state is in ``profile[P_STATE]`` (evogrid.sim.profile).
+
+    A call, not inlined: one compiled copy serves every loop, and the other
+    LRMS's loops do not pay its compile time again.
+    """
+    st = profile[P_STATE]
+    n = st[S_N]
+    if n == 0:
+        n = build_profile(k, t, sc, running, jobs, profile)
+    need = jobs[PROCS, job]
+    d = jobs[ESTIMATE, job]
+    short = first_short_step(profile, n, need, d)
+    if short < 0 and st[S_RESERVED] < write:
+        if st[S_PENDING_NEED] != NEVER and st[S_RUNNING_BOUND_NEED] != st[S_PENDING_NEED]:
+            bound, _ = shadow_time(k, st[S_PENDING_NEED], sc, running, jobs)
+            st[S_RUNNING_BOUND] = max(bound, t + 1)
+            st[S_RUNNING_BOUND_NEED] = st[S_PENDING_NEED]
+        lowest = st[S_OFF_BOUND]
+        if st[S_PENDING_NEED] != NEVER:
+            lowest = min(lowest, st[S_RUNNING_BOUND])
+        if t + d > lowest:  # it may overlap them: place them all
+            n = _reserve_in_order(q, st[S_RESERVED], write, sc[k, M_PROCS], jobs, queue, profile, n)
+            st[S_RESERVED] = write
+            st[S_PENDING_NEED] = NEVER
+            st[S_OFF_BOUND] = NEVER
+            short = first_short_step(profile, n, need, d)
+    verdict = SKIP
+    if short < 0:
+        verdict = START
+        # It holds its processors at least until its end is processed (as
+        # build_profile takes it), even with estimate 0.
+        n = reserve(profile, n, 0, need, max(d, 1))
+    else:
+        st[S_OFF_BOUND] = min(st[S_OFF_BOUND], profile[P_TIME, short + 1])
+    st[S_N] = n
+    return verdict
+
+
+def judge_on_profile(mode, k, q, t, job, write, jobs, queue, sc, running, profile):
+    """:func:`conservative_verdict` in a loop compiled for ``mode`` (a literal); compiled for
+    modes that can have an LRMS with a profile only (the overload below)."""
+
+
+@overload(judge_on_profile, prefer_literal=True)
+def _judge_on_profile(mode, k, q, t, job, write, jobs, queue, sc, running, profile):
+    # Decided while numba types the loop: a loop of a mode without a profile
+    # never types conservative_verdict, and so never compiles it (3 s cold).
+    code = getattr(mode, "literal_value", MIXED)
+    if code != MIXED and not lrms.USES_PROFILE[code]:
+        def never(mode, k, q, t, job, write, jobs, queue, sc, running, profile):
+            return SKIP
+        return never
+
+    def judge(mode, k, q, t, job, write, jobs, queue, sc, running, profile):
+        return conservative_verdict(k, q, t, job, write, jobs, queue, sc, running, profile)
+    return judge
+
+
 @njit(cache=True, inline="always")
 def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, profile, mode):
     """Site k applies LRMS ``code`` to queue row ``q`` at time ``t``; returns ``(extra, head_started)``.
@@ -239,12 +326,6 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, profile, m
     blocked = T != UNBLOCKED
     shadow_known = blocked or not lrms.USES_SHADOW[code]
     head_need = 0
-    n_prof = 0  # profile breakpoints; 0: not built in this pass
-    reserved = head  # kept jobs queue[q, head:reserved] are on the profile
-    pending_need = NEVER  # the fewest processors an unjudged kept job off the profile needs
-    running_bound = NEVER  # ... which the running jobs alone do not free before this
-    running_bound_need = NEVER
-    off_profile_bound = NEVER  # no judged kept job off the profile starts before this
     write = head  # queue[q, head:write]: jobs kept so far
     read = head
     free = sc[k, FREE]  # a register copy: stores to the int64 arrays may alias it
@@ -262,40 +343,12 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, profile, m
                         break
                     blocked = True
                     head_need = need
-                    reserved = write  # the head is the first kept job
+                    if lrms.USES_PROFILE[code]:
+                        start_profile_pass(profile, write)
             elif need <= free:
                 if lrms.USES_PROFILE[code]:
-                    # Conservative: the jobs ahead reserve first, in queue order. They
-                    # are placed lazily: a job ahead that is not on the profile yet
-                    # starts no earlier than a lower bound, and a job that fits the
-                    # profile and ends by the lowest bound starts without them.
                     judged = True
-                    if n_prof == 0:
-                        n_prof = build_profile(k, t, sc, running, jobs, profile)
-                    d = jobs[ESTIMATE, job]
-                    short = first_short_step(profile, n_prof, need, d)
-                    if short < 0 and reserved < write:
-                        if pending_need != NEVER and running_bound_need != pending_need:
-                            # the running jobs alone free pending_need processors no earlier
-                            running_bound, _ = shadow_time(k, pending_need, sc, running, jobs)
-                            running_bound = max(running_bound, t + 1)
-                            running_bound_need = pending_need
-                        lowest = off_profile_bound
-                        if pending_need != NEVER:
-                            lowest = min(lowest, running_bound)
-                        if t + d > lowest:  # it may overlap them: place them all
-                            n_prof = _reserve_in_order(q, reserved, write, m, jobs, queue, profile, n_prof)
-                            reserved = write
-                            pending_need = NEVER
-                            off_profile_bound = NEVER
-                            short = first_short_step(profile, n_prof, need, d)
-                    if short < 0:
-                        verdict = START
-                        # It holds its processors at least until its end is processed
-                        # (as build_profile takes it), even with estimate 0.
-                        n_prof = reserve(profile, n_prof, 0, need, max(d, 1))
-                    else:  # it waits, off the profile, and starts after the short step
-                        off_profile_bound = min(off_profile_bound, profile[P_TIME, short + 1])
+                    verdict = judge_on_profile(mode, k, q, t, job, write, jobs, queue, sc, running, profile)
                 else:
                     if not shadow_known:
                         # Once per pass, and only when some job could use the free
@@ -319,8 +372,8 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, profile, m
         else:
             queue[q, write] = job
             write += 1
-            if lrms.USES_PROFILE[code] and reserved < write and need <= m and not judged:
-                pending_need = min(pending_need, need)
+            if lrms.USES_PROFILE[code] and need <= m and not judged:
+                note_unjudged(profile, need)
     if write == read:
         write = tail
     else:
@@ -390,11 +443,11 @@ def new_state(jobs, machine_procs, codes, n_queues):
         out[START_TIME, j] = -1
         out[SITE, j] = jobs[HOME, j]
         out[MOVES, j] = 0
-    cap = 1
+    cap = N_PASS_STATE
     for k in range(K):
         if lrms.USES_PROFILE[codes[k]]:
-            cap = widest + n + 2  # a breakpoint per running job, per reservation, and the first
-    profile = np.empty((2, cap), dtype=np.int64)
+            cap = max(cap, widest + n + 2)  # a breakpoint per running job, per reservation, and the first
+    profile = np.empty((3, cap), dtype=np.int64)
     return queue, sc, running, out, profile
 
 
