@@ -6,7 +6,7 @@ import pytest
 from evogrid.errors import ScenarioError
 from evogrid.workload import load_window, parse_window
 from evogrid.workload.model import SECONDS_PER_DAY
-from evogrid.workload.reservations import Reservations, meltzer, roblitz
+from evogrid.workload.reservations import AMDAHL, DOWNEY, Elastic, Reservations, meltzer, roblitz, speedup
 
 
 def test_day_windows():
@@ -93,3 +93,50 @@ def test_infeasible_requests_are_counted_per_grid():
     assert _one().n_requests == 1
     assert req.infeasible(np.array([8, 4])).tolist() == [False, True, False]
     assert req.infeasible(np.array([16])).tolist() == [True, True, False]  # two parts need two sites
+
+
+@pytest.mark.parametrize(("model", "params"), [
+    (AMDAHL, (0.0, 0.0)), (AMDAHL, (0.1, 0.0)), (DOWNEY, (16.0, 0.5)), (DOWNEY, (16.0, 1.0)),
+    (DOWNEY, (16.0, 2.0)), (DOWNEY, (1.0, 0.0)),
+])
+def test_speedup_models_are_continuous_monotone_and_at_most_linear(model, params):
+    n = np.arange(1, 200, dtype=np.float64)
+    s = speedup(model, np.array(params), n)
+    assert s[0] == pytest.approx(1.0)
+    assert (np.diff(s) >= -1e-12).all() and (s <= n + 1e-9).all()
+    fine = speedup(model, np.array(params), np.linspace(1, 199, 20_000))
+    assert np.abs(np.diff(fine)).max() < 0.05  # no jump where the pieces meet
+    if model == DOWNEY:
+        assert s[-1] == pytest.approx(params[0])  # saturates at the average parallelism
+    elif params[0] > 0:
+        assert s[-1] < 1 / params[0]
+
+
+def test_elastic_roblitz_requests():
+    w = load_window("SDSC03")
+    _, req = roblitz(w, book_ahead_hours=1, first_jobs=2000, elastic=(0.5, 2.0), model="downey",
+                     params=(32.0, 1.0))
+    e = req.elastic
+    cpus = req.parts[:, 0]
+    assert (e.procs_min == np.maximum(1, np.floor(0.5 * cpus))).all()
+    assert (e.procs_max == np.minimum(w.machine_procs, np.ceil(2.0 * cpus))).all()
+    assert (e.procs_ref == cpus).all() and (e.duration_ref == req.duration).all()
+    i = int(np.argmax(np.minimum(e.procs_max, 32) - e.procs_min))  # a range below saturation (A = 32)
+    n = np.arange(e.procs_min[i], e.procs_max[i] + 1)
+    d = e.duration(i, n)
+    assert d[n == e.procs_ref[i]][0] == e.duration_ref[i]
+    assert (np.diff(d) <= 0).all() and d[0] > d[-1]  # more processors, shorter (until saturation)
+    with pytest.raises(ScenarioError, match="elastic range"):
+        roblitz(w, first_jobs=100, elastic=(1.5, 2.0))
+    with pytest.raises(ScenarioError, match="unknown speedup model 'gustafson'"):
+        roblitz(w, first_jobs=100, elastic=(0.5, 2.0), model="gustafson")
+
+
+def test_bad_elastic_requests_are_rejected_in_one_line():
+    one = np.ones(1, dtype=np.int64)
+    with pytest.raises(ScenarioError, match="request 0: field procs_max must not be below procs_min"):
+        Elastic(4 * one, 2 * one, 2 * one, 10 * one, AMDAHL * one, np.array([[0.1, 0.0]]))
+    with pytest.raises(ScenarioError, match="request 0: field params out of range"):
+        Elastic(one, 2 * one, one, 10 * one, DOWNEY * one, np.array([[0.5, 1.0]]))
+    with pytest.raises(ScenarioError, match="preferences"):
+        Elastic(one, 2 * one, one, 10 * one, AMDAHL * one, np.array([[0.1, 0.0]]), ("cheapest",))

@@ -17,7 +17,13 @@ under ``dropped["became_reservation"]``):
   reservations): every ``every``-th job becomes a one-part reservation that
   wants to start when the job was submitted, booked ``book_ahead_hours``
   before that (never before 0), with ``slack_hours`` of room:
-  deadline = start + run time + slack.
+  deadline = start + run time + slack. With ``elastic=`` a range of
+  processor counts, each request is also an :class:`Elastic` request.
+
+An elastic request may run on any processor count n in ``[procs_min,
+procs_max]``; its duration on n processors is ``duration_ref * S(procs_ref)
+/ S(n)`` (:func:`elastic_duration`) under Amdahl's law or Downey's model
+(:func:`speedup`).
 
 Times are seconds from the window start; use day windows (``SDSC03@d0-14``)
 for the two-week windows of Meltzer's study.
@@ -34,6 +40,85 @@ from evogrid.workload.model import SECONDS_PER_DAY, Workload
 
 SECONDS_PER_HOUR = 3600
 MELTZER_VARIANTS = ("rw1", "rw2", "rw3")
+#: Speedup models of elastic requests, by code: Amdahl (params: sequential fraction f, unused) and
+#: Downey (params: average parallelism A, variance sigma).
+AMDAHL, DOWNEY = 0, 1
+SPEEDUP_MODELS = {"amdahl": AMDAHL, "downey": DOWNEY}
+#: What an elastic request may prefer among its feasible placements, most important first.
+PREFERENCES = ("earliest_end", "lowest_cost", "highest_success")
+
+
+def speedup(model: int, params: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Speedup S(n) on ``n`` processors (float64, shape of ``n``).
+
+    Amdahl: ``1 / (f + (1 - f) / n)`` with ``params[0] = f`` in [0, 1].
+    Downey (A. B. Downey, "A model for speedup of parallel programs", 1997):
+    ``params = (A, sigma)``, average parallelism A >= 1 and variance sigma >= 0;
+    the speedup rises to A and stays there.
+    """
+    n = np.asarray(n, dtype=np.float64)
+    if model == AMDAHL:
+        f = float(params[0])
+        return 1.0 / (f + (1.0 - f) / n)
+    A, sigma = float(params[0]), float(params[1])
+    if sigma <= 1.0:
+        low = A * n / (A + sigma / 2.0 * (n - 1.0))
+        mid = A * n / (sigma * (A - 0.5) + n * (1.0 - sigma / 2.0))
+        return np.where(n <= A, low, np.where(n <= 2.0 * A - 1.0, mid, A))
+    rising = n * A * (sigma + 1.0) / (sigma * (n + A - 1.0) + A)
+    return np.where(n <= A + A * sigma - sigma, rising, A)
+
+
+@dataclass(frozen=True)
+class Elastic:
+    """The elastic part of reservation requests: a processor range and a speedup model.
+
+    Attributes (shape (n,) unless noted): ``procs_min``, ``procs_max``
+    (processors), ``procs_ref`` and ``duration_ref`` (seconds on
+    ``procs_ref`` processors), ``model`` (AMDAHL or DOWNEY), ``params``
+    (float64, shape (n, 2)), and ``preferences``, one order of
+    :data:`PREFERENCES` names for all requests.
+    """
+
+    procs_min: np.ndarray
+    procs_max: np.ndarray
+    procs_ref: np.ndarray
+    duration_ref: np.ndarray
+    model: np.ndarray
+    params: np.ndarray
+    preferences: tuple[str, ...] = PREFERENCES
+
+    def __post_init__(self) -> None:
+        bad_pref = [p for p in self.preferences if p not in PREFERENCES]
+        if bad_pref or len(set(self.preferences)) != len(self.preferences):
+            raise ScenarioError(f"elastic requests: preferences {self.preferences!r} must be distinct names "
+                                f"from {', '.join(PREFERENCES)}")
+        checks = (
+            ("procs_min", self.procs_min < 1, "must be at least 1"),
+            ("procs_max", self.procs_max < self.procs_min, "must not be below procs_min"),
+            ("duration_ref", self.duration_ref <= 0, "must be positive"),
+            ("procs_ref", self.procs_ref < 1, "must be at least 1"),
+            ("model", ~np.isin(self.model, list(SPEEDUP_MODELS.values())), "must be AMDAHL or DOWNEY"),
+            ("params", ((self.model == AMDAHL) & ((self.params[:, 0] < 0) | (self.params[:, 0] > 1)))
+             | ((self.model == DOWNEY) & ((self.params[:, 0] < 1) | (self.params[:, 1] < 0))),
+             "out of range (Amdahl: 0 <= f <= 1; Downey: A >= 1, sigma >= 0)"),
+        )
+        for label, bad, why in checks:
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise ScenarioError(f"elastic requests: request {i}: field {label} {why}")
+
+    def duration(self, i: int, n: np.ndarray) -> np.ndarray:
+        """Request ``i``'s duration (seconds, rounded up) on each processor count in ``n``."""
+        return elastic_duration(int(self.model[i]), self.params[i], int(self.duration_ref[i]),
+                                int(self.procs_ref[i]), n)
+
+
+def elastic_duration(model: int, params: np.ndarray, duration_ref: int, procs_ref: int,
+                     n: np.ndarray) -> np.ndarray:
+    """``duration_ref * S(procs_ref) / S(n)`` seconds, rounded up, on each count in ``n`` (int64)."""
+    ratio = speedup(model, params, np.array([procs_ref]))[0] / speedup(model, params, n)
+    return np.ceil(duration_ref * ratio - 1e-9).astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -50,6 +135,8 @@ class Reservations:
         parts: shape (n, P): processors per part, one part per distinct site
             (a co-reservation), 0 where a request has fewer than P parts.
         source_job: the batch job (index in the source window) it was made from, -1 if none.
+        elastic: for elastic requests, their processor ranges and speedup
+            models (then ``parts`` holds the reference count, one part).
     """
 
     name: str
@@ -59,6 +146,7 @@ class Reservations:
     duration: np.ndarray
     parts: np.ndarray
     source_job: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    elastic: Elastic | None = None
 
     def __post_init__(self) -> None:
         """Reject requests that can never be met, naming the first offending one and the field."""
@@ -85,6 +173,8 @@ class Reservations:
                 i = int(np.flatnonzero(bad)[0])
                 raise ScenarioError(
                     f"{self.name}: request {i}: field {label} {why} ({int(bad.sum())} such requests)")
+        if self.elastic is not None and self.elastic.procs_min.shape != (n,):
+            raise ScenarioError(f"{self.name}: the elastic part must have one entry per request ({n})")
         if n and (np.diff(self.submit) < 0).any():
             raise ScenarioError(f"{self.name}: field submit must be sorted (requests in submission order)")
 
@@ -157,7 +247,9 @@ def meltzer(window: Workload, variant: str = "rw1", seed: int = 0, probability: 
 
 
 def roblitz(window: Workload, book_ahead_hours: float = 0.0, slack_hours: float = 0.0, every: int = 10,
-            first_jobs: int | None = None) -> tuple[Workload, Reservations]:
+            first_jobs: int | None = None, elastic: tuple[float, float] | None = None,
+            model: str = "amdahl", params: tuple[float, float] = (0.05, 0.0),
+            ) -> tuple[Workload, Reservations]:
     """Röblitz et al.'s book-ahead reservations: every ``every``-th job (module docstring).
 
     Args:
@@ -166,12 +258,19 @@ def roblitz(window: Workload, book_ahead_hours: float = 0.0, slack_hours: float 
         slack_hours: room between the earliest start + run time and the deadline.
         every: one job in this many becomes a request (the 10th, 20th, ...).
         first_jobs: use only the window's first jobs (their study: 2,000).
+        elastic: ``(low, high)``: make the requests elastic, from
+            ``max(1, floor(low * cpus))`` to ``min(M, ceil(high * cpus))``
+            processors, with the job's run time on its own count as reference
+            (the ranges and model are our choice: the study's are not published).
+        model, params: the speedup model (``amdahl``: f; ``downey``: A, sigma).
 
     Returns:
         ``(batch, requests)``: the remaining batch jobs and the requests.
     """
     if every < 1 or book_ahead_hours < 0 or slack_hours < 0:
         raise ScenarioError("roblitz: every >= 1, book_ahead_hours >= 0 and slack_hours >= 0 are needed")
+    if model not in SPEEDUP_MODELS:
+        raise ScenarioError(f"unknown speedup model {model!r}; expected one of {', '.join(SPEEDUP_MODELS)}")
     if first_jobs is not None:
         window = window.select(np.arange(window.n_jobs) < first_jobs)
     chosen = (np.arange(window.n_jobs) + 1) % every == 0
@@ -180,7 +279,18 @@ def roblitz(window: Workload, book_ahead_hours: float = 0.0, slack_hours: float 
     run = np.maximum(1, window.run_time[idx].astype(np.int64))  # a zero-length job holds 1 s
     submit = np.maximum(0, start - round(book_ahead_hours * SECONDS_PER_HOUR))
     deadline = start + run + round(slack_hours * SECONDS_PER_HOUR)
-    parts = window.procs[idx].astype(np.int64)[:, None]
+    cpus = window.procs[idx].astype(np.int64)
     name = f"{window.name} book-ahead {book_ahead_hours:g} h"
-    requests = _sorted(name, submit, start, deadline, run, parts, idx.astype(np.int64))
+    order = np.argsort(submit, kind="stable")
+    part = None
+    if elastic is not None:
+        low, high = elastic
+        if not 0 < low <= 1 <= high:
+            raise ScenarioError(f"roblitz: elastic range {elastic!r} needs 0 < low <= 1 <= high")
+        part = Elastic(np.maximum(1, np.floor(low * cpus)).astype(np.int64)[order],
+                       np.minimum(window.machine_procs, np.ceil(high * cpus)).astype(np.int64)[order],
+                       cpus[order], run[order], np.full(idx.size, SPEEDUP_MODELS[model], dtype=np.int64),
+                       np.tile(np.asarray(params, dtype=np.float64), (idx.size, 1)))
+    requests = Reservations(name, submit[order], start[order], deadline[order], run[order], cpus[order, None],
+                            idx.astype(np.int64)[order], part)
     return _take_jobs(window, chosen), requests
