@@ -23,6 +23,8 @@ def test_metrics_by_hand():
     assert m["awrt"] == pytest.approx((sa * response).sum() / sa.sum())
     assert m["mean_wait"] == pytest.approx((0 + 8 + 7) / 3)
     assert m["mean_bsld"] == pytest.approx((1.0 + 13 / 10 + 107 / 100) / 3)
+    assert m["max_wait"] == 8
+    assert m["mean_xf"] == pytest.approx((10 / 10 + 13 / 5 + 107 / 100) / 3)
     assert m["makespan"] == 110
     assert m["utilization"] == pytest.approx(150 / (4 * 110))
     assert m["dsa"] == pytest.approx(1.0)

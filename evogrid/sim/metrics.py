@@ -57,8 +57,8 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
     """Metrics per site, as a list of K dicts with keys:
 
     ``site``, ``machine_procs``, ``lrms``, ``jobs_submitted``, ``jobs_executed``,
-    ``awrt`` (s, over tau_k), ``mean_wait`` (s, tau_k), ``mean_bsld`` (tau_k),
-    ``makespan`` (C_max over pi_k, s), ``utilization`` (U_k, fraction),
+    ``awrt`` (s, over tau_k), ``mean_wait`` and ``max_wait`` (s, tau_k), ``mean_bsld`` (tau_k),
+    ``mean_xf`` (expansion factor (wait + p) / requested time, tau_k), ``makespan`` (C_max over pi_k, s), ``utilization`` (U_k, fraction),
     ``utilization_first_start`` (U_k over [first start, C_max], fraction),
     ``sa`` (SA_k over pi_k, processor-seconds), ``dsa`` (SA_k / SA of tau_k).
 
@@ -76,6 +76,7 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
     end = start + jobs.run_time
     wait = (start - jobs.submit).astype(np.float64)
     bsld = np.maximum((wait + p) / np.maximum(p, BSLD_TAU_SECONDS), 1.0)
+    xf = (wait + p) / np.maximum(jobs.estimate, 1)
 
     origin, site = jobs.origin, schedule.site
     n_sub = np.bincount(origin, minlength=K)[:K]
@@ -88,6 +89,8 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
     awrt = awrt_per_site(jobs, start)
     mean_wait = _safe_div(_per_site_sum(origin, wait, K), n_sub.astype(np.float64))
     mean_bsld = _safe_div(_per_site_sum(origin, bsld, K), n_sub.astype(np.float64))
+    mean_xf = _safe_div(_per_site_sum(origin, xf, K), n_sub.astype(np.float64))
+    max_wait = np.array([wait[origin == k].max(initial=0.0) for k in range(K)])
     util = _safe_div(sa_exec, jobs.machine_procs * makespan.astype(np.float64))
     util_first = _safe_div(sa_exec, jobs.machine_procs * span_from_first)
     rows = []
@@ -101,7 +104,9 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
                 "jobs_executed": int(n_exec[k]),
                 "awrt": float(awrt[k]),
                 "mean_wait": float(mean_wait[k]),
+                "max_wait": float(max_wait[k]),
                 "mean_bsld": float(mean_bsld[k]),
+                "mean_xf": float(mean_xf[k]),
                 "makespan": int(makespan[k]) if n_exec[k] else 0,
                 "utilization": float(util[k]),
                 "utilization_first_start": float(util_first[k]),
