@@ -58,7 +58,8 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
 
     ``site``, ``machine_procs``, ``lrms``, ``jobs_submitted``, ``jobs_executed``,
     ``awrt`` (s, over tau_k), ``mean_wait`` and ``max_wait`` (s, tau_k), ``mean_bsld`` (tau_k),
-    ``mean_xf`` (expansion factor (wait + p) / requested time, tau_k), ``makespan`` (C_max over pi_k, s), ``utilization`` (U_k, fraction),
+    ``mean_xf`` (expansion factor (wait + p) / requested time, tau_k), ``makespan`` (C_max over
+    pi_k, s), ``utilization`` (U_k, fraction),
     ``utilization_first_start`` (U_k over [first start, C_max], fraction),
     ``sa`` (SA_k over pi_k, processor-seconds), ``dsa`` (SA_k / SA of tau_k).
 
