@@ -263,3 +263,131 @@ def reference_start_times(submit, run_time, procs, estimate, machine_procs, lrms
     """Start times of one site without exchange (lists in arrival order)."""
     jobs = [Job(*row, 0) for row in zip(submit, run_time, procs, estimate, strict=True)]
     return simulate_reference(jobs, [machine_procs], [lrms])[0]
+
+
+@dataclass
+class Request:
+    """A one-part advance reservation request at one site (evogrid.workload.reservations)."""
+
+    submit: int
+    earliest: int
+    deadline: int
+    duration: int
+    procs: int
+    site: int
+
+
+def simulate_reserved_reference(jobs, machine_procs, lrms, requests):
+    """(start times, reservation starts or -1) of sites without exchange that also take advance
+    reservations. Literal: at every event the LRMS works on the site's free processors over
+    time, counting running jobs (to their estimated end) and accepted reservations; every
+    LRMS then judges a job by "does it fit from now for its estimate":
+
+    - FCFS starts jobs in order while they fit; LIST starts every job that fits (restarting
+      from the head); EASY reserves the first job that does not fit at its earliest start and
+      starts every later one that fits; conservative reserves every waiting job.
+    - A request is accepted at its earliest fit at or after max(now, earliest start) if that
+      ends by its deadline; it then holds its processors over [start, start + duration).
+
+    Event order at time t: job completions and reservation ends (then a pass at each site that
+    freed processors), reservation starts, then arrivals, jobs before requests, in input order.
+    """
+    K = len(machine_procs)
+    sites = [Site(m, lr) for m, lr in zip(machine_procs, lrms, strict=True)]
+    start = [None] * len(jobs)
+    accepted = [-1] * len(requests)
+    held = [[] for _ in range(K)]  # accepted reservations: [start, end, procs, taken?]
+
+    def busy(k, t):
+        site = sites[k]
+        return ([(t, max(est, t + 1), p) for _, est, p, _ in site.running]
+                + [(s, e, p) for s, e, p, _ in held[k] if e > t])
+
+    def fits_now(k, t, need, duration, extra):
+        return earliest_start(sites[k].m, t, need, duration, busy(k, t) + extra) == t
+
+    def begin(k, job, t):
+        start[job] = t
+        sites[k].free -= jobs[job].procs
+        sites[k].running.append((t + jobs[job].run_time, t + jobs[job].estimate, jobs[job].procs, job))
+        sites[k].queue.remove(job)
+
+    def schedule(k, t):
+        site, queue = sites[k], sites[k].queue
+        kind = site.lrms
+        if kind == "list":
+            again = True
+            while again:
+                again = False
+                for job in queue:
+                    if fits_now(k, t, jobs[job].procs, jobs[job].estimate, []):
+                        begin(k, job, t)
+                        again = True
+                        break
+            return
+        reservations = []  # EASY: the blocked head's; conservative: every waiting job's
+        for job in list(queue):
+            j = jobs[job]
+            if fits_now(k, t, j.procs, j.estimate, reservations):
+                begin(k, job, t)
+                continue
+            if kind == "fcfs":
+                return
+            if kind == "conservative" or not reservations:
+                s = earliest_start(site.m, t, j.procs, j.estimate, busy(k, t) + reservations)
+                reservations.append((s, s + j.estimate, j.procs))
+            # EASY: the later ones need only fit around the head's reservation
+
+    def admit(r, t):
+        req = requests[r]
+        k = req.site
+        if req.procs > sites[k].m:
+            return
+        s = earliest_start(sites[k].m, max(t, req.earliest), req.procs, req.duration, busy(k, t))
+        if s + req.duration <= req.deadline:
+            accepted[r] = s
+            held[k].append([s, s + req.duration, req.procs, False])
+
+    arrivals = sorted([(j.submit, 0, i) for i, j in enumerate(jobs)]
+                      + [(q.submit, 1, r) for r, q in enumerate(requests)])
+    while True:
+        next_end = min([r[0] for s in sites for r in s.running]
+                       + [h[1] for hs in held for h in hs if h[3]]
+                       + [h[0] for hs in held for h in hs if not h[3]], default=math.inf)
+        next_arrival = arrivals[0][0] if arrivals else math.inf
+        if next_end == math.inf and next_arrival == math.inf:
+            return start, accepted
+        if next_end <= next_arrival:
+            t = next_end
+            freed = []
+            for k, site in enumerate(sites):
+                ended = [r for r in site.running if r[0] == t]
+                for r in ended:
+                    site.running.remove(r)
+                    site.free += r[2]
+                over = [h for h in held[k] if h[3] and h[1] == t]
+                for h in over:
+                    held[k].remove(h)
+                    site.free += h[2]
+                freed.append(bool(ended or over))
+            for k in range(K):
+                if freed[k]:
+                    schedule(k, t)
+            for k in range(K):
+                for h in held[k]:
+                    if not h[3] and h[0] == t:
+                        h[3] = True
+                        sites[k].free -= h[2]
+                        assert sites[k].free >= 0, "a reservation found its processors taken"
+            continue
+        t, kind, i = arrivals.pop(0)
+        if kind == 0:
+            k = jobs[i].origin
+            sites[k].queue.append(i)
+            schedule(k, t)
+        else:
+            admit(i, t)
+            for h in held[requests[i].site]:
+                if not h[3] and h[0] == t:  # accepted to start now
+                    h[3] = True
+                    sites[requests[i].site].free -= h[2]

@@ -47,13 +47,14 @@ def note_unjudged(profile, need):
 
 
 @njit(cache=True, inline="always")
-def earliest_fit(profile, n, need, duration):
-    """Index of the first breakpoint from which ``need`` processors stay free for ``duration`` seconds.
+def earliest_fit(profile, n, need, duration, first=0):
+    """Index of the first breakpoint, from ``first`` on, from which ``need`` processors stay free for
+    ``duration`` seconds.
 
     The last step must have room for ``need`` (it does: every running job and
     reservation has ended by then).
     """
-    i = 0
+    i = first
     while True:
         if profile[P_FREE, i] >= need:
             end = profile[P_TIME, i] + duration
@@ -64,6 +65,43 @@ def earliest_fit(profile, n, need, duration):
                 return i
             i = j  # step j is too full: no start before it fits
         i += 1
+
+
+@njit(cache=True, inline="always")
+def breakpoint_at(profile, n, x):
+    """``(i, n)``: the index of a breakpoint at time ``x`` (>= the first one), inserted if missing
+    (the step it splits keeps its free count), and the new breakpoint count."""
+    i = 0
+    while i < n and profile[P_TIME, i] < x:
+        i += 1
+    if i < n and profile[P_TIME, i] == x:
+        return i, n
+    for r in range(n, i, -1):
+        profile[P_TIME, r] = profile[P_TIME, r - 1]
+        profile[P_FREE, r] = profile[P_FREE, r - 1]
+    profile[P_TIME, i] = x
+    profile[P_FREE, i] = profile[P_FREE, i - 1]
+    return i, n + 1
+
+
+@njit(cache=True, inline="always")
+def give_back(profile, n, x, procs):
+    """``procs`` processors held now come free at time ``x`` (after the first breakpoint) for good;
+    returns the new breakpoint count."""
+    i, n = breakpoint_at(profile, n, x)
+    for r in range(i, n):
+        profile[P_FREE, r] += procs
+    return n
+
+
+@njit(cache=True, inline="always")
+def take(profile, n, start, end, need):
+    """Take ``need`` processors over ``[start, end)`` (``start`` before the first breakpoint counts
+    from it); returns the new breakpoint count."""
+    if end <= profile[P_TIME, 0]:
+        return n
+    i, n = breakpoint_at(profile, n, max(start, profile[P_TIME, 0]))
+    return reserve(profile, n, i, need, end - profile[P_TIME, i])
 
 
 @njit(cache=True, inline="always")

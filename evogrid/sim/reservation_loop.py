@@ -1,0 +1,222 @@
+"""The compiled event loop of sites without exchange that also take advance reservations.
+
+Each site books one-part advance reservations (docs/reservations.md) next to
+its batch jobs. A request is accepted at its earliest fit at or after
+``max(now, earliest start)`` on the site's availability profile (running
+jobs to their estimated end, and the reservations accepted before), if it
+then ends by its deadline; it holds its processors over ``[start, start +
+duration)``. Every LRMS then works on the profile: a batch job starts only
+if it fits from now for its estimate, so accepted reservations always find
+their processors free (jobs are cut at their estimate). FCFS stops at the
+first job that does not fit, LIST skips it, EASY reserves the first one at
+its earliest fit and conservative backfilling every one.
+
+With no request, every LRMS gives the schedule of :mod:`evogrid.sim.core`
+(the tests check this on random workloads): the profile is the general
+form of EASY's shadow time. It costs a profile pass per event, so the
+other loops keep their own fast rules.
+
+Arrays: ``requests`` int64, shape (N_REQUEST_FIELDS, R), sorted by
+``R_SUBMIT``; ``held`` int64, shape (N_HELD_FIELDS, K, R), the accepted
+reservations of each site not yet ended (``held_n[k]`` of them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from evogrid.sim import lrms
+from evogrid.sim.core import (
+    ESTIMATE,
+    FREE,
+    HOME,
+    M_PROCS,
+    NEVER,
+    PROCS,
+    Q_HEAD,
+    Q_TAIL,
+    START_TIME,
+    SUBMIT,
+    W_PROCS,
+    build_profile,
+    complete_jobs,
+    enqueue,
+    new_state,
+    next_completion,
+    start_job,
+)
+from evogrid.sim.profile import (
+    P_TIME,
+    breakpoint_at,
+    earliest_fit,
+    first_short_step,
+    give_back,
+    reserve,
+    take,
+)
+
+R_SUBMIT, R_EARLIEST, R_DEADLINE, R_DURATION, R_PROCS, R_SITE = range(6)
+N_REQUEST_FIELDS = 6
+H_START, H_END, H_PROCS, H_TAKEN = range(4)
+N_HELD_FIELDS = 4
+#: The core's start and completion bookkeeping in this mode keeps every site's running jobs
+#: sorted by estimated end, which each profile pass starts from.
+KEEP_RUN_LIST = lrms.CONSERVATIVE
+
+
+@njit(cache=True, inline="always")
+def _site_profile(k, t, jobs, sc, running, profile, held, held_n):
+    """Site k's profile at time ``t``: running jobs and accepted reservations; returns its size.
+
+    A reservation that has started is already out of the free count: it comes
+    back at its end. One to come is taken over its interval.
+    """
+    n = build_profile(k, t, sc, running, jobs, profile)
+    for h in range(held_n[k]):
+        if held[H_TAKEN, k, h]:
+            n = give_back(profile, n, held[H_END, k, h], held[H_PROCS, k, h])
+        else:
+            n = take(profile, n, held[H_START, k, h], held[H_END, k, h], held[H_PROCS, k, h])
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def profile_pass(k, t, code, jobs, queue, sc, running, out, profile, held, held_n):
+    """Site k's LRMS ``code`` over its queue at time ``t``, on the profile (module docstring)."""
+    n = _site_profile(k, t, jobs, sc, running, profile, held, held_n)
+    head = sc[k, Q_HEAD]
+    tail = sc[k, Q_TAIL]
+    write = head
+    reserving = code == lrms.EASY or code == lrms.CONSERVATIVE
+    stopped = False
+    for read in range(head, tail):
+        job = queue[k, read]
+        need = jobs[PROCS, job]
+        d = jobs[ESTIMATE, job]
+        if not stopped and first_short_step(profile, n, need, d) < 0:
+            sc[k, W_PROCS] -= need
+            start_job(k, t, job, KEEP_RUN_LIST, code, jobs, sc, running, out)
+            n = reserve(profile, n, 0, need, max(d, 1))  # held at least until its end is processed
+            continue
+        if code == lrms.FCFS:
+            stopped = True
+        elif reserving:
+            n = reserve(profile, n, earliest_fit(profile, n, need, d), need, d)
+            reserving = code == lrms.CONSERVATIVE  # EASY reserves for the first one only
+        queue[k, write] = job
+        write += 1
+    sc[k, Q_TAIL] = write
+
+
+@njit(cache=True, _nrt=False)
+def admit(r, t, requests, jobs, sc, running, profile, held, held_n, accepted):
+    """Accept request ``r`` at time ``t`` at its earliest fit if that meets its deadline."""
+    k = requests[R_SITE, r]
+    need = requests[R_PROCS, r]
+    if need > sc[k, M_PROCS]:
+        return
+    n = _site_profile(k, t, jobs, sc, running, profile, held, held_n)
+    first, n = breakpoint_at(profile, n, max(t, requests[R_EARLIEST, r]))
+    duration = requests[R_DURATION, r]
+    start = profile[P_TIME, earliest_fit(profile, n, need, duration, first)]
+    if start + duration > requests[R_DEADLINE, r]:
+        return
+    accepted[r] = start
+    h = held_n[k]
+    held[H_START, k, h] = start
+    held[H_END, k, h] = start + duration
+    held[H_PROCS, k, h] = need
+    held[H_TAKEN, k, h] = 0
+    held_n[k] += 1
+
+
+@njit(cache=True, inline="always")
+def _next_reservation_event(held, held_n):
+    """The earliest start of an untaken, or end of a taken, reservation at any site (NEVER if none)."""
+    t = np.int64(NEVER)
+    for k in range(held_n.shape[0]):
+        for h in range(held_n[k]):
+            t = min(t, held[H_END, k, h] if held[H_TAKEN, k, h] else held[H_START, k, h])
+    return t
+
+
+@njit(cache=True, inline="always")
+def _take_starting(t, sc, held, held_n):
+    """Reservations starting at ``t`` take their processors."""
+    for k in range(held_n.shape[0]):
+        for h in range(held_n[k]):
+            if not held[H_TAKEN, k, h] and held[H_START, k, h] == t:
+                held[H_TAKEN, k, h] = 1
+                sc[k, FREE] -= held[H_PROCS, k, h]
+
+
+@njit(cache=True, inline="always")
+def _end_reservations(k, t, sc, held, held_n):
+    """Site k's reservations ending at ``t`` give their processors back; returns how many."""
+    ended = 0
+    h = 0
+    while h < held_n[k]:
+        if held[H_TAKEN, k, h] and held[H_END, k, h] == t:
+            sc[k, FREE] += held[H_PROCS, k, h]
+            held_n[k] -= 1
+            for f in range(N_HELD_FIELDS):  # the last one fills the gap
+                held[f, k, h] = held[f, k, held_n[k]]
+            ended += 1
+        else:
+            h += 1
+    return ended
+
+
+@njit(cache=True, _nrt=False)
+def _reserved_loop(jobs, codes, requests, queue, sc, running, out, profile, held, held_n, accepted, freed):
+    """The event loop (event order: docs/reservations.md); ``freed`` is scratch, shape (K,)."""
+    n = jobs.shape[1]
+    R = requests.shape[1]
+    K = held_n.shape[0]
+    i = np.int64(0)
+    r = np.int64(0)
+    while True:
+        tc, _ = next_completion(sc, running)
+        te = min(tc, _next_reservation_event(held, held_n))
+        ta = jobs[SUBMIT, i] if i < n else NEVER
+        tr = requests[R_SUBMIT, r] if r < R else NEVER
+        if te == NEVER and ta == NEVER and tr == NEVER:
+            return
+        if te <= min(ta, tr):
+            for k in range(K):
+                freed[k] = (complete_jobs(k, te, codes[k], jobs, sc, running, KEEP_RUN_LIST)
+                            + _end_reservations(k, te, sc, held, held_n)) > 0
+            for k in range(K):
+                if freed[k]:
+                    profile_pass(k, te, codes[k], jobs, queue, sc, running, out, profile, held, held_n)
+            _take_starting(te, sc, held, held_n)
+        elif ta <= tr:
+            k = jobs[HOME, i]
+            enqueue(k, i, jobs, queue, sc)
+            profile_pass(k, ta, codes[k], jobs, queue, sc, running, out, profile, held, held_n)
+            i += 1
+        else:
+            admit(r, tr, requests, jobs, sc, running, profile, held, held_n, accepted)
+            _take_starting(tr, sc, held, held_n)
+            r += 1
+
+
+@njit(cache=True)
+def run_reserved(jobs, machine_procs, codes, requests):
+    """``(start, accepted)``: start time (s) of each job and accepted start (s, -1: refused) of each
+    request, for K sites without exchange that take reservations (module docstring)."""
+    K = machine_procs.shape[0]
+    n = jobs.shape[1]
+    R = requests.shape[1]
+    queue, sc, running, out, _ = new_state(jobs, machine_procs, codes, K)
+    widest = 1
+    for k in range(K):
+        widest = max(widest, machine_procs[k])
+    profile = np.empty((3, widest + n + 2 * R + 4), dtype=np.int64)
+    held = np.empty((N_HELD_FIELDS, K, max(1, R)), dtype=np.int64)
+    held_n = np.zeros(K, dtype=np.int64)
+    accepted = np.full(R, -1, dtype=np.int64)
+    freed = np.zeros(K, dtype=np.bool_)
+    _reserved_loop(jobs, codes, requests, queue, sc, running, out, profile, held, held_n, accepted, freed)
+    return out[START_TIME].copy(), accepted
