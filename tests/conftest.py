@@ -37,6 +37,12 @@ def job_row(job_id, submit, run_time, procs, req_time=-1, req_procs=-1):
 def pytest_configure(config):
     """Fill numba's cache in one process before xdist workers start (see evogrid.sim.schedule.warm_up)."""
     if not hasattr(config, "workerinput"):
-        from evogrid.sim.schedule import warm_up
+        import numpy as np
+
+        from evogrid.sim.schedule import simulate_with_reservations, warm_up
+        from evogrid.workload.model import Workload
 
         warm_up()
+        one = np.ones(1, dtype=np.int64)
+        tiny = Workload("warm-up", 2, 0 * one, one, one, one, one, 0 * one)
+        simulate_with_reservations([tiny], "easy", [None])
