@@ -52,6 +52,15 @@ class Policy:
     pool_arrivals: str = "first"  # pool: first (own queue, then the pool) | queued (into the pool)
 
 
+def end_jobs(site, t):
+    """Release the site's jobs that end at ``t``; returns them."""
+    ended = [r for r in site.running if r[0] == t]
+    for r in ended:
+        site.running.remove(r)
+        site.free += r[2]
+    return ended
+
+
 def shadow(site, t, need):
     """EASY reservation of a head needing ``need`` processors: (T, extra)."""
     for T in sorted({est for _, est, _, _ in site.running}):
@@ -219,10 +228,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
             t = next_end
             freed = []
             for k, site in enumerate(sites):
-                ended = [r for r in site.running if r[0] == t]
+                ended = end_jobs(site, t)
                 for r in ended:
-                    site.running.remove(r)
-                    site.free += r[2]
                     j = jobs[r[3]]
                     if j.origin != k:
                         num[j.origin][k] += j.run_time * j.procs * (t - j.submit)
@@ -361,10 +368,7 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests):
             t = next_end
             freed = []
             for k, site in enumerate(sites):
-                ended = [r for r in site.running if r[0] == t]
-                for r in ended:
-                    site.running.remove(r)
-                    site.free += r[2]
+                ended = end_jobs(site, t)
                 over = [h for h in held[k] if h[3] and h[1] == t]
                 for h in over:
                     held[k].remove(h)
