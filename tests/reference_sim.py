@@ -133,8 +133,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
                 s = earliest_start(site.m, t, j.procs, j.estimate, busy)
                 if s == t:
                     go(job)
-                else:
-                    reservations.append((s, s + j.estimate, j.procs))
+                else:  # held at least 1 s: a zero-length job still needs its processors once
+                    reservations.append((s, s + max(j.estimate, 1), j.procs))
             return started
         if site.lrms in BEHIND_HEAD:  # a registered LRMS: its rule judges each job behind the head
             for job in list(queue[1:]):
@@ -284,7 +284,7 @@ class Request:
     site: int
 
 
-def simulate_reserved_reference(jobs, machine_procs, lrms, requests):
+def simulate_reserved_reference(jobs, machine_procs, lrms, requests, acc=None):
     """(start times, reservation starts or -1) of sites without exchange that also take advance
     reservations. Literal: at every event the LRMS works on the site's free processors over
     time, counting running jobs (to their estimated end) and accepted reservations; every
@@ -295,6 +295,7 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests):
       starts every later one that fits; conservative reserves every waiting job.
     - A request is accepted at its earliest fit at or after max(now, earliest start) if that
       ends by its deadline; it then holds its processors over [start, start + duration).
+      With ``acc`` (per site; Meltzer's Algorithm 3) also not before now + backlog.
 
     Event order at time t: job completions and reservation ends (then a pass at each site that
     freed processors), reservation starts, then arrivals, jobs before requests, in input order.
@@ -342,7 +343,7 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests):
                 return
             if kind == "conservative" or not reservations:
                 s = earliest_start(site.m, t, j.procs, j.estimate, busy(k, t) + reservations)
-                reservations.append((s, s + j.estimate, j.procs))
+                reservations.append((s, s + max(j.estimate, 1), j.procs))
             # EASY: the later ones need only fit around the head's reservation
 
     def admit(r, t):
@@ -350,7 +351,14 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests):
         k = req.site
         if req.procs > sites[k].m:
             return
-        s = earliest_start(sites[k].m, max(t, req.earliest), req.procs, req.duration, busy(k, t))
+        not_before = max(t, req.earliest)
+        if acc is not None:
+            site = sites[k]
+            requested = (sum(jobs[j].estimate * jobs[j].procs for j in site.queue)
+                         + sum(jobs[job].estimate * p for _, _, p, job in site.running))
+            reserved = sum((e - s) * p for s, e, p, _ in held[k])
+            not_before = max(not_before, t + math.ceil((acc[k] * requested + reserved) / site.m))
+        s = earliest_start(sites[k].m, not_before, req.procs, req.duration, busy(k, t))
         if s + req.duration <= req.deadline:
             accepted[r] = s
             held[k].append([s, s + req.duration, req.procs, False])

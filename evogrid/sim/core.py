@@ -221,7 +221,7 @@ def _reserve_in_order(q, first, last, m, jobs, queue, profile, n):
     for r in range(first, last):
         job = queue[q, r]
         need = jobs[PROCS, job]
-        duration = jobs[ESTIMATE, job]
+        duration = max(jobs[ESTIMATE, job], 1)  # a zero-length job still needs its processors once
         if need <= m:
             n = reserve(profile, n, earliest_fit(profile, n, need, duration), need, duration)
     return n

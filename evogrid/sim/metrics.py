@@ -13,6 +13,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from evogrid.sim.schedule import GridJobs, Schedule
+    from evogrid.workload.reservations import Reservations
 
 #: Bounded-slowdown threshold tau in seconds.
 BSLD_TAU_SECONDS = 10.0
@@ -189,3 +190,33 @@ def improvements(base: list[dict], grid: list[dict]) -> list[dict[str, float]]:
         row["delta_utilization_points"] = 100.0 * (g["utilization"] - b["utilization"])
         out.append(row)
     return out
+
+
+def reservation_metrics(schedule: Schedule, site: int, requests: Reservations,
+                        accepted: np.ndarray) -> dict[str, float]:
+    """The reservation users' measures at ``site`` (docs/reservations.md), for requests booked there.
+
+    ``failure_rate``: share of requests refused; ``mean_relative_start``: over
+    accepted ones, ``(start - earliest) / (deadline - duration - earliest)``
+    (0 where the window leaves no choice); ``unfairness``: of the batch jobs
+    waiting at the site when an accepted request was made, the share still
+    waiting when it started, pooled over the accepted requests.
+    """
+    ok = accepted >= 0
+    n = requests.n_requests
+    slack = (requests.deadline - requests.duration - requests.earliest_start)[ok]
+    relative = np.divide((accepted - requests.earliest_start)[ok], slack, out=np.zeros(int(ok.sum())),
+                         where=slack > 0)
+    mine = schedule.site == site
+    submit, start = schedule.jobs.submit[mine], schedule.start[mine]
+    waiting = still = 0
+    for made, begins in zip(requests.submit[ok], accepted[ok], strict=True):
+        was = (submit <= made) & (start > made)
+        waiting += int(was.sum())
+        still += int((was & (start > begins)).sum())
+    return {
+        "requests": n,
+        "failure_rate": float(1 - ok.mean()) if n else 0.0,
+        "mean_relative_start": float(relative.mean()) if relative.size else 0.0,
+        "unfairness": still / waiting if waiting else 0.0,
+    }

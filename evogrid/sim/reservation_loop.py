@@ -32,10 +32,12 @@ from evogrid.sim.core import (
     FREE,
     HOME,
     M_PROCS,
+    N_RUN,
     NEVER,
     PROCS,
     Q_HEAD,
     Q_TAIL,
+    RUN_JOB,
     START_TIME,
     SUBMIT,
     W_PROCS,
@@ -101,23 +103,48 @@ def profile_pass(k, t, code, jobs, queue, sc, running, out, profile, held, held_
             continue
         if code == lrms.FCFS:
             stopped = True
-        elif reserving:
-            n = reserve(profile, n, earliest_fit(profile, n, need, d), need, d)
+        elif reserving:  # held at least 1 s, as EASY's rule holds a zero-length head's processors
+            n = reserve(profile, n, earliest_fit(profile, n, need, d), need, max(d, 1))
             reserving = code == lrms.CONSERVATIVE  # EASY reserves for the first one only
         queue[k, write] = job
         write += 1
     sc[k, Q_TAIL] = write
 
 
+@njit(cache=True, inline="always")
+def backlog_seconds(k, acc, jobs, queue, sc, running, held, held_n):
+    """Meltzer's backlog of site k (seconds): ``(sum over waiting and running jobs of acc * estimate *
+    procs + sum over accepted reservations not yet ended of duration * procs) / m_k``, rounded up."""
+    requested = 0  # processor-seconds, summed exactly: the result does not depend on the order
+    for i in range(sc[k, Q_HEAD], sc[k, Q_TAIL]):
+        job = queue[k, i]
+        requested += jobs[ESTIMATE, job] * jobs[PROCS, job]
+    for i in range(sc[k, N_RUN]):
+        job = running[RUN_JOB, k, i]
+        requested += jobs[ESTIMATE, job] * jobs[PROCS, job]
+    reserved = 0
+    for h in range(held_n[k]):
+        reserved += (held[H_END, k, h] - held[H_START, k, h]) * held[H_PROCS, k, h]
+    return np.int64(np.ceil((acc * requested + reserved) / sc[k, M_PROCS]))
+
+
 @njit(cache=True, _nrt=False)
-def admit(r, t, requests, jobs, sc, running, profile, held, held_n, accepted):
-    """Accept request ``r`` at time ``t`` at its earliest fit if that meets its deadline."""
+def admit(r, t, requests, jobs, queue, sc, running, profile, held, held_n, accepted, acc):
+    """Accept request ``r`` at time ``t`` at its earliest fit if that meets its deadline.
+
+    With ``acc[k] >= 0`` (Meltzer's Algorithm 3, backlog fairness) the start
+    must also be at least ``t + backlog``, so reservations do not overtake
+    the batch work already there; ``acc[k] < 0``: first fit.
+    """
     k = requests[R_SITE, r]
     need = requests[R_PROCS, r]
     if need > sc[k, M_PROCS]:
         return
+    not_before = max(t, requests[R_EARLIEST, r])
+    if acc[k] >= 0.0:
+        not_before = max(not_before, t + backlog_seconds(k, acc[k], jobs, queue, sc, running, held, held_n))
     n = _site_profile(k, t, jobs, sc, running, profile, held, held_n)
-    first, n = breakpoint_at(profile, n, max(t, requests[R_EARLIEST, r]))
+    first, n = breakpoint_at(profile, n, not_before)
     duration = requests[R_DURATION, r]
     start = profile[P_TIME, earliest_fit(profile, n, need, duration, first)]
     if start + duration > requests[R_DEADLINE, r]:
@@ -169,8 +196,10 @@ def _end_reservations(k, t, sc, held, held_n):
 
 
 @njit(cache=True, _nrt=False)
-def _reserved_loop(jobs, codes, requests, queue, sc, running, out, profile, held, held_n, accepted, freed):
-    """The event loop (event order: docs/reservations.md); ``freed`` is scratch, shape (K,)."""
+def _reserved_loop(jobs, codes, requests, acc, state, profile, held, held_n, accepted, freed):
+    """The event loop (event order: docs/reservations.md); ``state`` = (queue, sc, running, out) of
+    evogrid.sim.core.new_state; ``freed`` is scratch, shape (K,)."""
+    queue, sc, running, out = state
     n = jobs.shape[1]
     R = requests.shape[1]
     K = held_n.shape[0]
@@ -197,15 +226,16 @@ def _reserved_loop(jobs, codes, requests, queue, sc, running, out, profile, held
             profile_pass(k, ta, codes[k], jobs, queue, sc, running, out, profile, held, held_n)
             i += 1
         else:
-            admit(r, tr, requests, jobs, sc, running, profile, held, held_n, accepted)
+            admit(r, tr, requests, jobs, queue, sc, running, profile, held, held_n, accepted, acc)
             _take_starting(tr, sc, held, held_n)
             r += 1
 
 
 @njit(cache=True)
-def run_reserved(jobs, machine_procs, codes, requests):
+def run_reserved(jobs, machine_procs, codes, requests, acc):
     """``(start, accepted)``: start time (s) of each job and accepted start (s, -1: refused) of each
-    request, for K sites without exchange that take reservations (module docstring)."""
+    request, for K sites without exchange that take reservations (module docstring). ``acc``:
+    float64, shape (K,), Algorithm 3's run-time/estimate ratio per site, < 0 for first fit."""
     K = machine_procs.shape[0]
     n = jobs.shape[1]
     R = requests.shape[1]
@@ -218,5 +248,6 @@ def run_reserved(jobs, machine_procs, codes, requests):
     held_n = np.zeros(K, dtype=np.int64)
     accepted = np.full(R, -1, dtype=np.int64)
     freed = np.zeros(K, dtype=np.bool_)
-    _reserved_loop(jobs, codes, requests, queue, sc, running, out, profile, held, held_n, accepted, freed)
+    state = (queue, sc, running, out)
+    _reserved_loop(jobs, codes, requests, acc, state, profile, held, held_n, accepted, freed)
     return out[START_TIME].copy(), accepted

@@ -182,7 +182,8 @@ def simulate_local(
 
 
 def simulate_with_reservations(
-    workloads: Sequence[Workload], lrms: str | Sequence[str], requests: Sequence[Reservations | None]
+    workloads: Sequence[Workload], lrms: str | Sequence[str], requests: Sequence[Reservations | None],
+    admission: str = "first-fit",
 ) -> tuple[Schedule, list[np.ndarray]]:
     """Simulate sites without job exchange that also take one-part advance reservations.
 
@@ -192,6 +193,10 @@ def simulate_with_reservations(
             is what guarantees accepted reservations their processors.
         lrms: fcfs, easy, list or conservative, for all sites or one per site.
         requests: per site, the requests booked there (one part each), or None.
+        admission: ``first-fit`` (the earliest fit at or after the earliest
+            start) or ``backlog`` (Meltzer's Algorithm 3: also not before now
+            + the site's backlog, with acc = the site's ratio of run time to
+            estimate, weighted by processors, over its whole workload).
 
     Returns:
         ``(schedule, accepted)``: the batch jobs' schedule, and per site the
@@ -221,8 +226,14 @@ def simulate_with_reservations(
     order = np.lexsort((packed[-1], packed[N_REQUEST_FIELDS - 1], packed[0]))  # submit, site, position
     packed = np.ascontiguousarray(packed[:, order].astype(np.int64))
     codes = np.array([lrms_code(name) for name in names], dtype=np.int64)
+    if admission not in ("first-fit", "backlog"):
+        raise ScenarioError(f"unknown admission {admission!r}; expected first-fit or backlog")
+    acc = np.full(jobs.n_sites, -1.0)
+    if admission == "backlog":
+        acc = np.array([float((w.run_time * w.procs).sum() / max(1, (w.estimate * w.procs).sum()))
+                        for w in workloads])
     start, accepted_sorted = run_reserved(jobs.packed, jobs.machine_procs, codes,
-                                          np.ascontiguousarray(packed[:N_REQUEST_FIELDS]))
+                                          np.ascontiguousarray(packed[:N_REQUEST_FIELDS]), acc)
     accepted = [np.full(0 if r is None else r.n_requests, -1, dtype=np.int64) for r in requests]
     for col in range(packed.shape[1]):
         accepted[packed[N_REQUEST_FIELDS - 1, col]][packed[-1, col]] = accepted_sorted[col]
