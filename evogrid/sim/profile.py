@@ -68,10 +68,10 @@ def earliest_fit(profile, n, need, duration, first=0):
 
 
 @njit(cache=True, inline="always")
-def breakpoint_at(profile, n, x):
-    """``(i, n)``: the index of a breakpoint at time ``x`` (>= the first one), inserted if missing
-    (the step it splits keeps its free count), and the new breakpoint count."""
-    i = 0
+def breakpoint_at(profile, n, x, first=0):
+    """``(i, n)``: the index of a breakpoint at time ``x`` (>= breakpoint ``first``'s), inserted if
+    missing (the step it splits keeps its free count), and the new breakpoint count."""
+    i = first
     while i < n and profile[P_TIME, i] < x:
         i += 1
     if i < n and profile[P_TIME, i] == x:
@@ -129,19 +129,7 @@ def reserve(profile, n, i, need, duration):
     Splits the step in which the reservation ends, so the profile gains at
     most one breakpoint.
     """
-    end = profile[P_TIME, i] + duration
-    j = i
-    while j < n and profile[P_TIME, j] < end:
-        j += 1
-    if j == i:
-        return n  # zero length: nothing to take
-    if j == n or profile[P_TIME, j] > end:
-        for r in range(n, j, -1):
-            profile[P_TIME, r] = profile[P_TIME, r - 1]
-            profile[P_FREE, r] = profile[P_FREE, r - 1]
-        profile[P_TIME, j] = end
-        profile[P_FREE, j] = profile[P_FREE, j - 1]
-        n += 1
+    j, n = breakpoint_at(profile, n, profile[P_TIME, i] + duration, i)
     for r in range(i, j):
         profile[P_FREE, r] -= need
     return n

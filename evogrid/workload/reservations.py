@@ -204,12 +204,6 @@ def _take_jobs(window: Workload, chosen: np.ndarray) -> Workload:
     return replace(rest, dropped=dropped)
 
 
-def _sorted(name: str, submit, start, deadline, duration, parts, source) -> Reservations:
-    order = np.argsort(submit, kind="stable")
-    return Reservations(name, submit[order], start[order], deadline[order], duration[order], parts[order],
-                        source[order])
-
-
 def meltzer(window: Workload, variant: str = "rw1", seed: int = 0, probability: float = 0.1,
             span_seconds: int | None = None) -> tuple[Workload, Reservations]:
     """Meltzer's RW1/RW2/RW3 co-reservations from one site's window (module docstring).
@@ -242,7 +236,9 @@ def meltzer(window: Workload, variant: str = "rw1", seed: int = 0, probability: 
     deadline = np.minimum(start + wc + SECONDS_PER_DAY, start + wc + factor * wc)
     ahead = 3 * wc if variant == "rw1" else wc // 2
     submit = np.maximum(0, start - ahead)
-    requests = _sorted(f"{window.name} {variant}", submit, start, deadline, wc, parts, idx.astype(np.int64))
+    order = np.argsort(submit, kind="stable")  # earliest starts are drawn at random
+    requests = Reservations(f"{window.name} {variant}", submit[order], start[order], deadline[order],
+                            wc[order], parts[order], idx[order].astype(np.int64))
     return _take_jobs(window, chosen), requests
 
 
@@ -281,16 +277,16 @@ def roblitz(window: Workload, book_ahead_hours: float = 0.0, slack_hours: float 
     deadline = start + run + round(slack_hours * SECONDS_PER_HOUR)
     cpus = window.procs[idx].astype(np.int64)
     name = f"{window.name} book-ahead {book_ahead_hours:g} h"
-    order = np.argsort(submit, kind="stable")
+    # Already in submission order: the window's jobs are, and booking ahead by
+    # a constant (never before 0) keeps that order.
     part = None
     if elastic is not None:
         low, high = elastic
         if not 0 < low <= 1 <= high:
             raise ScenarioError(f"roblitz: elastic range {elastic!r} needs 0 < low <= 1 <= high")
-        part = Elastic(np.maximum(1, np.floor(low * cpus)).astype(np.int64)[order],
-                       np.minimum(window.machine_procs, np.ceil(high * cpus)).astype(np.int64)[order],
-                       cpus[order], run[order], np.full(idx.size, SPEEDUP_MODELS[model], dtype=np.int64),
+        part = Elastic(np.maximum(1, np.floor(low * cpus)).astype(np.int64),
+                       np.minimum(window.machine_procs, np.ceil(high * cpus)).astype(np.int64),
+                       cpus, run, np.full(idx.size, SPEEDUP_MODELS[model], dtype=np.int64),
                        np.tile(np.asarray(params, dtype=np.float64), (idx.size, 1)))
-    requests = Reservations(name, submit[order], start[order], deadline[order], run[order], cpus[order, None],
-                            idx.astype(np.int64)[order], part)
+    requests = Reservations(name, submit, start, deadline, run, cpus[:, None], idx.astype(np.int64), part)
     return _take_jobs(window, chosen), requests
