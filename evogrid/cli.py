@@ -230,6 +230,72 @@ def simulate_cmd(
 
 
 @app.command()
+def reserve(
+    scenario: Annotated[str, typer.Argument(
+        help="Inline scenario (SDSC03@d14-28+SDSC03@d28-42, day windows) or a .toml file whose "
+             "[reservations] table sets the requests, algorithm and tariffs.")],
+    algorithm: Annotated[list[str] | None, typer.Option(
+        help="Admission algorithm, repeatable, or 'all' for Meltzer's five: trivial (1, yes/no "
+             "answers: restrictive), cpu-count (2), backlog (3), backfill (4), weighted (5, cost "
+             "and start); 2-5 read the sites' profiles (information-rich). first-fit: one-site "
+             "requests (book-ahead) at the exact earliest fit. Default: the scenario's, else "
+             "backfill.")] = None,
+    workload: Annotated[str | None, typer.Option(
+        help="Requests made from the source site's jobs: rw1, rw2, rw3 (Meltzer's co-reservations, "
+             "two parts each) or book-ahead (Röblitz et al.: every 10th job, one site).")] = None,
+    source: Annotated[int | None, typer.Option(help="Index of the site whose jobs become requests.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the requests and of the site orders.")] = None,
+    cost_weight: Annotated[float | None, typer.Option(help="Algorithm 5's k (weight of the cost).")] = None,
+    start_weight: Annotated[float | None, typer.Option(help="Algorithm 5's s (weight of the start).")] = None,
+    lrms: Annotated[str | None, typer.Option(help=LRMS_HELP)] = None,
+    out: Annotated[Path | None, typer.Option(
+        help="Run directory: summary, per-site and per-request CSV/JSON, Gantt plots.")] = None,
+    gantt: Annotated[int | None, typer.Option(help="With --out: draw this site's Gantt chart.")] = None,
+    hours: Annotated[str | None, typer.Option(help="Gantt time range in hours, FROM:TO.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+) -> None:
+    """Book reservation requests (advance and co-reservations) next to the batch jobs and compare
+    admission algorithms: failure rate, relative start, cost, messages, unfairness, batch waits."""
+    from evogrid.pipeline import MELTZER_ALGORITHMS, reservation_study
+    from evogrid.sim.scenario import Scenario
+
+    loaded = Scenario.from_spec(scenario, lrms=lrms)
+    chosen = list(algorithm or [loaded.reservations.algorithm if loaded.reservations else "backfill"])
+    if chosen == ["all"]:
+        chosen = list(MELTZER_ALGORITHMS)
+    span = None
+    if hours is not None:
+        try:
+            lo, hi = (float(x) for x in hours.split(":"))
+        except ValueError:
+            raise ScenarioError(f"--hours {hours!r}: expected FROM:TO in hours, e.g. 48:96") from None
+        span = (lo, hi)
+    result = reservation_study(loaded, chosen, out, _plots() if gantt is not None else None,
+                               None if gantt is None else (gantt, span), workload=workload, source=source,
+                               seed=seed, cost_weight=cost_weight, start_weight=start_weight)
+    if as_json:
+        typer.echo(json.dumps(result, indent=2))
+        return
+    table = Table(title=f"{loaded.name} ({', '.join(sorted(set(loaded.lrms)))}): {result['requests']}")
+    columns = (("algorithm", "{}"), ("information", "{}"), ("requests", "{:,}"), ("failure_rate", "{:.3f}"),
+               ("mean_relative_start", "{:.3f}"), ("mean_cost", "{:,.0f}"), ("mean_relative_cost", "{:.3f}"),
+               ("messages_per_request", "{:.2f}"), ("unfairness", "{:.3f}"), ("batch_awrt_mean", "{:,.0f}"),
+               ("batch_max_wait", "{:,.0f}"), ("seconds", "{:.3f}"))
+    for name, _ in columns:
+        table.add_column(name.replace("_", " "), justify="left" if name in ("algorithm", "information")
+                         else "right")
+    for row in result["algorithms"]:
+        table.add_row(*(fmt.format(row[name]) for name, fmt in columns))
+    console.print(table)
+    for name, dropped in result["dropped"].items():
+        if dropped:
+            console.print(f"[dim]{name}: " + ", ".join(f"{k}={v:,}" for k, v in dropped.items()) + "[/dim]")
+    if out is not None:
+        console.print(f"wrote {out}/summary.csv, sites.csv, bookings_*.csv" +
+                      "".join(f", {p}" for p in result["plots"]))
+
+
+@app.command()
 def show(
     rulebase: Annotated[Path, typer.Argument(help="A rulebase JSON file.")],
     scenario: Annotated[str | None, typer.Option(

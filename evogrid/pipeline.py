@@ -25,6 +25,7 @@ from evogrid.errors import ScenarioError
 if TYPE_CHECKING:
     from evogrid.optimize.evaluator import Evaluator
     from evogrid.optimize.loop import Plots
+    from evogrid.sim.scenario import Scenario
 
 DEMO_TRAIN = "KTH-5+SDSC03-5"
 DEMO_TEST = "KTH@5-11+SDSC03@5-11"
@@ -150,3 +151,65 @@ def redraw(run_dir: Path, plots: Plots, *, others: Sequence[Path] = (),
         fronts[f"{label}, HV {data['hypervolume']:.3g}"] = data["front"]
         points = points or data["reference_points"]
     return [plots.pareto_plot(output or run_dir / "pareto.png", names, fronts, points)]
+
+
+#: The algorithms ``evogrid reserve --algorithm all`` compares (Meltzer's five).
+MELTZER_ALGORITHMS = ("trivial", "cpu-count", "backlog", "backfill", "weighted")
+
+
+def reservation_study(scenario: Scenario, algorithms: Sequence[str], out: Path | None = None,
+                      plots: Any = None, gantt: tuple[int, tuple[float, float] | None] | None = None,
+                      **overrides: Any) -> dict[str, Any]:
+    """Run the scenario's reservation requests under each admission algorithm (same requests, same
+    batch jobs); with ``out``, write ``summary.json``/``.csv`` (one row per algorithm),
+    ``sites.json``/``.csv`` and ``bookings_<algorithm>.csv``, and with ``gantt = (site, hours)``
+    a Gantt plot per algorithm (``plots.gantt_plot``). ``overrides``: fields of the scenario's
+    ``[reservations]`` table (evogrid.sim.scenario.ReservationsConfig).
+
+    Returns ``{"scenario", "requests", "dropped", "algorithms": [summary rows], "sites": [rows]}``.
+    """
+    import numpy as np
+
+    from evogrid.optimize.rundir import write_rows
+    from evogrid.sim.booking import ALGORITHMS, reservation_setup, simulate_reservations
+    from evogrid.sim.metrics import reservation_metrics, site_reservation_metrics
+
+    summary, site_rows, written = [], [], []
+    for algorithm in algorithms:
+        workloads, requests, rules = reservation_setup(scenario, algorithm=algorithm, **overrides)
+        t0 = time.perf_counter()
+        schedule, bookings = simulate_reservations(workloads, scenario.lrms, requests, rules)
+        elapsed = time.perf_counter() - t0
+        batch = schedule.metrics()
+        summary.append({
+            "algorithm": algorithm, "information": ALGORITHMS[algorithm][1],
+            **reservation_metrics(schedule, requests, bookings),
+            "batch_awrt_mean": float(np.mean([m["awrt"] for m in batch])),
+            "batch_max_wait": max(m["max_wait"] for m in batch),
+            "batch_mean_xf": float(np.mean([m["mean_xf"] for m in batch])),
+            "seconds": elapsed,
+        })
+        for m, extra in zip(batch, site_reservation_metrics(schedule, requests, bookings), strict=True):
+            site_rows.append({"algorithm": algorithm, **m, **extra})
+        if out is not None and requests.n_requests:
+            parts = -np.sort(-requests.parts, axis=1)
+            write_rows(out / f"bookings_{algorithm}", [
+                {"request": r, "submit": int(requests.submit[r]), "earliest": int(requests.earliest_start[r]),
+                 "deadline": int(requests.deadline[r]), "duration": int(requests.duration[r]),
+                 "parts": " ".join(str(p) for p in parts[r] if p > 0), "start": int(bookings.start[r]),
+                 "sites": " ".join(str(k) for k in bookings.sites[r] if k >= 0),
+                 "messages": int(bookings.messages[r]), "cost": float(bookings.cost[r])}
+                for r in range(requests.n_requests)])
+        if out is not None and gantt is not None and plots is not None:
+            site, hours = gantt
+            if not 0 <= site < len(workloads):
+                raise ScenarioError(f"--gantt: site {site} is not one of the {len(workloads)} sites")
+            written.append(str(plots.gantt_plot(out / f"gantt_{algorithm}_site{site}.png", schedule,
+                                                requests, bookings, site, hours)))
+    result = {"scenario": scenario.name, "lrms": list(scenario.lrms), "requests": requests.name,
+              "dropped": {w.name: w.dropped for w in workloads}, "algorithms": summary, "sites": site_rows,
+              "plots": written}
+    if out is not None:
+        write_rows(out / "summary", summary)
+        write_rows(out / "sites", site_rows)
+    return result

@@ -160,3 +160,65 @@ def improvement_plot(path: str | Path, rows: list[dict]) -> Path:
     ax.set_title("learned policy vs local scheduling")
     ax.legend(fontsize=7)
     return _save(fig, path)
+
+
+def _processor_blocks(m: int, items: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int, int]]:
+    """Give each item ``(start, end, procs, tag)`` concrete processors of a machine of ``m``, lowest
+    free first, releases before starts at equal times; returns ``(start, end, first_proc, count,
+    tag)`` rectangles, several for an item whose processors are not contiguous."""
+    free = np.ones(m, dtype=bool)
+    owned: dict[int, np.ndarray] = {}
+    events = sorted([(s, 1, i) for i, (s, _, _, _) in enumerate(items)]
+                    + [(e, 0, i) for i, (_, e, _, _) in enumerate(items)])
+    blocks = []
+    for _, kind, i in events:
+        if kind == 0:
+            free[owned.pop(i)] = True
+            continue
+        start, end, procs, tag = items[i]
+        mine = np.flatnonzero(free)[:procs]
+        free[mine] = False
+        owned[i] = mine
+        breaks = np.flatnonzero(np.diff(mine) > 1) + 1
+        for run in np.split(mine, breaks):
+            if run.size:
+                blocks.append((start, end, int(run[0]), int(run.size), tag))
+    return blocks
+
+
+def gantt_plot(path: str | Path, schedule, requests, bookings, site: int,
+               hours: tuple[float, float] | None = None) -> Path:
+    """One site's processors over time: batch jobs (blue) and the reservation parts it holds
+    (orange, hatched), between ``hours`` (from, to; default the whole schedule).
+
+    Processors are numbered for the picture only (lowest free first): the
+    simulator counts processors, it does not place jobs on particular ones.
+    """
+    from matplotlib.collections import PatchCollection
+    from matplotlib.patches import Rectangle
+
+    jobs = schedule.jobs
+    mine = np.flatnonzero((schedule.site == site) & (jobs.run_time > 0))
+    items = [(int(schedule.start[j]), int(schedule.end[j]), int(jobs.procs[j]), 0) for j in mine]
+    parts = -np.sort(-requests.parts, axis=1)
+    for r, i in zip(*np.nonzero((bookings.sites == site) & bookings.accepted[:, None]), strict=True):
+        begin = int(bookings.start[r])
+        items.append((begin, begin + int(requests.duration[r]), int(parts[r, i]), 1))
+    m = int(jobs.machine_procs[site])
+    lo, hi = (0.0, max((e for _, e, _, _ in items), default=1) / 3600) if hours is None else hours
+    fig, ax = plt.subplots(figsize=(10, 4.8), dpi=120)
+    shown = {0: [], 1: []}
+    for start, end, first, count, tag in _processor_blocks(m, items):
+        if end / 3600 >= lo and start / 3600 <= hi:
+            shown[tag].append(Rectangle((start / 3600, first), (end - start) / 3600, count))
+    ax.add_collection(PatchCollection(shown[0], facecolor="#9ecae1", edgecolor="#3182bd", linewidth=0.2))
+    ax.add_collection(PatchCollection(shown[1], facecolor="#fdae6b", edgecolor="#e6550d", linewidth=0.6,
+                                      hatch="//"))
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(0, m)
+    ax.set_xlabel("hours from the window start")
+    ax.set_ylabel("processors")
+    n_res = len(shown[1])
+    ax.set_title(f"{jobs.workloads[site].name}: {len(shown[0])} job blocks (blue), "
+                 f"{n_res} reservation blocks (orange), {bookings.algorithm}")
+    return _save(fig, path)

@@ -39,10 +39,13 @@ def pytest_configure(config):
     if not hasattr(config, "workerinput"):
         import numpy as np
 
-        from evogrid.sim.schedule import simulate_with_reservations, warm_up
+        from evogrid.sim.booking import simulate_reservations
+        from evogrid.sim.schedule import warm_up
         from evogrid.workload.model import Workload
+        from evogrid.workload.reservations import Reservations
 
         warm_up()
         one = np.ones(1, dtype=np.int64)
         tiny = Workload("warm-up", 2, 0 * one, one, one, one, one, 0 * one)
-        simulate_with_reservations([tiny], "easy", [None])
+        request = Reservations("warm-up", 0 * one, one, 3 * one, one, one[:, None])
+        simulate_reservations([tiny], "easy", request)

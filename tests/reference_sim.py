@@ -11,6 +11,7 @@ with it exactly (start times and sites).
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -274,36 +275,57 @@ def reference_start_times(submit, run_time, procs, estimate, machine_procs, lrms
 
 @dataclass
 class Request:
-    """A one-part advance reservation request at one site (evogrid.workload.reservations)."""
+    """A reservation request (evogrid.workload.reservations): parts largest first, at ``site``
+    (-1: any), ``order`` the sites to try (evogrid.sim.booking draws it)."""
 
     submit: int
     earliest: int
     deadline: int
     duration: int
-    procs: int
+    parts: tuple
     site: int
+    order: tuple = ()
 
 
-def simulate_reserved_reference(jobs, machine_procs, lrms, requests, acc=None):
-    """(start times, reservation starts or -1) of sites without exchange that also take advance
-    reservations. Literal: at every event the LRMS works on the site's free processors over
-    time, counting running jobs (to their estimated end) and accepted reservations; every
-    LRMS then judges a job by "does it fit from now for its estimate":
+@dataclass
+class Rules:
+    """Mirrors evogrid.sim.booking.ReservationRules; ``price(k, a, b)``: one processor's price at
+    site k over [a, b)."""
+
+    algorithm: str = "first-fit"
+    minsize: int = 300
+    windows: int = 20
+    cost_weight: float = 0.0
+    start_weight: float = 1.0
+    acc: tuple = ()
+    price: object = None
+
+
+def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None):
+    """(start times, bookings) of sites without exchange that also take reservations; bookings
+    are (start or -1, sites, messages, cost or None) per request. Literal: at every event the
+    LRMS works on the site's free processors over time, counting running jobs (to their
+    estimated end) and accepted reservations; every LRMS then judges a job by "does it fit from
+    now for its estimate":
 
     - FCFS starts jobs in order while they fit; LIST starts every job that fits (restarting
       from the head); EASY reserves the first job that does not fit at its earliest start and
       starts every later one that fits; conservative reserves every waiting job.
-    - A request is accepted at its earliest fit at or after max(now, earliest start) if that
-      ends by its deadline; it then holds its processors over [start, start + duration).
-      With ``acc`` (per site; Meltzer's Algorithm 3) also not before now + backlog.
+    - ``first-fit``: a one-site request is accepted at its earliest fit at or after max(now,
+      earliest start) if that ends by its deadline. Meltzer's algorithms: every variant (a
+      candidate start, distinct sites for the parts from ``order``) in depth-first order, each
+      part checked by brute force on its site, and the backlog / next planned start as spelled
+      out in docs/reservations.md; messages by a recursive walk of the tree.
+    - An accepted request holds its processors over [start, start + duration) on its sites.
 
     Event order at time t: job completions and reservation ends (then a pass at each site that
     freed processors), reservation starts, then arrivals, jobs before requests, in input order.
     """
+    rules = rules or Rules()
     K = len(machine_procs)
     sites = [Site(m, lr) for m, lr in zip(machine_procs, lrms, strict=True)]
     start = [None] * len(jobs)
-    accepted = [-1] * len(requests)
+    booked = [(-1, (), 0, None)] * len(requests)
     held = [[] for _ in range(K)]  # accepted reservations: [start, end, procs, taken?]
 
     def busy(k, t):
@@ -346,22 +368,106 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, acc=None):
                 reservations.append((s, s + max(j.estimate, 1), j.procs))
             # EASY: the later ones need only fit around the head's reservation
 
-    def admit(r, t):
+    def backlog(k, t):
+        site = sites[k]
+        requested = (sum(jobs[j].estimate * jobs[j].procs for j in site.queue)
+                     + sum(jobs[job].estimate * p for _, _, p, job in site.running))
+        reserved = sum((e - s) * p for s, e, p, _ in held[k])
+        return math.ceil((rules.acc[k] * requested + reserved) / site.m)
+
+    def next_planned_start(k, t):
+        starts = [s for s, _, _, taken in held[k] if not taken]
+        if sites[k].queue:
+            head = jobs[sites[k].queue[0]]
+            starts.append(earliest_start(sites[k].m, t, head.procs, max(head.estimate, 1), busy(k, t)))
+        return min(starts, default=math.inf)
+
+    def part_fits(k, t, s, req, need):
+        """Part of ``need`` processors at site k from s: free there and admitted."""
+        if need > sites[k].m:
+            return False
+        free = earliest_start(sites[k].m, s, need, req.duration, busy(k, t)) == s
+        if rules.algorithm in ("trivial", "cpu-count"):
+            return free
+        admitted = s >= t + backlog(k, t)
+        if rules.algorithm in ("backfill", "weighted"):
+            admitted = admitted or s + req.duration <= next_planned_start(k, t)
+        return free and admitted
+
+    def admit_first_fit(r, t):
         req = requests[r]
         k = req.site
-        if req.procs > sites[k].m:
+        if req.parts[0] > sites[k].m:
             return
-        not_before = max(t, req.earliest)
-        if acc is not None:
-            site = sites[k]
-            requested = (sum(jobs[j].estimate * jobs[j].procs for j in site.queue)
-                         + sum(jobs[job].estimate * p for _, _, p, job in site.running))
-            reserved = sum((e - s) * p for s, e, p, _ in held[k])
-            not_before = max(not_before, t + math.ceil((acc[k] * requested + reserved) / site.m))
-        s = earliest_start(sites[k].m, not_before, req.procs, req.duration, busy(k, t))
+        s = earliest_start(sites[k].m, max(t, req.earliest), req.parts[0], req.duration, busy(k, t))
         if s + req.duration <= req.deadline:
-            accepted[r] = s
-            held[k].append([s, s + req.duration, req.procs, False])
+            booked[r] = (s, (k,), 1, None)
+            held[k].append([s, s + req.duration, req.parts[0], False])
+
+    def admit_meltzer(r, t):
+        req = requests[r]
+        parts = [p for p in req.parts if p > 0]
+        latest = req.deadline - req.duration
+        inc = max(rules.minsize, (latest - req.earliest) // rules.windows)
+        starts = list(range(req.earliest, latest + 1, inc))
+        order = [req.site] if req.site >= 0 else list(req.order)
+        if len(parts) > len(order):
+            return  # more parts than sites: refused without asking
+        ok = {(i, k, s): part_fits(k, t, s, req, parts[i]) for i in range(len(parts)) for k in order
+              for s in starts}
+        variants = [(s, path) for s in starts for path in itertools.permutations(order, len(parts))
+                    if all(ok[i, k, s] for i, k in enumerate(path))]
+
+        def walk(s, level, used):  # (found path or None, messages)
+            sent = 0
+            for k in order:
+                if k in used:
+                    continue
+                if rules.algorithm == "trivial" or ok[level, k, s]:
+                    sent += 1
+                if not ok[level, k, s]:
+                    continue
+                if level == len(parts) - 1:
+                    return used + (k,), sent
+                found, more = walk(s, level + 1, used + (k,))
+                sent += more
+                if found:
+                    return found, sent
+                sent += 1  # give the part back
+            return None, sent
+
+        def cost(s, path):
+            return sum(p * rules.price(k, s, s + req.duration) for p, k in zip(parts, path, strict=True))
+
+        messages = 0
+        if rules.algorithm != "weighted":
+            for s in starts:
+                found, sent = walk(s, 0, ())
+                messages += sent
+                if found:
+                    break
+        if not variants:
+            booked[r] = (-1, (), messages, None)
+            return
+        if rules.algorithm == "weighted":
+            costs = [cost(s, path) for s, path in variants]
+            lo, hi = min(costs), max(costs)
+            first, last = variants[0][0], variants[-1][0]
+
+            def score(v):
+                norm_cost = (costs[v] - lo) / (hi - lo) if hi > lo else 0.0
+                norm_start = (variants[v][0] - first) / (last - first) if last > first else 0.0
+                return rules.cost_weight * norm_cost + rules.start_weight * norm_start
+
+            s, path = variants[min(range(len(variants)), key=score)]
+            messages = len(parts)
+        else:
+            s, path = variants[0]
+        booked[r] = (s, path, messages, cost(s, path))
+        for p, k in zip(parts, path, strict=True):
+            held[k].append([s, s + req.duration, p, False])
+
+    admit = admit_first_fit if rules.algorithm == "first-fit" else admit_meltzer
 
     arrivals = sorted([(j.submit, 0, i) for i, j in enumerate(jobs)]
                       + [(q.submit, 1, r) for r, q in enumerate(requests)])
@@ -371,7 +477,7 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, acc=None):
                        + [h[0] for hs in held for h in hs if not h[3]], default=math.inf)
         next_arrival = arrivals[0][0] if arrivals else math.inf
         if next_end == math.inf and next_arrival == math.inf:
-            return start, accepted
+            return start, booked
         if next_end <= next_arrival:
             t = next_end
             freed = []
@@ -399,7 +505,8 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, acc=None):
             schedule(k, t)
         else:
             admit(i, t)
-            for h in held[requests[i].site]:
-                if not h[3] and h[0] == t:  # accepted to start now
-                    h[3] = True
-                    sites[requests[i].site].free -= h[2]
+            for k in range(K):
+                for h in held[k]:
+                    if not h[3] and h[0] == t:  # accepted to start now
+                        h[3] = True
+                        sites[k].free -= h[2]

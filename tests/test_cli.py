@@ -200,3 +200,39 @@ def test_pool_arrivals_option_and_toml_key(capsys, tmp_path):
     scenario.write_text('[[sites]]\nwindow = "KTH-2"\n[strategy]\nname = "pool"\npool_arrivals = "late"\n')
     code, _, err = run(capsys, "simulate", str(scenario))
     assert_one_line_error(code, err, "strategy.pool_arrivals")
+
+
+def test_reserve_compares_algorithms_and_writes_a_run_directory(capsys, tmp_path):
+    """Three two-week SDSC-BLUE sites with RW1 co-reservations: every algorithm runs on the same
+    requests; backlog fails more often than cpu-count and is fairer (Meltzer's shape)."""
+    scenario = tmp_path / "three.toml"
+    scenario.write_text('lrms = "easy"\n' + "".join(f'[[sites]]\nwindow = "SDSC03@d{d}-{d + 14}"\n'
+                                                     for d in (14, 28, 42))
+                        + '[reservations]\nworkload = "rw1"\nseed = 2\n')
+    out_dir = tmp_path / "run"
+    code, out, _ = run(capsys, "reserve", str(scenario), "--algorithm", "all", "--json",
+                       "--out", str(out_dir), "--gantt", "1", "--hours", "24:72")
+    assert code == 0
+    result = json.loads(out)
+    rows = {r["algorithm"]: r for r in result["algorithms"]}
+    assert list(rows) == ["trivial", "cpu-count", "backlog", "backfill", "weighted"]
+    assert len({r["requests"] for r in rows.values()}) == 1 and rows["backlog"]["requests"] > 100
+    assert rows["cpu-count"]["failure_rate"] < rows["backlog"]["failure_rate"]
+    assert rows["backlog"]["unfairness"] < rows["cpu-count"]["unfairness"]
+    assert rows["trivial"]["messages_per_request"] > rows["cpu-count"]["messages_per_request"]
+    assert result["dropped"]["SDSC03@d14-28"]["became_reservation"] == rows["backlog"]["requests"]
+    for name in ("summary.csv", "sites.csv", "bookings_backfill.csv", "gantt_weighted_site1.png"):
+        assert (out_dir / name).stat().st_size > 0
+
+
+def test_reserve_bad_input(capsys, tmp_path):
+    code, _, err = run(capsys, "reserve", "SDSC03@d14-28", "--algorithm", "lottery")
+    assert_one_line_error(code, err, "unknown reservation algorithm 'lottery'")
+    code, _, err = run(capsys, "reserve", "SDSC03@d14-28", "--workload", "rw9")
+    assert_one_line_error(code, err, "unknown 'rw9'")
+    code, _, err = run(capsys, "reserve", "SDSC03@d14-28", "--algorithm", "first-fit")
+    assert_one_line_error(code, err, "first-fit books at one site")
+    scenario = tmp_path / "bad.toml"
+    scenario.write_text('[[sites]]\nwindow = "SDSC03@d14-28"\n[reservations]\ntariffs = [[1.0, 2.0]]\n')
+    code, _, err = run(capsys, "reserve", str(scenario))
+    assert_one_line_error(code, err, "tariffs[0]: 168 prices")

@@ -5,20 +5,24 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from invariants import check_schedule
-from reference_sim import Job, Request, simulate_reserved_reference
+from reference_sim import Job, Request, Rules, simulate_reserved_reference
 from test_core_vs_reference import workloads
 
 from evogrid.errors import ScenarioError
-from evogrid.sim.metrics import reservation_metrics
-from evogrid.sim.schedule import simulate_local, simulate_with_reservations
+from evogrid.sim.booking import ReservationRules, peak_tariffs, simulate_reservations
+from evogrid.sim.metrics import reservation_metrics, unfairness
+from evogrid.sim.schedule import simulate_local
 from evogrid.workload.model import Workload
 from evogrid.workload.reservations import Reservations
 
 LRMS = ["fcfs", "easy", "list", "conservative"]
+MELTZER = ["trivial", "cpu-count", "backlog", "backfill", "weighted"]
 
 
 @st.composite
-def requests(draw, m, max_requests=6):
+def requests(draw, machine_procs, max_requests=6, max_parts=1, fixed=True):
+    """Random requests; ``fixed``: each booked at a random site (one part), else the grid chooses."""
+    K, m = len(machine_procs), max(machine_procs)
     R = draw(st.integers(0, max_requests))
     rows = []
     for _ in range(R):
@@ -26,52 +30,124 @@ def requests(draw, m, max_requests=6):
         earliest = submit + draw(st.integers(0, 30))
         duration = draw(st.integers(1, 20))
         deadline = earliest + duration + draw(st.integers(0, 30))
-        rows.append((submit, earliest, deadline, duration, draw(st.integers(1, m + 1))))  # m + 1: never fits
-    rows.sort()
+        n_parts = 1 if fixed else draw(st.integers(1, max_parts))
+        # Mostly parts every site can hold; one in eight m + 1 processors, which never fits.
+        parts = [m + 1 if draw(st.integers(0, 7)) == 0 else draw(st.integers(1, min(machine_procs)))
+                 for _ in range(n_parts)] + [0] * (max_parts - n_parts)
+        site = draw(st.integers(0, K - 1)) if fixed else -1
+        rows.append((submit, earliest, deadline, duration, site, parts))
+    rows.sort(key=lambda row: row[0])
     col = lambda i: np.array([r[i] for r in rows], dtype=np.int64)  # noqa: E731
-    return Reservations("random", col(0), col(1), col(2), col(3), col(4)[:, None])
+    parts = np.array([r[5] for r in rows], dtype=np.int64).reshape(R, max_parts)
+    return Reservations("random", col(0), col(1), col(2), col(3), parts, site=col(4))
 
 
-def _arrays(w, req):
-    jobs = [Job(*row, 0) for row in zip(w.submit.tolist(), w.run_time.tolist(), w.procs.tolist(),
-                                        w.estimate.tolist(), strict=True)]
-    reqs = [Request(*row, 0) for row in zip(req.submit.tolist(), req.earliest_start.tolist(),
-                                            req.deadline.tolist(), req.duration.tolist(),
-                                            req.parts[:, 0].tolist(), strict=True)]
-    return jobs, reqs
+def _price(tariff, cum):
+    """One processor's price at site k over [a, b), as evogrid.sim.co_admission sums it."""
+    def before(k, x):
+        weeks, rest = divmod(x, 3600 * 168)
+        h = rest // 3600
+        return weeks * cum[k, 168] + cum[k, h] + (rest - h * 3600) / 3600.0 * tariff[k, h]
+    return lambda k, a, b: before(k, b) - before(k, a)
 
 
-def _check_capacity_with_reservations(schedule, req, accepted):
+def _reference(workloads, lrms, req, rules, bookings_order):
+    jobs = [Job(*row) for k, w in enumerate(workloads)
+            for row in zip(w.submit.tolist(), w.run_time.tolist(), w.procs.tolist(), w.estimate.tolist(),
+                           [k] * w.n_jobs, strict=True)]
+    order = sorted(range(len(jobs)), key=lambda j: (jobs[j].submit, jobs[j].origin))
+    jobs = [jobs[j] for j in order]
+    parts = -np.sort(-req.parts, axis=1)
+    reqs = [Request(int(req.submit[r]), int(req.earliest_start[r]), int(req.deadline[r]),
+                    int(req.duration[r]), tuple(parts[r].tolist()), int(req.site[r]),
+                    tuple(bookings_order[:, r].tolist()))
+            for r in range(req.n_requests)]
+    _, acc, tariff, cum = rules.arrays(workloads)
+    ref_rules = Rules(rules.algorithm, rules.minsize, rules.windows, rules.cost_weight, rules.start_weight,
+                      tuple(acc.tolist()), _price(tariff, cum))
+    return simulate_reserved_reference(jobs, [w.machine_procs for w in workloads], [lrms] * len(workloads),
+                                       reqs, ref_rules)
+
+
+def _site_orders(K, R, seed):
+    """The site orders evogrid.sim.booking draws for R requests."""
+    rng = np.random.default_rng(seed)
+    return np.stack([rng.permutation(K) for _ in range(R)], axis=1) if R else np.zeros((K, 0), np.int64)
+
+
+def _check_capacity_with_reservations(schedule, req, bookings):
+    """Accepted requests keep their window; no site ever runs more than it has, reserved
+    processors included; a request's parts go to distinct sites."""
     w = schedule.jobs
-    m = int(w.machine_procs[0])
-    ok = accepted >= 0
-    assert (accepted[ok] >= req.earliest_start[ok]).all()
-    assert (accepted[ok] >= req.submit[ok]).all()
-    assert (accepted[ok] + req.duration[ok] <= req.deadline[ok]).all()
-    times = np.concatenate([schedule.start, schedule.end, accepted[ok], accepted[ok] + req.duration[ok]])
-    procs = np.concatenate([w.procs, -w.procs, req.parts[ok, 0], -req.parts[ok, 0]])
-    order = np.lexsort((procs, times))  # releases first at equal times
-    assert np.cumsum(procs[order]).max(initial=0) <= m, "batch jobs used reserved processors"
+    ok = bookings.accepted
+    start = bookings.start
+    assert (start[ok] >= req.earliest_start[ok]).all()
+    assert (start[ok] + req.duration[ok] <= req.deadline[ok]).all()
+    parts = -np.sort(-req.parts, axis=1)
+    for r in np.flatnonzero(ok):
+        placed = bookings.sites[r][bookings.sites[r] >= 0]
+        assert len(set(placed.tolist())) == len(placed) == int((parts[r] > 0).sum())
+    for k in range(w.n_sites):
+        mine = schedule.site == k
+        r_idx, i_idx = np.nonzero((bookings.sites == k) & ok[:, None])
+        procs_r = parts[r_idx, i_idx]
+        times = np.concatenate([schedule.start[mine], schedule.end[mine], start[r_idx],
+                                start[r_idx] + req.duration[r_idx]])
+        procs = np.concatenate([w.procs[mine], -w.procs[mine], procs_r, -procs_r])
+        order = np.lexsort((procs, times))  # releases first at equal times
+        assert np.cumsum(procs[order]).max(initial=0) <= w.machine_procs[k], "reserved processors used twice"
 
 
-@pytest.mark.parametrize("admission", ["first-fit", "backlog"])
+def _run_against_reference(workloads, lrms, req, rules):
+    schedule, bookings = simulate_reservations(workloads, lrms, req, rules)
+    check_schedule(schedule)
+    _check_capacity_with_reservations(schedule, req, bookings)
+    orders = _site_orders(len(workloads), req.n_requests, rules.seed)
+    start, booked = _reference(workloads, lrms, req, rules, orders)
+    assert schedule.start.tolist() == start
+    assert bookings.start.tolist() == [b[0] for b in booked]
+    placed = [tuple(x for x in row if x >= 0) for row in bookings.sites.tolist()]
+    assert placed == [tuple(b[1]) for b in booked]
+    assert bookings.messages.tolist() == [b[2] for b in booked]
+    cost = [np.nan if b[3] is None else b[3] for b in booked]
+    if rules.algorithm != "first-fit":
+        np.testing.assert_array_equal(bookings.cost, np.array(cost, dtype=float))
+    return schedule, bookings
+
+
 @pytest.mark.parametrize("lrms", LRMS)
-def test_reservation_loop_equals_reference(lrms, admission):
+def test_first_fit_equals_reference(lrms):
     @settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
     @given(st.data())
     def run(data):
         w = data.draw(workloads(max_jobs=20))
-        req = data.draw(requests(w.machine_procs))
-        schedule, (accepted,) = simulate_with_reservations([w], lrms, [req], admission)
-        check_schedule(schedule)
-        _check_capacity_with_reservations(schedule, req, accepted)
-        jobs, reqs = _arrays(w, req)
-        acc = None
-        if admission == "backlog":
-            acc = [float((w.run_time * w.procs).sum() / max(1, (w.estimate * w.procs).sum()))]
-        start, want = simulate_reserved_reference(jobs, [w.machine_procs], [lrms], reqs, acc)
-        assert schedule.start.tolist() == start
-        assert accepted.tolist() == want
+        req = data.draw(requests([w.machine_procs]))
+        _run_against_reference([w], lrms, req, ReservationRules("first-fit"))
+
+    run()
+
+
+@pytest.mark.parametrize("algorithm", MELTZER)
+def test_meltzer_algorithms_equal_reference(algorithm):
+    """1,000 random grids of 1-3 sites per algorithm, requests of 1 to K + 1 parts or booked at one site,
+    a random LRMS, candidate steps and tariffs."""
+    @settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.data())
+    def run(data):
+        K = data.draw(st.integers(1, 3))
+        sites = [data.draw(workloads(max_jobs=12)) for _ in range(K)]
+        fixed = K == 1 or data.draw(st.integers(0, 3)) == 0
+        req = data.draw(requests([w.machine_procs for w in sites], max_parts=K + 1, fixed=fixed))
+        prices = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+        tariffs = prices.choice([0.5, 1.0, 2.0, 3.0], size=(K, 168))
+        rules = ReservationRules(algorithm, minsize=data.draw(st.integers(1, 8)),
+                                 windows=data.draw(st.integers(1, 6)),
+                                 cost_weight=data.draw(st.sampled_from([0.0, 0.5, 1.0])),
+                                 start_weight=data.draw(st.sampled_from([0.0, 0.5, 1.0])),
+                                 acc=tuple(data.draw(st.sampled_from([0.0, 0.5, 1.0])) for _ in range(K)),
+                                 tariffs=tariffs, seed=data.draw(st.integers(0, 3)))
+        lrms = data.draw(st.sampled_from(LRMS))
+        _run_against_reference(sites, lrms, req, rules)
 
     run()
 
@@ -86,60 +162,115 @@ def test_without_requests_every_lrms_keeps_its_schedule(w, lrms):
     at T = t, the profile from t + 1 (docs/reservations.md).
     """
     w.estimate[:] = np.maximum(w.estimate, 1)
-    schedule, _ = simulate_with_reservations([w], lrms, [None])
+    none = Reservations("none", *(np.zeros(0, dtype=np.int64) for _ in range(4)), np.zeros((0, 1), np.int64))
+    schedule, _ = simulate_reservations([w], lrms, none)
     assert schedule.start.tolist() == simulate_local([w], lrms).start.tolist()
+
+
+arr = lambda xs: np.array(xs, dtype=np.int64)  # noqa: E731
+
+
+def _one_site(name, submit, earliest, deadline, duration, procs):
+    return Reservations(name, arr(submit), arr(earliest), arr(deadline), arr(duration), arr(procs)[:, None],
+                        site=np.zeros(len(submit), dtype=np.int64))
 
 
 def test_a_reservation_delays_the_batch_job_that_would_overlap_it():
     """m = 4. A request at t = 0 books 4 processors for [10, 20); a 2-processor job of 15 s
     (estimate 15) submitted at 5 would overlap it, so it waits until 20. A 1-second job fits
     before 10 and runs at once."""
-    arr = lambda xs: np.array(xs, dtype=np.int64)  # noqa: E731
     w = Workload("hand", 4, arr([5, 6]), arr([15, 1]), arr([2, 2]), arr([15, 1]), arr([0, 1]), arr([0, 0]))
-    req = Reservations("one", arr([0]), arr([10]), arr([30]), arr([10]), arr([[4]]))
+    req = _one_site("one", [0], [10], [30], [10], [4])
+    first_fit = ReservationRules("first-fit")
     for lrms in ("easy", "conservative", "list"):
-        schedule, (accepted,) = simulate_with_reservations([w], lrms, [req])
-        assert accepted.tolist() == [10]
+        schedule, bookings = simulate_reservations([w], lrms, req, first_fit)
+        assert bookings.start.tolist() == [10]
         assert schedule.start.tolist() == [20, 6]
-    schedule, (accepted,) = simulate_with_reservations([w], "fcfs", [req])
+    schedule, bookings = simulate_reservations([w], "fcfs", req, first_fit)
     assert schedule.start.tolist() == [20, 20]  # FCFS: the second waits behind the first
     # A second request made at 8 for [10, 20) finds no room there (deadline 25): refused.
     # The first was made at 0 with nobody waiting: nothing to be unfair to.
-    two = Reservations("two", arr([0, 8]), arr([10, 10]), arr([30, 25]), arr([10, 10]), arr([[4], [1]]))
-    schedule, (accepted,) = simulate_with_reservations([w], "easy", [two])
-    assert accepted.tolist() == [10, -1]
-    m = reservation_metrics(schedule, 0, two, accepted)
-    assert m == {"requests": 2, "failure_rate": 0.5, "mean_relative_start": 0.0, "unfairness": 0.0}
+    two = _one_site("two", [0, 8], [10, 10], [30, 25], [10, 10], [4, 1])
+    schedule, bookings = simulate_reservations([w], "easy", two, first_fit)
+    assert bookings.start.tolist() == [10, -1]
+    m = reservation_metrics(schedule, two, bookings)
+    assert (m["failure_rate"], m["mean_relative_start"], m["unfairness"]) == (0.5, 0.0, 0.0)
 
 
-def test_unfairness_counts_jobs_a_reservation_overtakes():
+def test_backlog_rule_keeps_a_reservation_behind_the_queue():
     """m = 2. A 2-processor job runs [0, 10); B (2 procs) waits from 1. A request made at 2
-    for [10, 15) overtakes B, which then starts at 15: unfairness 1. With the backlog rule
-    (acc = 1: backlog = (10 * 2 + 5 * 2) / 2 = 15 s at t = 2) it is placed at 17, after B."""
-    arr = lambda xs: np.array(xs, dtype=np.int64)  # noqa: E731
+    for 5 s from 10 (deadline 40) overtakes B under cpu-count, which then starts at 15:
+    unfairness 1. Candidate starts (minsize 1, 5 windows): 10, 15, ..., 35. With the backlog
+    rule (acc = 1: backlog = (10 * 2 + 5 * 2) / 2 = 15 s at t = 2) the first allowed is 20,
+    after B (10-15); backfill admits none of the earlier ones either (B is planned at 10)."""
     w = Workload("hand", 2, arr([0, 1]), arr([10, 5]), arr([2, 2]), arr([10, 5]), arr([0, 1]), arr([0, 0]))
-    req = Reservations("one", arr([2]), arr([10]), arr([40]), arr([5]), arr([[2]]))
-    schedule, (accepted,) = simulate_with_reservations([w], "easy", [req])
-    assert accepted.tolist() == [10] and schedule.start.tolist() == [0, 15]
-    assert reservation_metrics(schedule, 0, req, accepted)["unfairness"] == 1.0
-    schedule, (accepted,) = simulate_with_reservations([w], "easy", [req], "backlog")
-    assert accepted.tolist() == [17] and schedule.start.tolist() == [0, 10]
-    m = reservation_metrics(schedule, 0, req, accepted)
-    assert m["unfairness"] == 0.0 and m["mean_relative_start"] == pytest.approx(7 / 25)
+    req = _one_site("one", [2], [10], [40], [5], [2])
+    rules = {name: ReservationRules(name, minsize=1, windows=5, acc=(1.0,)) for name in MELTZER}
+    schedule, bookings = simulate_reservations([w], "easy", req, rules["cpu-count"])
+    assert bookings.start.tolist() == [10] and schedule.start.tolist() == [0, 15]
+    assert unfairness(schedule, req, bookings) == 1.0
+    for name in ("backlog", "backfill"):
+        schedule, bookings = simulate_reservations([w], "easy", req, rules[name])
+        assert bookings.start.tolist() == [20] and schedule.start.tolist() == [0, 10]
+        m = reservation_metrics(schedule, req, bookings)
+        assert m["unfairness"] == 0.0 and m["mean_relative_start"] == pytest.approx(10 / 25)
+
+
+def test_co_reservation_parts_go_to_distinct_sites_at_one_start():
+    """Three idle sites of 4, 8 and 2 processors; parts (6, 3) from 5 (duration 10, deadline 100):
+    6 fits only site 1, 3 then site 0. Trivial asks site 2 first (the seeded order is drawn
+    here), so it may send more messages than cpu-count, which only sends the two that work."""
+    sites = [Workload(f"s{k}", m, arr([50]), arr([1]), arr([1]), arr([1]), arr([0]), arr([0]))
+             for k, m in enumerate((4, 8, 2))]
+    req = Reservations("co", arr([0]), arr([5]), arr([100]), arr([10]), arr([[3, 6]]))
+    for name in MELTZER:
+        schedule, bookings = simulate_reservations(sites, "easy", req, ReservationRules(name, minsize=1))
+        assert bookings.start.tolist() == [5]
+        assert bookings.sites.tolist() == [[1, 0]]
+        assert bookings.messages[0] >= 2
+    _, bookings = simulate_reservations(sites, "easy", req, ReservationRules("cpu-count", minsize=1))
+    assert bookings.messages.tolist() == [2]
+    too_wide = Reservations("wide", arr([0]), arr([5]), arr([100]), arr([10]), arr([[9, 1]]))
+    _, bookings = simulate_reservations(sites, "easy", too_wide, ReservationRules("backfill"))
+    assert bookings.start.tolist() == [-1] and bookings.infeasible.tolist() == [True]
+
+
+def test_weighted_with_start_weight_only_is_backfill():
+    """Algorithm 5 with k = 0, s = 1 makes Algorithm 4's choices (a SDSC-BLUE two-week grid)."""
+    from evogrid.workload.reservations import meltzer
+    from evogrid.workload.traces import load_window
+
+    sites = [load_window(f"SDSC03@d{d}-{d + 14}") for d in (14, 28, 42)]
+    batch, req = meltzer(sites[0], "rw2", seed=3)
+    sites[0] = batch
+    tariffs = peak_tariffs(3)
+    _, four = simulate_reservations(sites, "easy", req, ReservationRules("backfill", tariffs=tariffs))
+    _, five = simulate_reservations(sites, "easy", req, ReservationRules("weighted", cost_weight=0.0,
+                                                                          start_weight=1.0, tariffs=tariffs))
+    assert four.accepted.sum() > 0.5 * req.n_requests
+    np.testing.assert_array_equal(four.start, five.start)
+    np.testing.assert_array_equal(four.sites, five.sites)
+    _, cheap = simulate_reservations(sites, "easy", req, ReservationRules("weighted", cost_weight=1.0,
+                                                                           start_weight=0.0, tariffs=tariffs))
+    both = four.accepted & cheap.accepted
+    assert cheap.cost[both].mean() < four.cost[both].mean()
 
 
 def test_bad_reservation_inputs():
-    arr = lambda xs: np.array(xs, dtype=np.int64)  # noqa: E731
     w = Workload("hand", 4, arr([0]), arr([5]), arr([1]), arr([5]), arr([0]), arr([0]))
+    none = _one_site("none", [], [], [], [], [])
     with pytest.raises(ScenarioError, match="unknown LRMS 'mine'"):
-        simulate_with_reservations([w], "mine", [None])
-    two = Reservations("two", *(arr(v) for v in ([0], [0], [9], [5], [[1, 1]])))
-    with pytest.raises(ScenarioError, match="two: only one-part requests"):
-        simulate_with_reservations([w], "easy", [two])
-    with pytest.raises(ScenarioError, match="unknown admission 'lottery'"):
-        simulate_with_reservations([w], "easy", [None], "lottery")
-    with pytest.raises(ScenarioError, match="one entry per site"):
-        simulate_with_reservations([w], "easy", [])
+        simulate_reservations([w], "mine", none)
+    with pytest.raises(ScenarioError, match="unknown reservation algorithm 'lottery'"):
+        ReservationRules("lottery")
+    anywhere = Reservations("anywhere", *(arr(v) for v in ([0], [0], [9], [5], [[1]])))
+    with pytest.raises(ScenarioError, match="anywhere: first-fit books at one site"):
+        simulate_reservations([w], "easy", anywhere, ReservationRules("first-fit"))
+    elsewhere = Reservations("elsewhere", *(arr(v) for v in ([0], [0], [9], [5], [[1]])), site=arr([3]))
+    with pytest.raises(ScenarioError, match="elsewhere: request 0: field site 3 is not a site"):
+        simulate_reservations([w], "easy", elsewhere)
+    with pytest.raises(ScenarioError, match="tariffs need shape"):
+        simulate_reservations([w], "easy", none, ReservationRules(tariffs=np.ones((2, 168))))
     late = Workload("late", 4, arr([0]), arr([9]), arr([1]), arr([5]), arr([0]), arr([0]))
     with pytest.raises(ScenarioError, match="cut at their estimate"):
-        simulate_with_reservations([late], "easy", [None])
+        simulate_reservations([late], "easy", none)

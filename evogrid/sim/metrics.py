@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
+    from evogrid.sim.booking import Bookings
     from evogrid.sim.schedule import GridJobs, Schedule
     from evogrid.workload.reservations import Reservations
 
@@ -192,31 +193,69 @@ def improvements(base: list[dict], grid: list[dict]) -> list[dict[str, float]]:
     return out
 
 
-def reservation_metrics(schedule: Schedule, site: int, requests: Reservations,
-                        accepted: np.ndarray) -> dict[str, float]:
-    """The reservation users' measures at ``site`` (docs/reservations.md), for requests booked there.
+def unfairness(schedule: Schedule, requests: Reservations, bookings: Bookings,
+               site: int | None = None) -> float:
+    """Of the batch jobs waiting at a site when an accepted request with a part there was made, the
+    share still waiting when it started; pooled over the requests' parts (at ``site``, or all sites)."""
+    waiting = still = 0
+    jobs = schedule.jobs
+    for r in np.flatnonzero(bookings.accepted):
+        made, begins = requests.submit[r], bookings.start[r]
+        for k in bookings.sites[r]:
+            if k < 0 or (site is not None and k != site):
+                continue
+            mine = jobs.origin == k
+            was = mine & (jobs.submit <= made) & (schedule.start > made)
+            waiting += int(was.sum())
+            still += int((was & (schedule.start > begins)).sum())
+    return still / waiting if waiting else 0.0
 
-    ``failure_rate``: share of requests refused; ``mean_relative_start``: over
-    accepted ones, ``(start - earliest) / (deadline - duration - earliest)``
-    (0 where the window leaves no choice); ``unfairness``: of the batch jobs
-    waiting at the site when an accepted request was made, the share still
-    waiting when it started, pooled over the accepted requests.
+
+def reservation_metrics(schedule: Schedule, requests: Reservations, bookings: Bookings) -> dict[str, float]:
+    """The reservation users' measures (docs/reservations.md), over all requests.
+
+    ``failure_rate``: share refused (``infeasible`` of them could never fit);
+    ``mean_relative_start``: over accepted ones, ``(start - earliest) /
+    (deadline - duration - earliest)`` (0 where the window leaves no
+    choice); ``mean_cost`` and ``mean_relative_cost`` (0: the cheapest
+    admissible variant, 1: the dearest); ``messages_per_request``;
+    ``unfairness`` (:func:`unfairness`, all sites).
     """
-    ok = accepted >= 0
+    ok = bookings.accepted
     n = requests.n_requests
     slack = (requests.deadline - requests.duration - requests.earliest_start)[ok]
-    relative = np.divide((accepted - requests.earliest_start)[ok], slack, out=np.zeros(int(ok.sum())),
+    relative = np.divide((bookings.start - requests.earliest_start)[ok], slack, out=np.zeros(int(ok.sum())),
                          where=slack > 0)
-    mine = schedule.site == site
-    submit, start = schedule.jobs.submit[mine], schedule.start[mine]
-    waiting = still = 0
-    for made, begins in zip(requests.submit[ok], accepted[ok], strict=True):
-        was = (submit <= made) & (start > made)
-        waiting += int(was.sum())
-        still += int((was & (start > begins)).sum())
     return {
         "requests": n,
+        "infeasible": int(bookings.infeasible.sum()),
         "failure_rate": float(1 - ok.mean()) if n else 0.0,
         "mean_relative_start": float(relative.mean()) if relative.size else 0.0,
-        "unfairness": still / waiting if waiting else 0.0,
+        "mean_cost": float(bookings.cost[ok].mean()) if ok.any() else 0.0,
+        "mean_relative_cost": float(bookings.relative_cost[ok].mean()) if ok.any() else 0.0,
+        "messages_per_request": float(bookings.messages.mean()) if n else 0.0,
+        "unfairness": unfairness(schedule, requests, bookings),
     }
+
+
+def site_reservation_metrics(schedule: Schedule, requests: Reservations, bookings: Bookings) -> list[dict]:
+    """Per site: ``parts`` held, ``reserved_area`` (processor-seconds), ``utilization_with_reservations``
+    (jobs' and reservations' processor time over ``m_k * [0, last end]``), ``unfairness`` there."""
+    parts = -np.sort(-requests.parts, axis=1)
+    out = []
+    for k in range(schedule.jobs.n_sites):
+        r_idx, i_idx = np.nonzero((bookings.sites == k) & bookings.accepted[:, None])
+        area = float((parts[r_idx, i_idx] * requests.duration[r_idx]).sum())
+        mine = schedule.site == k
+        job_area = float((schedule.jobs.run_time[mine] * schedule.jobs.procs[mine]).sum())
+        end = max(int(schedule.end[mine].max(initial=0)),
+                  int((bookings.start[r_idx] + requests.duration[r_idx]).max(initial=0)))
+        out.append({
+            "site": schedule.jobs.workloads[k].name,
+            "parts": int(r_idx.size),
+            "reserved_area": area,
+            "utilization_with_reservations": (job_area + area) / (schedule.jobs.machine_procs[k] * end)
+            if end else 0.0,
+            "unfairness": unfairness(schedule, requests, bookings, k),
+        })
+    return out

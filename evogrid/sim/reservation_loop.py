@@ -27,6 +27,17 @@ import numpy as np
 from numba import njit
 
 from evogrid.sim import lrms
+from evogrid.sim.co_admission import (
+    BACKFILL,
+    BACKLOG,
+    C_ALGORITHM,
+    C_MINSIZE,
+    C_WINDOWS,
+    EXACT,
+    candidate_starts,
+    choose,
+    fill_fits,
+)
 from evogrid.sim.core import (
     ESTIMATE,
     FREE,
@@ -58,8 +69,8 @@ from evogrid.sim.profile import (
     take,
 )
 
-R_SUBMIT, R_EARLIEST, R_DEADLINE, R_DURATION, R_PROCS, R_SITE = range(6)
-N_REQUEST_FIELDS = 6
+R_SUBMIT, R_EARLIEST, R_DEADLINE, R_DURATION, R_SITE = range(5)
+N_REQUEST_FIELDS = 5
 H_START, H_END, H_PROCS, H_TAKEN = range(4)
 N_HELD_FIELDS = 4
 #: The core's start and completion bookkeeping in this mode keeps every site's running jobs
@@ -67,7 +78,7 @@ N_HELD_FIELDS = 4
 KEEP_RUN_LIST = lrms.CONSERVATIVE
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _site_profile(k, t, jobs, sc, running, profile, held, held_n):
     """Site k's profile at time ``t``: running jobs and accepted reservations; returns its size.
 
@@ -111,7 +122,7 @@ def profile_pass(k, t, code, jobs, queue, sc, running, out, profile, held, held_
     sc[k, Q_TAIL] = write
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def backlog_seconds(k, acc, jobs, queue, sc, running, held, held_n):
     """Meltzer's backlog of site k (seconds): ``(sum over waiting and running jobs of acc * estimate *
     procs + sum over accepted reservations not yet ended of duration * procs) / m_k``, rounded up."""
@@ -128,34 +139,95 @@ def backlog_seconds(k, acc, jobs, queue, sc, running, held, held_n):
     return np.int64(np.ceil((acc * requested + reserved) / sc[k, M_PROCS]))
 
 
-@njit(cache=True, _nrt=False)
-def admit(r, t, requests, jobs, queue, sc, running, profile, held, held_n, accepted, acc):
-    """Accept request ``r`` at time ``t`` at its earliest fit if that meets its deadline.
+@njit(cache=True, inline="always")
+def _hold(k, start, end, procs, held, held_n):
+    """Site k accepts a reservation of ``procs`` processors over ``[start, end)``."""
+    h = held_n[k]
+    held[H_START, k, h] = start
+    held[H_END, k, h] = end
+    held[H_PROCS, k, h] = procs
+    held[H_TAKEN, k, h] = 0
+    held_n[k] += 1
 
-    With ``acc[k] >= 0`` (Meltzer's Algorithm 3, backlog fairness) the start
-    must also be at least ``t + backlog``, so reservations do not overtake
-    the batch work already there; ``acc[k] < 0``: first fit.
-    """
+
+@njit(cache=True, _nrt=False)
+def admit(r, t, book, jobs, state, profile, held, held_n, booked):
+    """Accept one-site request ``r`` at time ``t`` at its exact earliest fit if that meets its deadline."""
+    requests, parts, _ = book
+    _, sc, running = state
     k = requests[R_SITE, r]
-    need = requests[R_PROCS, r]
+    need = parts[0, r]
     if need > sc[k, M_PROCS]:
         return
     not_before = max(t, requests[R_EARLIEST, r])
-    if acc[k] >= 0.0:
-        not_before = max(not_before, t + backlog_seconds(k, acc[k], jobs, queue, sc, running, held, held_n))
     n = _site_profile(k, t, jobs, sc, running, profile, held, held_n)
     first, n = breakpoint_at(profile, n, not_before)
     duration = requests[R_DURATION, r]
     start = profile[P_TIME, earliest_fit(profile, n, need, duration, first)]
     if start + duration > requests[R_DEADLINE, r]:
         return
+    accepted, sites, messages, _ = booked
     accepted[r] = start
-    h = held_n[k]
-    held[H_START, k, h] = start
-    held[H_END, k, h] = start + duration
-    held[H_PROCS, k, h] = need
-    held[H_TAKEN, k, h] = 0
-    held_n[k] += 1
+    sites[0, r] = k
+    messages[r] = 1
+    _hold(k, start, start + duration, need, held, held_n)
+
+
+@njit(cache=True)
+def _next_planned_start(k, jobs, queue, sc, profile, n, held, held_n):
+    """Site k's next planned start after now: its queue head's earliest fit on the profile, or its
+    next reservation's start (NEVER if neither)."""
+    t = np.int64(NEVER)
+    for h in range(held_n[k]):
+        if not held[H_TAKEN, k, h]:
+            t = min(t, held[H_START, k, h])
+    if sc[k, Q_TAIL] > sc[k, Q_HEAD]:
+        head = queue[k, sc[k, Q_HEAD]]
+        t = min(t, profile[P_TIME, earliest_fit(profile, n, jobs[PROCS, head], max(jobs[ESTIMATE, head], 1))])
+    return t
+
+
+@njit(cache=True)
+def co_admit(r, t, book, rules, jobs, state, profile, held, held_n, booked):
+    """Place request ``r`` (parts on distinct sites, a common start) at time ``t`` by one of
+    Meltzer's algorithms (evogrid.sim.co_admission); a one-site request has its site fixed."""
+    requests, parts, orders = book
+    config, acc, tariff, cum = rules
+    queue, sc, running = state
+    algorithm = np.int64(config[C_ALGORITHM])
+    duration = requests[R_DURATION, r]
+    earliest = requests[R_EARLIEST, r]
+    inc, count = candidate_starts(earliest, requests[R_DEADLINE, r] - duration, np.int64(config[C_MINSIZE]),
+                                  np.int64(config[C_WINDOWS]))
+    nparts = 0
+    while nparts < parts.shape[0] and parts[nparts, r] > 0:
+        nparts += 1
+    nsites = 1 if requests[R_SITE, r] >= 0 else orders.shape[0]
+    fit = np.full((sc.shape[0], count), -1, dtype=np.int64)
+    for o in range(nsites):
+        k = orders[o, r]
+        n = _site_profile(k, t, jobs, sc, running, profile, held, held_n)
+        admit_from, admit_until = t, np.int64(0)
+        if algorithm >= BACKLOG:
+            admit_from = t + backlog_seconds(k, acc[k], jobs, queue, sc, running, held, held_n)
+        if algorithm >= BACKFILL:
+            admit_until = _next_planned_start(k, jobs, queue, sc, profile, n, held, held_n)
+        fill_fits(profile, n, k, earliest, inc, count, duration, admit_from, admit_until, fit)
+    accepted, sites, messages, prices = booked
+    chosen = np.empty(max(nparts, 1), dtype=np.int64)
+    starts = (earliest, inc, count)
+    start, sent, cost, cheapest, dearest = choose(r, parts, nparts, fit, orders, nsites, starts, duration,
+                                                  config, tariff, cum, chosen)
+    messages[r] = sent
+    if start < 0:
+        return
+    accepted[r] = start
+    prices[0, r] = cost
+    prices[1, r] = cheapest
+    prices[2, r] = dearest
+    for i in range(nparts):
+        sites[i, r] = chosen[i]
+        _hold(chosen[i], start, start + duration, parts[i, r], held, held_n)
 
 
 @njit(cache=True, inline="always")
@@ -195,11 +267,13 @@ def _end_reservations(k, t, sc, held, held_n):
     return ended
 
 
-@njit(cache=True, _nrt=False)
-def _reserved_loop(jobs, codes, requests, acc, state, profile, held, held_n, accepted, freed):
+@njit(cache=True)
+def _reserved_loop(jobs, codes, book, rules, state, profile, held, held_n, booked, freed):
     """The event loop (event order: docs/reservations.md); ``state`` = (queue, sc, running, out) of
     evogrid.sim.core.new_state; ``freed`` is scratch, shape (K,)."""
     queue, sc, running, out = state
+    requests = book[0]
+    exact = np.int64(rules[0][C_ALGORITHM]) == EXACT
     n = jobs.shape[1]
     R = requests.shape[1]
     K = held_n.shape[0]
@@ -226,18 +300,31 @@ def _reserved_loop(jobs, codes, requests, acc, state, profile, held, held_n, acc
             profile_pass(k, ta, codes[k], jobs, queue, sc, running, out, profile, held, held_n)
             i += 1
         else:
-            admit(r, tr, requests, jobs, queue, sc, running, profile, held, held_n, accepted, acc)
+            if exact:
+                admit(r, tr, book, jobs, (queue, sc, running), profile, held, held_n, booked)
+            else:
+                co_admit(r, tr, book, rules, jobs, (queue, sc, running), profile, held, held_n, booked)
             _take_starting(tr, sc, held, held_n)
             r += 1
 
 
 @njit(cache=True)
-def run_reserved(jobs, machine_procs, codes, requests, acc):
-    """``(start, accepted)``: start time (s) of each job and accepted start (s, -1: refused) of each
-    request, for K sites without exchange that take reservations (module docstring). ``acc``:
-    float64, shape (K,), Algorithm 3's run-time/estimate ratio per site, < 0 for first fit."""
+def run_reserved(jobs, machine_procs, codes, book, rules):
+    """``(start, booked)`` for K sites without exchange that take reservations (module docstring).
+
+    ``book = (requests, parts, orders)``: the requests (N_REQUEST_FIELDS, R),
+    their parts' processors (P, R), largest first, 0-padded, and each one's
+    site order (K, R). ``rules = (config, acc, tariff, cum)``: the
+    algorithm's parameters (evogrid.sim.co_admission, ``C_*`` rows), the
+    run-time/estimate ratio per site for the backlog (float64 (K,)), tariffs per processor-hour (K, 168)
+    and their running sums (K, 169). ``start``: each job's start (s);
+    ``booked = (accepted, sites, messages, prices)``: each request's start
+    (s, -1: refused), its parts' sites (P, R, -1), the messages sent for it,
+    and (3, R) its cost with the cheapest and dearest admissible variant's.
+    """
     K = machine_procs.shape[0]
     n = jobs.shape[1]
+    requests, parts, _ = book
     R = requests.shape[1]
     queue, sc, running, out, _ = new_state(jobs, machine_procs, codes, K)
     widest = 1
@@ -246,8 +333,8 @@ def run_reserved(jobs, machine_procs, codes, requests, acc):
     profile = np.empty((3, widest + n + 2 * R + 4), dtype=np.int64)
     held = np.empty((N_HELD_FIELDS, K, max(1, R)), dtype=np.int64)
     held_n = np.zeros(K, dtype=np.int64)
-    accepted = np.full(R, -1, dtype=np.int64)
+    booked = (np.full(R, -1, dtype=np.int64), np.full(parts.shape, -1, dtype=np.int64),
+              np.zeros(R, dtype=np.int64), np.full((3, R), np.nan))
     freed = np.zeros(K, dtype=np.bool_)
-    state = (queue, sc, running, out)
-    _reserved_loop(jobs, codes, requests, acc, state, profile, held, held_n, accepted, freed)
-    return out[START_TIME].copy(), accepted
+    _reserved_loop(jobs, codes, book, rules, (queue, sc, running, out), profile, held, held_n, booked, freed)
+    return out[START_TIME].copy(), booked

@@ -21,8 +21,14 @@ Two forms:
       location = "fixed"
       rulebases = { KTH-5 = "kth.json" }   # relative to this file
       # pool_arrivals = "first"     # pool only: queued (default) or first
+      [reservations]                # optional: requests booked ahead (evogrid reserve)
+      workload = "rw1"              # rw1, rw2, rw3 or book-ahead, made from site `source`'s jobs
+      algorithm = "backfill"        # trivial, cpu-count, backlog, backfill, weighted, first-fit
+      tariffs = "peak"              # or flat, or one entry per site
 
-Unknown keys are errors. All windows start at time 0 together.
+Unknown keys are errors. All windows start at time 0 together. The
+``[reservations]`` table is read here and used by
+:func:`evogrid.sim.booking.reservation_setup`.
 
 The ``[strategy]`` table is the business of :mod:`evogrid.policy.config`,
 a layer above this one: a :class:`Scenario` keeps it as read
@@ -64,6 +70,32 @@ class PreprocessingConfig(_Strict):
     kill_at_estimate: bool = True
 
 
+class TariffConfig(_Strict):
+    off_peak: float = Field(default=1.0, ge=0, description="price per processor-hour off peak")
+    peak: float = Field(default=2.0, ge=0, description="price per processor-hour on weekdays at peak hours")
+    peak_hours: tuple[int, int] = Field(default=(8, 20), description="peak from and to (hours of the day)")
+
+
+class ReservationsConfig(_Strict):
+    """The scenario's ``[reservations]`` table (evogrid.sim.booking.reservation_setup)."""
+
+    workload: str = Field(default="rw1", description="rw1, rw2, rw3 (Meltzer) or book-ahead (Röblitz)")
+    source: int = Field(default=0, ge=0, description="index of the site whose jobs become the requests")
+    seed: int = 0
+    probability: float = Field(default=0.1, gt=0, le=1, description="Meltzer: share of jobs drawn")
+    book_ahead_hours: float = Field(default=6.0, ge=0, description="book-ahead: hours booked ahead")
+    slack_hours: float = Field(default=2.0, ge=0, description="book-ahead: room after the run time")
+    every: int = Field(default=10, ge=1, description="book-ahead: every n-th job becomes a request")
+    algorithm: str = "backfill"
+    minsize: int = Field(default=300, ge=1, description="least step between candidate starts (s)")
+    windows: int = Field(default=20, ge=1, description="candidate starts per request's range")
+    cost_weight: float = Field(default=0.5, ge=0, description="Algorithm 5's k")
+    start_weight: float = Field(default=0.5, ge=0, description="Algorithm 5's s")
+    tariffs: str | list[TariffConfig | list[float]] = Field(
+        default="peak", description="flat, peak (site k's prices scaled by 1 + k/(K-1)), or one entry "
+                                    "per site: a {off_peak, peak, peak_hours} table or 168 hourly prices")
+
+
 class ScenarioConfig(_Strict):
     name: str | None = None
     lrms: str = "fcfs"
@@ -72,6 +104,8 @@ class ScenarioConfig(_Strict):
     sites: list[SiteConfig] = Field(min_length=1)
     strategy: dict[str, Any] | None = Field(
         default=None, description="how the sites exchange jobs: validated by evogrid.policy.config")
+    reservations: ReservationsConfig | None = Field(
+        default=None, description="reservation requests and how the grid admits them")
 
 
 @dataclass(frozen=True)
@@ -89,6 +123,7 @@ class Scenario:
     lrms: tuple[str, ...]
     strategy: dict[str, Any] | None = None
     source: Path | None = None
+    reservations: ReservationsConfig | None = None
 
     @classmethod
     def from_config(cls, config: ScenarioConfig, *, label: str = "", source: Path | None = None) -> Scenario:
@@ -104,7 +139,7 @@ class Scenario:
             lrms.append(name.lower())
         names = [w.name for w in workloads]
         return cls(config.name or label or "+".join(names), tuple(workloads), tuple(lrms), config.strategy,
-                   source)
+                   source, config.reservations)
 
     @classmethod
     def from_spec(

@@ -13,7 +13,6 @@ from evogrid.sim import core, grid, lrms
 from evogrid.sim.metrics import awrt_per_site, site_metrics
 from evogrid.sim.tsk import TSKStack
 from evogrid.workload.model import Workload
-from evogrid.workload.reservations import Reservations
 
 
 def lrms_code(name: str) -> int:
@@ -179,65 +178,6 @@ def simulate_local(
     codes = np.array([lrms_code(name) for name in names], dtype=np.int64)
     start, _ = core.run_local(jobs.packed, jobs.machine_procs, codes)
     return Schedule(jobs, names, start, jobs.origin.copy())
-
-
-def simulate_with_reservations(
-    workloads: Sequence[Workload], lrms: str | Sequence[str], requests: Sequence[Reservations | None],
-    admission: str = "first-fit",
-) -> tuple[Schedule, list[np.ndarray]]:
-    """Simulate sites without job exchange that also take one-part advance reservations.
-
-    Args:
-        workloads: one workload per site (windows aligned at time 0); their
-            jobs must be cut at their estimate (run time <= estimate), which
-            is what guarantees accepted reservations their processors.
-        lrms: fcfs, easy, list or conservative, for all sites or one per site.
-        requests: per site, the requests booked there (one part each), or None.
-        admission: ``first-fit`` (the earliest fit at or after the earliest
-            start) or ``backlog`` (Meltzer's Algorithm 3: also not before now
-            + the site's backlog, with acc = the site's ratio of run time to
-            estimate, weighted by processors, over its whole workload).
-
-    Returns:
-        ``(schedule, accepted)``: the batch jobs' schedule, and per site the
-        accepted start (s) of each request, -1 where it was refused
-        (evogrid.sim.reservation_loop has the rules).
-    """
-    from evogrid.sim.reservation_loop import N_REQUEST_FIELDS, run_reserved
-
-    jobs = GridJobs.merge(workloads)
-    names = _lrms_names(lrms, jobs.n_sites)
-    known = ("fcfs", "easy", "list", "conservative")
-    if unknown := [n for n in names if n not in known]:
-        raise ScenarioError(f"reservations work with {', '.join(known)}; not with {', '.join(unknown)}")
-    if len(requests) != jobs.n_sites:
-        raise ScenarioError(f"requests: one entry per site ({jobs.n_sites}), got {len(requests)}")
-    if (jobs.run_time > jobs.estimate).any():
-        raise ScenarioError("reservations need jobs cut at their estimate (run time <= estimate)")
-    rows = []
-    for k, req in enumerate(requests):
-        if req is None or req.n_requests == 0:
-            continue
-        if (req.parts[:, 1:] > 0).any():
-            raise ScenarioError(f"{req.name}: only one-part requests can be booked at one site")
-        rows.append(np.stack([req.submit, req.earliest_start, req.deadline, req.duration, req.parts[:, 0],
-                              np.full(req.n_requests, k), np.arange(req.n_requests)]))
-    packed = np.concatenate(rows, axis=1) if rows else np.empty((N_REQUEST_FIELDS + 1, 0), dtype=np.int64)
-    order = np.lexsort((packed[-1], packed[N_REQUEST_FIELDS - 1], packed[0]))  # submit, site, position
-    packed = np.ascontiguousarray(packed[:, order].astype(np.int64))
-    codes = np.array([lrms_code(name) for name in names], dtype=np.int64)
-    if admission not in ("first-fit", "backlog"):
-        raise ScenarioError(f"unknown admission {admission!r}; expected first-fit or backlog")
-    acc = np.full(jobs.n_sites, -1.0)
-    if admission == "backlog":
-        acc = np.array([float((w.run_time * w.procs).sum() / max(1, (w.estimate * w.procs).sum()))
-                        for w in workloads])
-    start, accepted_sorted = run_reserved(jobs.packed, jobs.machine_procs, codes,
-                                          np.ascontiguousarray(packed[:N_REQUEST_FIELDS]), acc)
-    accepted = [np.full(0 if r is None else r.n_requests, -1, dtype=np.int64) for r in requests]
-    for col in range(packed.shape[1]):
-        accepted[packed[N_REQUEST_FIELDS - 1, col]][packed[-1, col]] = accepted_sorted[col]
-    return Schedule(jobs, names, start, jobs.origin.copy()), accepted
 
 
 @dataclass(frozen=True)

@@ -135,6 +135,8 @@ class Reservations:
         parts: shape (n, P): processors per part, one part per distinct site
             (a co-reservation), 0 where a request has fewer than P parts.
         source_job: the batch job (index in the source window) it was made from, -1 if none.
+        site: the site it is booked at (index in the scenario), -1 where the
+            grid may choose (a co-reservation's parts go to distinct sites).
         elastic: for elastic requests, their processor ranges and speedup
             models (then ``parts`` holds the reference count, one part).
     """
@@ -146,15 +148,18 @@ class Reservations:
     duration: np.ndarray
     parts: np.ndarray
     source_job: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    site: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     elastic: Elastic | None = None
 
     def __post_init__(self) -> None:
         """Reject requests that can never be met, naming the first offending one and the field."""
         n = self.submit.shape[0]
-        if self.source_job.shape[0] == 0 and n:
-            object.__setattr__(self, "source_job", np.full(n, -1, dtype=np.int64))
+        for label in ("source_job", "site"):
+            if getattr(self, label).shape[0] == 0 and n:
+                object.__setattr__(self, label, np.full(n, -1, dtype=np.int64))
         for label, values in (("earliest_start", self.earliest_start), ("deadline", self.deadline),
-                              ("duration", self.duration), ("source_job", self.source_job)):
+                              ("duration", self.duration), ("source_job", self.source_job),
+                              ("site", self.site)):
             if values.shape != (n,):
                 raise ScenarioError(f"{self.name}: field {label} has shape {values.shape}, expected ({n},)")
         if self.parts.ndim != 2 or self.parts.shape[0] != n:
@@ -167,6 +172,8 @@ class Reservations:
              "leaves no room: deadline < earliest_start + duration"),
             ("parts", (self.parts < 0).any(axis=1) | (self.parts.sum(axis=1) == 0),
              "needs at least one part and no negative one"),
+            ("site", (self.site < -1) | ((self.site >= 0) & ((self.parts > 0).sum(axis=1) > 1)),
+             "must be -1 (any) or a site index, and a request booked at one site has one part"),
         )
         for label, bad, why in checks:
             if bad.any():
@@ -187,12 +194,17 @@ class Reservations:
 
     def infeasible(self, machine_procs: np.ndarray) -> np.ndarray:
         """Boolean mask, shape (n,): requests no grid of these sites (processors) can ever hold:
-        more parts than sites, or parts that do not fit distinct sites, largest part on largest site."""
-        sizes = np.sort(np.asarray(machine_procs, dtype=np.int64))[::-1]
+        more parts than sites, or parts that do not fit distinct sites, largest part on largest
+        site; booked at a site that is not there or too small."""
+        machine_procs = np.asarray(machine_procs, dtype=np.int64)
+        sizes = np.sort(machine_procs)[::-1]
         parts = -np.sort(-self.parts, axis=1)
         width = min(parts.shape[1], sizes.shape[0])
         too_many = (parts[:, sizes.shape[0]:] > 0).any(axis=1)
-        return too_many | (parts[:, :width] > sizes[:width]).any(axis=1)
+        fixed = self.site >= 0
+        there = np.where(self.site < machine_procs.shape[0], self.site, 0)
+        misplaced = fixed & ((self.site >= machine_procs.shape[0]) | (parts[:, 0] > machine_procs[there]))
+        return too_many | (parts[:, :width] > sizes[:width]).any(axis=1) | misplaced
 
 
 def _take_jobs(window: Workload, chosen: np.ndarray) -> Workload:
@@ -244,8 +256,8 @@ def meltzer(window: Workload, variant: str = "rw1", seed: int = 0, probability: 
 
 def roblitz(window: Workload, book_ahead_hours: float = 0.0, slack_hours: float = 0.0, every: int = 10,
             first_jobs: int | None = None, elastic: tuple[float, float] | None = None,
-            model: str = "amdahl", params: tuple[float, float] = (0.05, 0.0),
-            ) -> tuple[Workload, Reservations]:
+            model: str = "amdahl", params: tuple[float, float] = (0.05, 0.0), site: int = 0,
+            offset: int = 0) -> tuple[Workload, Reservations]:
     """Röblitz et al.'s book-ahead reservations: every ``every``-th job (module docstring).
 
     Args:
@@ -259,17 +271,21 @@ def roblitz(window: Workload, book_ahead_hours: float = 0.0, slack_hours: float 
             processors, with the job's run time on its own count as reference
             (the ranges and model are our choice: the study's are not published).
         model, params: the speedup model (``amdahl``: f; ``downey``: A, sigma).
+        site: the site (index in the scenario) the requests are booked at.
+        offset: which job of each ``every`` becomes one (0: the 10th, 20th, ...;
+            1: the 9th, 19th, ...), for repetitions with other requests.
 
     Returns:
         ``(batch, requests)``: the remaining batch jobs and the requests.
     """
-    if every < 1 or book_ahead_hours < 0 or slack_hours < 0:
-        raise ScenarioError("roblitz: every >= 1, book_ahead_hours >= 0 and slack_hours >= 0 are needed")
+    if every < 1 or book_ahead_hours < 0 or slack_hours < 0 or not 0 <= offset < every:
+        raise ScenarioError("roblitz: every >= 1, 0 <= offset < every, book_ahead_hours >= 0 and "
+                            "slack_hours >= 0 are needed")
     if model not in SPEEDUP_MODELS:
         raise ScenarioError(f"unknown speedup model {model!r}; expected one of {', '.join(SPEEDUP_MODELS)}")
     if first_jobs is not None:
         window = window.select(np.arange(window.n_jobs) < first_jobs)
-    chosen = (np.arange(window.n_jobs) + 1) % every == 0
+    chosen = (np.arange(window.n_jobs) + 1 + offset) % every == 0
     idx = np.flatnonzero(chosen)
     start = window.submit[idx].astype(np.int64)
     run = np.maximum(1, window.run_time[idx].astype(np.int64))  # a zero-length job holds 1 s
@@ -288,5 +304,6 @@ def roblitz(window: Workload, book_ahead_hours: float = 0.0, slack_hours: float 
                        np.minimum(window.machine_procs, np.ceil(high * cpus)).astype(np.int64),
                        cpus, run, np.full(idx.size, SPEEDUP_MODELS[model], dtype=np.int64),
                        np.tile(np.asarray(params, dtype=np.float64), (idx.size, 1)))
-    requests = Reservations(name, submit, start, deadline, run, cpus[:, None], idx.astype(np.int64), part)
+    requests = Reservations(name, submit, start, deadline, run, cpus[:, None], idx.astype(np.int64),
+                            np.full(idx.size, site, dtype=np.int64), part)
     return _take_jobs(window, chosen), requests

@@ -1,0 +1,251 @@
+"""Grids that take reservations next to their batch jobs: rules, results and the Python entry point.
+
+:func:`simulate_reservations` runs the compiled reservation loop
+(:mod:`evogrid.sim.reservation_loop`) on K sites without job exchange: the
+batch jobs go to their own site's LRMS, the requests are placed by one
+admission algorithm (:data:`ALGORITHMS`; the rules in
+:mod:`evogrid.sim.co_admission` and docs/reservations.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from evogrid.errors import ScenarioError
+from evogrid.sim import co_admission as ca
+from evogrid.sim.schedule import GridJobs, Schedule, _lrms_names, lrms_code
+from evogrid.workload.model import Workload
+from evogrid.workload.reservations import MELTZER_VARIANTS, Reservations, meltzer, roblitz
+
+if TYPE_CHECKING:
+    from evogrid.sim.scenario import ReservationsConfig, Scenario
+
+#: Admission algorithms: name -> (code, what the broker must know, what it does).
+ALGORITHMS: dict[str, tuple[int, str, str]] = {
+    "first-fit": (ca.EXACT, "site-side", "one-site requests: the site's exact earliest fit"),
+    "trivial": (ca.TRIVIAL, "restrictive", "Meltzer 1: depth-first over starts and sites, yes/no answers"),
+    "cpu-count": (ca.CPU_COUNT, "information-rich", "Meltzer 2: as 1, skipping variants the profiles refuse"),
+    "backlog": (ca.BACKLOG, "information-rich", "Meltzer 3: as 2, no start before now + the site's backlog"),
+    "backfill": (ca.BACKFILL, "information-rich",
+                 "Meltzer 4: as 3, or ending before the site's next planned start"),
+    "weighted": (ca.WEIGHTED, "information-rich",
+                 "Meltzer 5: as 4's admission, the variant of least k * cost + s * start"),
+}
+LRMS_WITH_RESERVATIONS = ("fcfs", "easy", "list", "conservative")
+
+
+def flat_tariffs(n_sites: int, price: float = 1.0) -> np.ndarray:
+    """Every site charges ``price`` per processor-hour at every hour: shape (K, 168)."""
+    return np.full((n_sites, ca.HOURS_PER_WEEK), float(price))
+
+
+def peak_tariffs(n_sites: int, off_peak: float = 1.0, peak: float = 2.0, spread: float = 1.0,
+                 peak_hours: tuple[int, int] = (8, 20)) -> np.ndarray:
+    """Prices per processor-hour, shape (K, 168): ``peak`` on weekdays (hours 0-119 of the week)
+    within ``peak_hours``, ``off_peak`` otherwise, site k's scaled by ``1 + spread * k / (K - 1)``
+    (site 0 cheapest). The week starts at time 0 of the scenario."""
+    hour = np.arange(ca.HOURS_PER_WEEK)
+    busy = (hour < 120) & (hour % 24 >= peak_hours[0]) & (hour % 24 < peak_hours[1])
+    day = np.where(busy, float(peak), float(off_peak))
+    scale = 1.0 + spread * np.arange(n_sites) / max(1, n_sites - 1)
+    return scale[:, None] * day[None, :]
+
+
+@dataclass(frozen=True)
+class ReservationRules:
+    """How a grid admits reservation requests.
+
+    Attributes:
+        algorithm: a name of :data:`ALGORITHMS`.
+        minsize: the least step between candidate starts (s; Meltzer: 300).
+        windows: candidate starts per request's range (Meltzer: 20).
+        cost_weight, start_weight: Algorithm 5's k and s (k = 0, s = 1 is Algorithm 4).
+        acc: per site, the run-time/estimate ratio of the backlog rule;
+            None: measured on each site's workload (processor-weighted).
+        tariffs: price per processor-hour for each hour of the week, shape
+            (K, 168); None: 1 everywhere (cost = processor-hours).
+        seed: seeds each request's site order.
+    """
+
+    algorithm: str = "backfill"
+    minsize: int = 300
+    windows: int = 20
+    cost_weight: float = 0.5
+    start_weight: float = 0.5
+    acc: tuple[float, ...] | None = None
+    tariffs: np.ndarray | None = field(default=None, repr=False)
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.algorithm not in ALGORITHMS:
+            raise ScenarioError(f"unknown reservation algorithm {self.algorithm!r}; expected one of "
+                                f"{', '.join(ALGORITHMS)}")
+        if self.minsize < 1 or self.windows < 1:
+            raise ScenarioError("reservation rules: minsize and windows must be at least 1")
+        if self.cost_weight < 0 or self.start_weight < 0:
+            raise ScenarioError("reservation rules: cost_weight and start_weight must not be negative")
+
+    def arrays(self, workloads: Sequence[Workload]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(config, acc, tariff, cum)`` as the compiled loop takes them (evogrid.sim.reservation_loop)."""
+        K = len(workloads)
+        config = np.zeros(ca.N_CONFIG)
+        config[ca.C_ALGORITHM] = ALGORITHMS[self.algorithm][0]
+        config[ca.C_MINSIZE] = self.minsize
+        config[ca.C_WINDOWS] = self.windows
+        config[ca.C_COST_WEIGHT] = self.cost_weight
+        config[ca.C_START_WEIGHT] = self.start_weight
+        if self.acc is None:
+            acc = np.array([float((w.run_time * w.procs).sum() / max(1, (w.estimate * w.procs).sum()))
+                            for w in workloads])
+        else:
+            acc = np.asarray(self.acc, dtype=np.float64)
+        tariff = flat_tariffs(K) if self.tariffs is None else np.asarray(self.tariffs, dtype=np.float64)
+        if acc.shape != (K,) or (acc < 0).any():
+            raise ScenarioError(f"reservation rules: acc needs one non-negative ratio per site ({K})")
+        if tariff.shape != (K, ca.HOURS_PER_WEEK) or (tariff < 0).any() or not np.isfinite(tariff).all():
+            raise ScenarioError(f"reservation rules: tariffs need shape ({K}, 168), finite and >= 0")
+        cum = np.concatenate([np.zeros((K, 1)), np.cumsum(tariff, axis=1)], axis=1)
+        return config, acc, np.ascontiguousarray(tariff), cum
+
+
+@dataclass(frozen=True)
+class Bookings:
+    """What became of each reservation request (shape (R,) unless noted; times in seconds).
+
+    Attributes:
+        algorithm: the admission algorithm's name.
+        start: the accepted start, -1 where refused.
+        sites: shape (R, P), the site of each part (largest part first), -1.
+        messages: what the broker sent for the request (evogrid.sim.co_admission).
+        cost: the accepted variant's price (NaN where refused); ``cheapest``
+            and ``dearest``: the extremes over the request's admissible variants.
+        infeasible: requests no site combination could ever hold (counted, refused).
+    """
+
+    algorithm: str
+    start: np.ndarray
+    sites: np.ndarray
+    messages: np.ndarray
+    cost: np.ndarray
+    cheapest: np.ndarray
+    dearest: np.ndarray
+    infeasible: np.ndarray
+
+    @property
+    def accepted(self) -> np.ndarray:
+        return self.start >= 0
+
+    @property
+    def relative_cost(self) -> np.ndarray:
+        """``(cost - cheapest) / (dearest - cheapest)`` of accepted requests, 0 where all variants cost
+        the same; NaN where refused."""
+        spread = self.dearest - self.cheapest
+        return np.where(spread > 0, (self.cost - self.cheapest) / np.where(spread > 0, spread, 1.0),
+                        np.where(self.accepted, 0.0, np.nan))
+
+
+def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[str], requests: Reservations,
+                          rules: ReservationRules | None = None) -> tuple[Schedule, Bookings]:
+    """Simulate sites without job exchange that also take reservation requests.
+
+    Args:
+        workloads: one workload per site (windows aligned at time 0); their
+            jobs must be cut at their estimate (run time <= estimate), which
+            is what guarantees accepted reservations their processors.
+        lrms: fcfs, easy, list or conservative, for all sites or one per site.
+        requests: the requests, in submission order; ``requests.site`` fixes
+            a request's site, -1 lets the algorithm choose.
+        rules: the admission algorithm and its parameters (default: backfill).
+
+    Returns:
+        ``(schedule, bookings)``: the batch jobs' schedule and each request's fate.
+    """
+    from evogrid.sim.reservation_loop import N_REQUEST_FIELDS, run_reserved
+
+    rules = rules or ReservationRules()
+    jobs = GridJobs.merge(workloads)
+    K = jobs.n_sites
+    names = _lrms_names(lrms, K)
+    if unknown := [n for n in names if n not in LRMS_WITH_RESERVATIONS]:
+        raise ScenarioError(f"reservations work with {', '.join(LRMS_WITH_RESERVATIONS)}; "
+                            f"not with {', '.join(unknown)}")
+    if (jobs.run_time > jobs.estimate).any():
+        raise ScenarioError("reservations need jobs cut at their estimate (run time <= estimate)")
+    if (requests.site >= K).any():
+        r = int(np.flatnonzero(requests.site >= K)[0])
+        raise ScenarioError(f"{requests.name}: request {r}: field site {requests.site[r]} is not a site "
+                            f"of this {K}-site scenario")
+    if rules.algorithm == "first-fit" and (requests.site < 0).any():
+        raise ScenarioError(f"{requests.name}: first-fit books at one site; give every request a site")
+    R = requests.n_requests
+    packed = np.zeros((N_REQUEST_FIELDS, R), dtype=np.int64)
+    for row, values in enumerate((requests.submit, requests.earliest_start, requests.deadline,
+                                  requests.duration, requests.site)):
+        packed[row] = values
+    parts = np.ascontiguousarray(-np.sort(-requests.parts, axis=1).T.astype(np.int64))
+    rng = np.random.default_rng(rules.seed)
+    orders = np.stack([rng.permutation(K) for _ in range(R)], axis=1) if R else np.zeros((K, 0), np.int64)
+    fixed = np.flatnonzero(requests.site >= 0)
+    orders[0, fixed] = requests.site[fixed]  # a booked site comes first; only it is tried
+    codes = np.array([lrms_code(name) for name in names], dtype=np.int64)
+    book = (packed, parts, np.ascontiguousarray(orders.astype(np.int64)))
+    start, (accepted, sites, messages, prices) = run_reserved(jobs.packed, jobs.machine_procs, codes, book,
+                                                               rules.arrays(workloads))
+    bookings = Bookings(rules.algorithm, accepted, np.ascontiguousarray(sites.T), messages, prices[0],
+                        prices[1], prices[2], requests.infeasible(jobs.machine_procs))
+    return Schedule(jobs, names, start, jobs.origin.copy()), bookings
+
+
+def _tariffs(config: ReservationsConfig, n_sites: int) -> np.ndarray:
+    if config.tariffs == "flat":
+        return flat_tariffs(n_sites)
+    if config.tariffs == "peak":
+        return peak_tariffs(n_sites)
+    if isinstance(config.tariffs, str):
+        raise ScenarioError(f"[reservations] tariffs: unknown {config.tariffs!r}; "
+                            "expected flat, peak or a list")
+    if len(config.tariffs) != n_sites:
+        raise ScenarioError(f"[reservations] tariffs: {len(config.tariffs)} entries for {n_sites} sites")
+    rows = []
+    for k, entry in enumerate(config.tariffs):
+        if isinstance(entry, list):
+            if len(entry) != ca.HOURS_PER_WEEK or min(entry) < 0:
+                raise ScenarioError(f"[reservations] tariffs[{k}]: 168 prices >= 0 are needed, "
+                                    f"got {len(entry)}")
+            rows.append(np.asarray(entry, dtype=np.float64))
+        else:
+            rows.append(peak_tariffs(1, entry.off_peak, entry.peak, 0.0, entry.peak_hours)[0])
+    return np.stack(rows)
+
+
+def reservation_setup(scenario: Scenario, **overrides: object
+                      ) -> tuple[tuple[Workload, ...], Reservations, ReservationRules]:
+    """``(workloads, requests, rules)`` from a scenario's ``[reservations]`` table (defaults if it
+    has none), with ``overrides`` of its fields (None values ignored): the source site's jobs
+    that become requests leave its workload."""
+    from evogrid.sim.scenario import ReservationsConfig
+
+    base = scenario.reservations or ReservationsConfig()
+    config = ReservationsConfig.model_validate({**base.model_dump(),
+                                                **{k: v for k, v in overrides.items() if v is not None}})
+    workloads = list(scenario.workloads)
+    if config.source >= len(workloads):
+        raise ScenarioError(f"[reservations] source: site {config.source} is not one of the "
+                            f"{len(workloads)} sites")
+    window = workloads[config.source]
+    if config.workload in MELTZER_VARIANTS:
+        batch, requests = meltzer(window, config.workload, config.seed, config.probability)
+    elif config.workload == "book-ahead":
+        batch, requests = roblitz(window, config.book_ahead_hours, config.slack_hours, config.every,
+                                  site=config.source)
+    else:
+        raise ScenarioError(f"[reservations] workload: unknown {config.workload!r}; expected "
+                            f"{', '.join(MELTZER_VARIANTS)} or book-ahead")
+    workloads[config.source] = batch
+    rules = ReservationRules(config.algorithm, config.minsize, config.windows, config.cost_weight,
+                             config.start_weight, tariffs=_tariffs(config, len(workloads)), seed=config.seed)
+    return tuple(workloads), requests, rules

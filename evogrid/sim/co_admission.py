@@ -1,0 +1,202 @@
+"""Meltzer's co-reservation algorithms (compiled): when and on which sites a request's parts go.
+
+A request has parts ``p_0 >= p_1 >= ...`` (processors), one per distinct
+site, a common start and a duration ``d``. Its *candidate starts* are
+``f, f + inc, ... <= deadline - d`` with ``inc = max(minsize, (deadline - d
+- f) // windows)`` (f: the earliest start). A *variant* is a candidate start
+and a site for each part. Part i *fits* site k at start s when k's
+availability profile (running jobs to their estimated end, accepted
+reservations) has ``p_i`` processors free over ``[s, s + d)`` and the
+algorithm's admission rule lets the start in:
+
+- 1 ``trivial``, 2 ``cpu-count``: any start;
+- 3 ``backlog``: ``s >= now + backlog_k`` (backlog: evogrid.sim.reservation_loop);
+- 4 ``backfill``, 5 ``weighted``: as 3, or the variant ends by the site's
+  next planned start (its queue head's earliest fit or its next reservation).
+
+Algorithms 1-4 take the first variant in depth-first order: candidate
+starts ascending; level i places part i on a site not yet on the path,
+trying sites in the request's (seeded, shuffled) order. Algorithm 5 takes
+the variant with the least ``k * norm_cost + s * norm_start`` (min-max
+normalised over all admissible variants of the request; ties go to the
+first in depth-first order), so ``k = 0, s = 1`` is Algorithm 4.
+
+Messages count what the broker sends: Algorithm 1 asks each site it
+reaches (yes/no, the restrictive information policy); 2-4 know the sites'
+profiles and only send attempts that succeed; every roll-back of a placed
+part is one more message; Algorithm 5 sends one per part of its pick.
+
+Costs: a site's tariff is a price per processor-hour for each hour of the
+week (hour 0 starts at time 0); a variant costs the sum over its parts of
+processors times the tariff integrated over ``[s, s + d)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from evogrid.sim.profile import P_FREE, P_TIME
+
+#: Admission algorithms, by code: 0 is a one-site request's exact earliest fit
+#: (evogrid.sim.reservation_loop.admit); 1-5 are Meltzer's.
+EXACT, TRIVIAL, CPU_COUNT, BACKLOG, BACKFILL, WEIGHTED = range(6)
+HOURS_PER_WEEK = 168
+SECONDS_PER_HOUR = 3600
+#: Rows of the float64 ``config`` array of an algorithm's parameters.
+C_ALGORITHM, C_MINSIZE, C_WINDOWS, C_COST_WEIGHT, C_START_WEIGHT = range(5)
+N_CONFIG = 5
+
+
+@njit(cache=True, inline="always")
+def candidate_starts(earliest, latest, minsize, windows):
+    """``(inc, count)``: the step (s, >= 1) and number of candidate starts from ``earliest`` to ``latest``."""
+    span = latest - earliest
+    inc = max(max(minsize, 1), span // windows)
+    return inc, span // inc + 1
+
+
+@njit(cache=True, inline="always")
+def fill_fits(profile, n, k, earliest, inc, count, duration, admit_from, admit_until, fit):
+    """``fit[k, c]``: the fewest processors free over candidate c's ``[s, s + duration)`` on site
+    k's profile (``n`` breakpoints, the first at or before every candidate), -1 where the
+    admission rule refuses s: unless ``s >= admit_from`` or ``s + duration <= admit_until``."""
+    i = 0
+    for c in range(count):
+        s = earliest + c * inc
+        while i + 1 < n and profile[P_TIME, i + 1] <= s:
+            i += 1
+        if s < admit_from and s + duration > admit_until:
+            fit[k, c] = -1
+            continue
+        low = profile[P_FREE, i]
+        j = i + 1
+        while j < n and profile[P_TIME, j] < s + duration:
+            low = min(low, profile[P_FREE, j])
+            j += 1
+        fit[k, c] = low
+
+
+@njit(cache=True, inline="always")
+def _price_before(tariff, cum, k, x):
+    """Price of one processor at site k over ``[0, x)`` (x in seconds)."""
+    week = SECONDS_PER_HOUR * HOURS_PER_WEEK
+    weeks = x // week
+    rest = x - weeks * week
+    h = rest // SECONDS_PER_HOUR
+    return weeks * cum[k, HOURS_PER_WEEK] + cum[k, h] + (rest - h * SECONDS_PER_HOUR) / 3600.0 * tariff[k, h]
+
+
+@njit(cache=True, inline="always")
+def variant_cost(tariff, cum, parts, r, nparts, variants, v, start, duration):
+    """The price of request ``r``'s parts on the sites of ``variants[v]`` over ``[start, start +
+    duration)``."""
+    cost = 0.0
+    for i in range(nparts):
+        k = variants[v, i]
+        end_price = _price_before(tariff, cum, k, start + duration)
+        cost += parts[i, r] * (end_price - _price_before(tariff, cum, k, start))
+    return cost
+
+
+@njit(cache=True)
+def walk(c, r, parts, nparts, fit, orders, nsites, trivial, stop_first, out, n_out):
+    """Depth-first over the sites for request ``r``'s candidate start ``c``; returns ``(n_out, messages)``.
+
+    ``parts``: (P, R) processors per part, largest first; ``orders``: (K, R)
+    the sites in the order to try. With ``stop_first`` it stops at the first
+    complete path, written to ``out[n_out]`` (then ``n_out + 1`` is
+    returned); otherwise every complete path is appended to ``out`` (shape
+    (V, P)). ``trivial``: every site reached is asked (Algorithm 1), else
+    only those that fit.
+    """
+    used = np.zeros(fit.shape[0], dtype=np.bool_)
+    pos = np.empty(nparts, dtype=np.int64)
+    messages = 0
+    level = 0
+    pos[0] = -1
+    while level >= 0:
+        pos[level] += 1
+        if pos[level] == nsites:
+            level -= 1
+            if level >= 0:
+                used[out[n_out, level]] = False
+                messages += 1  # the part placed one level up is given back
+            continue
+        k = orders[pos[level], r]
+        if used[k]:
+            continue
+        ok = fit[k, c] >= parts[level, r]
+        if trivial or ok:
+            messages += 1
+        if not ok:
+            continue
+        out[n_out, level] = k
+        if level < nparts - 1:
+            used[k] = True
+            level += 1
+            pos[level] = -1
+            continue
+        n_out += 1
+        if stop_first:
+            return n_out, messages
+        for i in range(nparts):  # the next path starts from this one's prefix
+            out[n_out, i] = out[n_out - 1, i]
+    return n_out, messages
+
+
+@njit(cache=True)
+def choose(r, parts, nparts, fit, orders, nsites, starts, duration, config, tariff, cum, chosen):
+    """Pick a variant of request ``r`` (module docstring); ``starts = (earliest, inc, count)``.
+
+    Returns ``(start, messages, cost, cheapest, dearest)``: start -1 when no
+    variant is admissible; ``chosen[:nparts]`` gets the sites; the costs are
+    the pick's and the extremes over all admissible variants.
+    """
+    algorithm = np.int64(config[C_ALGORITHM])
+    count = starts[2]
+    perms = 1
+    for i in range(nparts):
+        perms *= nsites - i
+    if perms <= 0:
+        return -1, 0, 0.0, 0.0, 0.0
+    variants = np.empty((count * perms + 1, max(nparts, 1)), dtype=np.int64)
+    variant_c = np.empty(count * perms, dtype=np.int64)
+    n_var = 0
+    for c in range(count):
+        n_new, _ = walk(c, r, parts, nparts, fit, orders, nsites, False, False, variants, n_var)
+        for v in range(n_var, n_new):
+            variant_c[v] = c
+        n_var = n_new
+    messages = 0
+    if algorithm != WEIGHTED:  # count what a broker walking the tree sends
+        for c in range(count):
+            found, sent = walk(c, r, parts, nparts, fit, orders, nsites, algorithm == TRIVIAL, True, variants,
+                               n_var)
+            messages += sent
+            if found > n_var:
+                break
+    if n_var == 0:
+        return -1, messages, 0.0, 0.0, 0.0
+    costs = np.empty(n_var)
+    cheapest, dearest = np.inf, -np.inf
+    for v in range(n_var):
+        start = starts[0] + variant_c[v] * starts[1]
+        costs[v] = variant_cost(tariff, cum, parts, r, nparts, variants, v, start, duration)
+        cheapest = min(cheapest, costs[v])
+        dearest = max(dearest, costs[v])
+    pick = 0
+    if algorithm == WEIGHTED:
+        messages = nparts
+        first, last = variant_c[0], variant_c[n_var - 1]  # variants are in start order
+        best = np.inf
+        for v in range(n_var):
+            norm_cost = (costs[v] - cheapest) / (dearest - cheapest) if dearest > cheapest else 0.0
+            norm_start = (variant_c[v] - first) / (last - first) if last > first else 0.0
+            score = config[C_COST_WEIGHT] * norm_cost + config[C_START_WEIGHT] * norm_start
+            if score < best:
+                best = score
+                pick = v
+    for i in range(nparts):
+        chosen[i] = variants[pick, i]
+    return starts[0] + variant_c[pick] * starts[1], messages, costs[pick], cheapest, dearest

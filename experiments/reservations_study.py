@@ -1,0 +1,110 @@
+"""The reservation studies of docs/reservations.md: Meltzer's co-reservation algorithms on seven
+two-week SDSC-BLUE sites, and Röblitz et al.'s book-ahead setting on the first 2,000 SDSC-BLUE jobs.
+
+Run: ``.venv/bin/python experiments/reservations_study.py`` (about a minute once compiled).
+Writes ``experiments/results/reservations/{meltzer,weighted,roblitz}.csv`` (one row per run)
+and prints the tables of docs/reservations.md (mean and sample sd over the seeds).
+
+- Meltzer: ``experiments/configs/meltzer7.toml`` (EASY at every site), RW1/RW2/RW3 made from the
+  first site's jobs with seeds 1-5 (the seed also draws the site orders), Algorithms 1-4.
+- Algorithm 5: RW1, k from 1 to 0 (s = 1 - k), peak tariffs, seeds 1-5.
+- Röblitz: every 10th job (offsets 0-4 as the five repetitions) a one-site request booked
+  b = 0, 6, 12, 24 h ahead with 2 h of slack; first fit and Algorithm 3 (backlog).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+from evogrid.sim.booking import ReservationRules, reservation_setup, simulate_reservations
+from evogrid.sim.metrics import reservation_metrics
+from evogrid.sim.scenario import Scenario
+from evogrid.workload import load_window
+from evogrid.workload.reservations import roblitz
+
+OUT = Path(__file__).parent / "results" / "reservations"
+SEEDS = (1, 2, 3, 4, 5)
+ALGORITHMS = ("trivial", "cpu-count", "backlog", "backfill")
+MEASURES = ("failure_rate", "unfairness", "mean_relative_start", "messages_per_request", "mean_cost")
+
+
+def _run(workloads, lrms, requests, rules) -> dict:
+    schedule, bookings = simulate_reservations(workloads, lrms, requests, rules)
+    batch = schedule.metrics()
+    return {**reservation_metrics(schedule, requests, bookings),
+            "batch_max_wait": max(m["max_wait"] for m in batch),
+            "batch_mean_wait": float(np.mean([m["mean_wait"] for m in batch]))}
+
+
+def _write(name: str, rows: list[dict]) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    with (OUT / f"{name}.csv").open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _summary(rows: list[dict], keys: tuple[str, ...], measures: tuple[str, ...]) -> None:
+    groups: dict[tuple, list[dict]] = {}
+    for row in rows:
+        groups.setdefault(tuple(row[k] for k in keys), []).append(row)
+    print("| " + " | ".join(keys + measures) + " |")
+    print("|" + "---|" * (len(keys) + len(measures)))
+    for key, group in groups.items():
+        cells = []
+        for m in measures:
+            values = np.array([g[m] for g in group], dtype=float)
+            digits = 0 if values.mean() > 100 else 3
+            cells.append(f"{values.mean():,.{digits}f} ± {values.std(ddof=1):,.{digits}f}")
+        print("| " + " | ".join(str(k) for k in key) + " | " + " | ".join(cells) + " |")
+
+
+def meltzer_study() -> None:
+    scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / "meltzer7.toml"))
+    rows = []
+    for variant in ("rw1", "rw2", "rw3"):
+        for seed in SEEDS:
+            for algorithm in ALGORITHMS:
+                workloads, requests, rules = reservation_setup(scenario, workload=variant, seed=seed,
+                                                               algorithm=algorithm)
+                rows.append({"workload": variant, "algorithm": algorithm, "seed": seed,
+                             **_run(workloads, scenario.lrms, requests, rules)})
+    _write("meltzer", rows)
+    print("\n## Meltzer, seven sites, Algorithms 1-4 (mean ± sd over 5 seeds)\n")
+    _summary(rows, ("workload", "algorithm"), ("failure_rate", "unfairness", "mean_relative_start",
+                                              "messages_per_request", "batch_max_wait"))
+    weighted = []
+    for k in (1.0, 0.75, 0.5, 0.25, 0.0):
+        for seed in SEEDS:
+            workloads, requests, rules = reservation_setup(scenario, workload="rw1", seed=seed,
+                                                           algorithm="weighted", cost_weight=k,
+                                                           start_weight=1.0 - k)
+            weighted.append({"k": k, "s": 1.0 - k, "seed": seed,
+                             **_run(workloads, scenario.lrms, requests, rules)})
+    _write("weighted", weighted)
+    print("\n## Algorithm 5 on RW1, k + s = 1 (mean ± sd over 5 seeds)\n")
+    _summary(weighted, ("k", "s"), ("mean_cost", "mean_relative_start", "failure_rate", "unfairness"))
+
+
+def roblitz_study() -> None:
+    window = load_window("SDSC03")
+    rows = []
+    for hours in (0, 6, 12, 24):
+        for offset in range(5):
+            batch, requests = roblitz(window, hours, 2, first_jobs=2000, offset=offset)
+            for algorithm in ("first-fit", "backlog"):
+                rules = ReservationRules(algorithm)
+                rows.append({"book_ahead_h": hours, "algorithm": algorithm, "offset": offset,
+                             **_run([batch], "easy", requests, rules)})
+    _write("roblitz", rows)
+    print("\n## Röblitz et al.'s setting, one site (mean ± sd over 5 request offsets)\n")
+    _summary(rows, ("book_ahead_h", "algorithm"), ("failure_rate", "unfairness", "mean_relative_start",
+                                                   "batch_mean_wait", "batch_max_wait"))
+
+
+if __name__ == "__main__":
+    meltzer_study()
+    roblitz_study()
