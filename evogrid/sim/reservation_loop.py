@@ -60,13 +60,12 @@ from evogrid.sim.core import (
     start_job,
 )
 from evogrid.sim.profile import (
+    P_FREE,
     P_TIME,
     breakpoint_at,
     earliest_fit,
     first_short_step,
-    give_back,
     reserve,
-    take,
 )
 
 R_SUBMIT, R_EARLIEST, R_DEADLINE, R_DURATION, R_SITE = range(5)
@@ -78,47 +77,102 @@ N_HELD_FIELDS = 4
 KEEP_RUN_LIST = lrms.CONSERVATIVE
 
 
+#: Extra rows of this loop's ``profile`` array: the sites' reservations as changes of the free count
+#: (time, processors), sorted by time, and the merged profile being written.
+D_TIME, D_DELTA, M_TIME, M_FREE = 3, 4, 5, 6
+N_PROFILE_ROWS = 7
+
+
+@njit(cache=True, inline="always")
+def _add_change(profile, d, x, delta):
+    """Insert the change ``(x, delta)`` into the ``d`` sorted ones (a site holds few reservations)."""
+    i = d
+    while i > 0 and profile[D_TIME, i - 1] > x:
+        profile[D_TIME, i] = profile[D_TIME, i - 1]
+        profile[D_DELTA, i] = profile[D_DELTA, i - 1]
+        i -= 1
+    profile[D_TIME, i] = x
+    profile[D_DELTA, i] = delta
+    return d + 1
+
+
 @njit(cache=True)
 def _site_profile(k, t, jobs, sc, running, profile, held, held_n):
     """Site k's profile at time ``t``: running jobs and accepted reservations; returns its size.
 
     A reservation that has started is already out of the free count: it comes
-    back at its end. One to come is taken over its interval.
+    back at its end. One to come is taken over its interval. The running
+    jobs' profile and the reservations' sorted changes are merged in one
+    pass (breakpoints: the union of both).
     """
     n = build_profile(k, t, sc, running, jobs, profile)
+    d = 0
     for h in range(held_n[k]):
-        if held[H_TAKEN, k, h]:
-            n = give_back(profile, n, held[H_END, k, h], held[H_PROCS, k, h])
-        else:
-            n = take(profile, n, held[H_START, k, h], held[H_END, k, h], held[H_PROCS, k, h])
-    return n
+        end = held[H_END, k, h]
+        if end <= t:
+            continue
+        if not held[H_TAKEN, k, h]:
+            d = _add_change(profile, d, max(held[H_START, k, h], t), -held[H_PROCS, k, h])
+        d = _add_change(profile, d, end, held[H_PROCS, k, h])
+    if d == 0:
+        return n
+    i = j = m = 0
+    base = reserved = 0
+    while i < n or j < d:
+        x = min(profile[P_TIME, i] if i < n else NEVER, profile[D_TIME, j] if j < d else NEVER)
+        if i < n and profile[P_TIME, i] == x:
+            base = profile[P_FREE, i]
+            i += 1
+        while j < d and profile[D_TIME, j] == x:
+            reserved += profile[D_DELTA, j]
+            j += 1
+        profile[M_TIME, m] = x
+        profile[M_FREE, m] = base + reserved
+        m += 1
+    for b in range(m):
+        profile[P_TIME, b] = profile[M_TIME, b]
+        profile[P_FREE, b] = profile[M_FREE, b]
+    return m
 
 
 @njit(cache=True, _nrt=False)
 def profile_pass(k, t, code, jobs, queue, sc, running, out, profile, held, held_n):
     """Site k's LRMS ``code`` over its queue at time ``t``, on the profile (module docstring)."""
-    n = _site_profile(k, t, jobs, sc, running, profile, held, held_n)
     head = sc[k, Q_HEAD]
     tail = sc[k, Q_TAIL]
-    write = head
+    if head == tail:
+        return
+    n = _site_profile(k, t, jobs, sc, running, profile, held, held_n)
+    write = read = head
     reserving = code == lrms.EASY or code == lrms.CONSERVATIVE
-    stopped = False
-    for read in range(head, tail):
+    while read < tail:
         job = queue[k, read]
         need = jobs[PROCS, job]
         d = jobs[ESTIMATE, job]
-        if not stopped and first_short_step(profile, n, need, d) < 0:
+        read += 1
+        if first_short_step(profile, n, need, d) < 0:
             sc[k, W_PROCS] -= need
             start_job(k, t, job, KEEP_RUN_LIST, code, jobs, sc, running, out)
             n = reserve(profile, n, 0, need, max(d, 1))  # held at least until its end is processed
+            if write == head:
+                head += 1  # nothing kept yet: the queue just gets shorter at the front
+                write += 1
             continue
-        if code == lrms.FCFS:
-            stopped = True
-        elif reserving:  # held at least 1 s, as EASY's rule holds a zero-length head's processors
-            n = reserve(profile, n, earliest_fit(profile, n, need, d), need, max(d, 1))
-            reserving = code == lrms.CONSERVATIVE  # EASY reserves for the first one only
         queue[k, write] = job
         write += 1
+        if code == lrms.FCFS:
+            break
+        if reserving:  # held at least 1 s, as EASY's rule holds a zero-length head's processors
+            n = reserve(profile, n, earliest_fit(profile, n, need, d), need, max(d, 1))
+            reserving = code == lrms.CONSERVATIVE  # EASY reserves for the first one only
+    if write == read:
+        write = tail
+    else:
+        while read < tail:
+            queue[k, write] = queue[k, read]
+            write += 1
+            read += 1
+    sc[k, Q_HEAD] = head
     sc[k, Q_TAIL] = write
 
 
@@ -330,7 +384,7 @@ def run_reserved(jobs, machine_procs, codes, book, rules):
     widest = 1
     for k in range(K):
         widest = max(widest, machine_procs[k])
-    profile = np.empty((3, widest + n + 2 * R + 4), dtype=np.int64)
+    profile = np.empty((N_PROFILE_ROWS, widest + n + 2 * R + 4), dtype=np.int64)
     held = np.empty((N_HELD_FIELDS, K, max(1, R)), dtype=np.int64)
     held_n = np.zeros(K, dtype=np.int64)
     booked = (np.full(R, -1, dtype=np.int64), np.full(parts.shape, -1, dtype=np.int64),
