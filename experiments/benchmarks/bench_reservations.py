@@ -7,7 +7,8 @@ Cases:
 
 - Meltzer's setting (``experiments/configs/meltzer7.toml``): seven two-week
   SDSC-BLUE sites, EASY, RW1 co-reservations from the first site's jobs,
-  each admission algorithm (target: <= 50 ms each);
+  each admission algorithm (target: <= 50 ms each), and the same sites
+  without requests in the core's EASY loop and in the reservation loop;
 - Röblitz's setting (the first 2,000 SDSC-BLUE jobs, every 10th a request
   booked 6 h ahead) and a two-week window (``SDSC03@d14-28``) with every
   10th job a request, one site, first fit, under each LRMS.
@@ -21,12 +22,14 @@ import os
 import platform
 from pathlib import Path
 
+import numpy as np
 from bench_foundation import best_of, report
 
 from evogrid.sim.booking import ReservationRules, reservation_setup, simulate_reservations
 from evogrid.sim.scenario import Scenario
+from evogrid.sim.schedule import simulate_local
 from evogrid.workload import load_window
-from evogrid.workload.reservations import roblitz
+from evogrid.workload.reservations import Reservations, roblitz
 
 MELTZER = Path(__file__).resolve().parents[1] / "configs" / "meltzer7.toml"
 
@@ -35,6 +38,14 @@ def main() -> None:
     print(f"# evogrid reservation benchmarks on {platform.node()} ({os.cpu_count()} cores), "
           f"python {platform.python_version()}")
     scenario = Scenario.from_spec(str(MELTZER))
+    none = Reservations("none", *(np.zeros(0, dtype=np.int64) for _ in range(4)), np.zeros((0, 1), np.int64))
+    batch_only = scenario.workloads
+    simulate_local(batch_only, "easy")
+    simulate_reservations(batch_only, "easy", none)
+    report("meltzer7 without requests, core EASY loop",
+           best_of(lambda: simulate_local(batch_only, "easy")) * 1e3, "ms", "-")
+    report("meltzer7 without requests, reservation loop EASY",
+           best_of(lambda: simulate_reservations(batch_only, "easy", none)) * 1e3, "ms", "-")
     for algorithm in ("trivial", "cpu-count", "backlog", "backfill", "weighted"):
         workloads, requests, rules = reservation_setup(scenario, algorithm=algorithm)
 
