@@ -298,6 +298,22 @@ def _judge_on_profile(mode, k, q, t, job, write, jobs, queue, sc, running, profi
 
 
 @njit(cache=True, inline="always")
+def close_queue(q, head, read, write, tail, queue, sc):
+    """End a pass over queue row q that kept ``queue[q, head:write]`` and stopped before ``read``:
+    the unread rest ``[read, tail)`` moves up behind the kept jobs (in place if none was taken
+    out between them)."""
+    if write == read:
+        write = tail
+    else:
+        while read < tail:
+            queue[q, write] = queue[q, read]
+            write += 1
+            read += 1
+    sc[q, Q_HEAD] = head
+    sc[q, Q_TAIL] = write
+
+
+@njit(cache=True, inline="always")
 def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, profile, mode):
     """Site k applies LRMS ``code`` to queue row ``q`` at time ``t``; returns ``(extra, head_started)``.
 
@@ -374,15 +390,7 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, profile, m
             write += 1
             if lrms.USES_PROFILE[code] and need <= m and not judged:
                 note_unjudged(profile, need)
-    if write == read:
-        write = tail
-    else:
-        while read < tail:
-            queue[q, write] = queue[q, read]
-            write += 1
-            read += 1
-    sc[q, Q_HEAD] = head
-    sc[q, Q_TAIL] = write
+    close_queue(q, head, read, write, tail, queue, sc)
     return extra, head > first
 
 

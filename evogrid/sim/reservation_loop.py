@@ -53,6 +53,7 @@ from evogrid.sim.core import (
     SUBMIT,
     W_PROCS,
     build_profile,
+    close_queue,
     complete_jobs,
     enqueue,
     new_state,
@@ -165,15 +166,7 @@ def profile_pass(k, t, code, jobs, queue, sc, running, out, profile, held, held_
         if reserving:  # held at least 1 s, as EASY's rule holds a zero-length head's processors
             n = reserve(profile, n, earliest_fit(profile, n, need, d), need, max(d, 1))
             reserving = code == lrms.CONSERVATIVE  # EASY reserves for the first one only
-    if write == read:
-        write = tail
-    else:
-        while read < tail:
-            queue[k, write] = queue[k, read]
-            write += 1
-            read += 1
-    sc[k, Q_HEAD] = head
-    sc[k, Q_TAIL] = write
+    close_queue(k, head, read, write, tail, queue, sc)
 
 
 @njit(cache=True)
