@@ -359,10 +359,16 @@ def pareto(
     scenario: ScenarioArgument = None,
     mode: Annotated[str, typer.Option(
         help="partition: NSGA-II over job-to-site assignments, the offline bound (docs/pareto.md); "
-             "policy: NSGA-II over every site's rulebase, the front of online policies.")] = "partition",
-    lrms: Annotated[str, typer.Option(help=LRMS_HELP)] = "easy",
-    pop_size: Annotated[int, typer.Option(help="Population size.")] = 70,
-    generations: Annotated[int, typer.Option(help="Generations.")] = 200,
+             "policy: NSGA-II over every site's rulebase, the front of online policies; "
+             "reservation: NSGA-II over a reservation admission rule's parameters, reservation "
+             "failure rate against batch AWRT, for the scenario's [reservations] table "
+             "(docs/reservations.md).")] = "partition",
+    lrms: Annotated[str | None, typer.Option(
+        help=LRMS_HELP + " Default: easy; reservation mode: the scenario's.")] = None,
+    pop_size: Annotated[int | None, typer.Option(
+        help="Population size (default 70; reservation mode 40).")] = None,
+    generations: Annotated[int | None, typer.Option(
+        help="Generations (default 200; reservation mode 40).")] = None,
     seed: SeedOption = 1,
     n_changes: Annotated[int, typer.Option(
         help="partition: random gene changes per initial individual (the first stays local).")] = 5000,
@@ -382,31 +388,46 @@ def pareto(
     """Pareto front of per-site AWRT with NSGA-II; writes CSV per generation, checkpoints, front, plot."""
     from evogrid.optimize.config import ParetoConfig
     from evogrid.optimize.pareto import resume_pareto, run_pareto
+    from evogrid.optimize.reservation_front import (
+        ReservationFrontConfig,
+        resume_reservation_front,
+        run_reservation_front,
+    )
+    from evogrid.optimize.rundir import resumable_config
 
     with _evaluator(backend, workers, scheduler) as evaluator:
         if resume is not None:
-            result = resume_pareto(resume, evaluator, plots=_plots())
+            if resumable_config(resume).get("mode") == "reservation":
+                result = resume_reservation_front(resume, evaluator, plots=_plots())
+            else:
+                result = resume_pareto(resume, evaluator, plots=_plots())
             run_dir = resume
         else:
             if scenario is None:
                 raise ScenarioError("give a SCENARIO, or --resume RUN_DIR")
-            config = ParetoConfig(scenario, mode=mode, lrms=lrms, pop_size=pop_size,
-                                  generations=generations, seed=seed, n_changes=n_changes, n_rules=n_rules,
-                                  seed_strategies=seed_strategies)
-            rbs = _parse_rulebase_args(rulebase or [], config.ref.scenario())
             run_dir = out or Path("runs") / f"pareto-{mode}-{seed}"
-            result = run_pareto(config, run_dir, evaluator,
-                                rulebases={k: v[0] for k, v in rbs.items()} or None, plots=_plots())
-    names = result["sites"]
+            if mode == "reservation":
+                config = ReservationFrontConfig(scenario, lrms=lrms, pop_size=pop_size or 40,
+                                                generations=generations or 40, seed=seed)
+                result = run_reservation_front(config, run_dir, evaluator, plots=_plots())
+            else:
+                config = ParetoConfig(scenario, mode=mode, lrms=lrms or "easy", pop_size=pop_size or 70,
+                                      generations=generations or 200, seed=seed, n_changes=n_changes,
+                                      n_rules=n_rules, seed_strategies=seed_strategies)
+                rbs = _parse_rulebase_args(rulebase or [], config.ref.scenario())
+                result = run_pareto(config, run_dir, evaluator,
+                                    rulebases={k: v[0] for k, v in rbs.items()} or None, plots=_plots())
+    names = result.get("objectives") or [f"AWRT {n} (s)" for n in result["sites"]]
     table = Table(title=f"{result['scenario']}: NSGA-II {result['mode']} front, "
                         f"{len(result['front'])} points, hypervolume {result['hypervolume']:.4g}")
     table.add_column("point")
     for n in names:
-        table.add_column(f"AWRT {n} (s)", justify="right")
+        table.add_column(n, justify="right")
+    cell = "{:,.3f}".format if result["mode"] == "reservation" else "{:,.0f}".format
     for label, p in result["reference_points"].items():
-        table.add_row(label, *(f"{v:,.0f}" for v in p))
+        table.add_row(label, *(cell(v) for v in p))
     for i, p in enumerate(result["front"][:: max(1, len(result["front"]) // 10)]):
-        table.add_row(f"front {i}", *(f"{v:,.0f}" for v in p))
+        table.add_row(f"front {i}", *(cell(v) for v in p))
     console.print(table)
     console.print(f"wrote {run_dir}/front.json, front.csv, generations.csv, pareto.png")
 

@@ -140,6 +140,14 @@ def redraw(run_dir: Path, plots: Plots, *, others: Sequence[Path] = (),
         surfaces = [(f.stem, Rulebase.load(f), f.stem) for f in files]
         summary = json.loads((run_dir / f"{SUMMARY}.json").read_text())
         return draw_training_plots(plots, run_dir, summary, surfaces)
+    first = json.loads((run_dir / "front.json").read_text()) if (run_dir / "front.json").exists() else {}
+    if first.get("mode") == "reservation":
+        fronts = {first["label"]: first["front"]}
+        for d in others:
+            data = json.loads((d / "front.json").read_text())
+            fronts[f"{data['label']} ({d.name})"] = data["front"]
+        path = output or run_dir / "pareto.png"
+        return [plots.reservation_front_plot(path, fronts, first["reference_points"])]
     fronts, points, names = {}, {}, []
     for d in [run_dir, *others]:
         try:

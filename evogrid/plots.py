@@ -222,3 +222,21 @@ def gantt_plot(path: str | Path, schedule, requests, bookings, site: int,
     ax.set_title(f"{jobs.workloads[site].name}: {len(shown[0])} job blocks (blue), "
                  f"{n_res} reservation blocks (orange), {bookings.algorithm}")
     return _save(fig, path)
+
+
+def reservation_front_plot(path: str | Path, fronts: dict[str, np.ndarray], points: dict[str, list[float]]
+                           ) -> Path:
+    """Fronts of (reservation failure rate, mean batch AWRT in s) with the algorithms as points."""
+    fig, ax = plt.subplots(figsize=(8.6, 5.2), dpi=120)
+    for (label, F), colour in zip(fronts.items(), FRONT_COLOURS, strict=False):
+        F = np.asarray(F)
+        if len(F):
+            F = F[np.argsort(F[:, 0])]
+            ax.plot(F[:, 0], F[:, 1], "-o", ms=3, lw=1, c=colour, label=f"{label} ({len(F)} points)")
+    for (label, p), marker in zip(points.items(), "sDv^P", strict=False):
+        ax.scatter([p[0]], [p[1]], marker=marker, s=60, edgecolors="k", zorder=5, label=label)
+    ax.set_xlabel("reservation failure rate")
+    ax.set_ylabel("batch AWRT, mean over sites (s)")
+    ax.set_title("grid users against local users")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    return _save(fig, path)

@@ -168,3 +168,46 @@ def test_partition_cutoff_gives_lower_bounds():
     assert (bounds <= true_awrt * (1 + 1e-12)).all() and bounds.max() > 0.1 * true_awrt.max()
     same = partition_awrt(jobs, ("easy", "easy"), everything_at_0, cutoff=10 * true_awrt.max())
     assert same.tolist() == true_awrt.tolist()
+
+
+RESERVATION_TOML = ('lrms = "easy"\n'
+                    + "".join(f'[[sites]]\nwindow = "SDSC03@d{d}-{d + 7}"\n' for d in (14, 21, 28))
+                    + '[reservations]\nworkload = "rw1"\nseed = 3\n')
+
+
+def test_reservation_front_runs_resumes_and_is_never_worse_than_algorithms_3_to_5(tmp_path, capsys):
+    """NSGA-II over the admission parameters (three one-week SDSC-BLUE sites, RW1): the initial
+    population holds Algorithms 3-5, so every one of them is weakly dominated by a front point;
+    a killed run resumed gives the uninterrupted front; the CLI runs, resumes and redraws it."""
+    from test_cli import run
+
+    from evogrid.optimize.reservation_front import (
+        ReservationFrontConfig,
+        resume_reservation_front,
+        run_reservation_front,
+    )
+
+    scenario = tmp_path / "res.toml"
+    scenario.write_text(RESERVATION_TOML)
+    config = ReservationFrontConfig(str(scenario), pop_size=8, generations=3, seed=2)
+    with Evaluator("serial") as ev:
+        straight = run_reservation_front(config, tmp_path / "straight", ev, progress=False, plots=None)
+        first = run_reservation_front(config, tmp_path / "killed", ev, progress=False, stop_after=1,
+                                      plots=None)
+        assert first == {"finished": False, "generation": 1}
+        resumed = resume_reservation_front(tmp_path / "killed", ev, progress=False, plots=None)
+    assert resumed["front"] == straight["front"]
+    front = np.array(straight["front"])
+    assert front.shape[1] == 2 and ((front[:, 0] >= 0) & (front[:, 0] <= 1)).all()
+    for name in ("backlog", "backfill", "weighted"):
+        point = np.array(straight["reference_points"][name])
+        assert ((front <= point + 1e-9).all(axis=1)).any(), name
+    out = tmp_path / "cli"
+    code, stdout, err = run(capsys, "pareto", str(scenario), "--mode", "reservation", "--pop-size", "6",
+                            "--generations", "2", "--backend", "serial", "--out", str(out))
+    assert code == 0, err
+    assert "failure_rate" in stdout and "backlog" in stdout
+    assert (out / "pareto.png").stat().st_size > 10_000
+    code, _, err = run(capsys, "plot", str(out), "--output", str(tmp_path / "again.png"))
+    assert code == 0, err
+    assert (tmp_path / "again.png").exists()

@@ -159,7 +159,8 @@ class ParetoConfig(_OnScenario):
 
     def __post_init__(self) -> None:
         if self.mode not in PARETO_MODES:
-            raise EvogridError(f"--mode {self.mode}: expected one of {', '.join(PARETO_MODES)}")
+            raise EvogridError(f"--mode {self.mode}: expected one of {', '.join(PARETO_MODES)} "
+                               "or reservation")
         if self.pop_size < 2 or self.generations < 1:
             raise EvogridError("--pop-size must be >= 2 and --generations >= 1")
 

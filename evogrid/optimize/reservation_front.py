@@ -1,0 +1,218 @@
+"""NSGA-II over a reservation admission rule's parameters: grid users against local users.
+
+The objectives are the reservation failure rate and the batch users' AWRT
+(mean over the sites, seconds), both minimised, for one simulation of the
+scenario's ``[reservations]`` table (evogrid.sim.booking.reservation_setup):
+the same requests and batch jobs for every individual. The genome (bounds in
+:data:`GENES`):
+
+- ``backlog_scale``: the backlog rule's run-time/estimate ratio is this
+  times the site's measured one (0: only reservations count as backlog);
+- ``backfill``: >= 0.5 admits starts before the backlog clears if they end
+  by the site's next planned start (Meltzer's Algorithm 4/5), else not (3);
+- ``cost_weight``: Algorithm 5's k, with s = 1 - k (with backfill only);
+- ``windows`` and ``minsize_minutes``: the candidate starts.
+
+Meltzer's five algorithms are drawn as reference points, and the initial
+population holds the genomes of Algorithms 3-5 (:data:`ALGORITHM_GENOMES`),
+so the front is never worse than them. The run directory
+and resume work as for the other Pareto runs (evogrid.optimize.loop).
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pymoo.algorithms.moo.nsga2 import NSGA2
+from pymoo.core.problem import Problem
+from pymoo.indicators.hv import HV
+
+from evogrid.errors import EvogridError
+from evogrid.optimize import rundir
+from evogrid.optimize.config import _OnScenario
+from evogrid.optimize.evaluator import Evaluator, ScenarioRef
+from evogrid.optimize.loop import STANDARD_PLOTS, Plots, RunKind, new_run, resolve_plots, resume_run
+from evogrid.optimize.pareto import ParetoState, feasible_front
+from evogrid.sim.booking import ReservationRules, reservation_setup, simulate_reservations
+
+#: Genes: name -> (low, high).
+GENES = {"backlog_scale": (0.0, 2.0), "backfill": (0.0, 1.0), "cost_weight": (0.0, 1.0),
+         "windows": (1.0, 40.0), "minsize_minutes": (1.0, 60.0)}
+OBJECTIVES = ("failure_rate", "batch_awrt")
+MELTZER = ("trivial", "cpu-count", "backlog", "backfill", "weighted")
+
+
+@dataclass
+class ReservationFrontConfig(_OnScenario):
+    """A reservation front's settings (config.toml); the scenario needs no ``[reservations]`` table
+    (defaults: RW1 from site 0, seed 0)."""
+
+    scenario: str
+    lrms: str | None = None
+    pop_size: int = 40
+    generations: int = 40
+    seed: int = 1
+    mode: str = "reservation"
+
+    def __post_init__(self) -> None:
+        if self.pop_size < 2 or self.generations < 1:
+            raise EvogridError("--pop-size must be >= 2 and --generations >= 1")
+
+    @property
+    def label(self) -> str:
+        return "NSGA-II reservation"
+
+
+@functools.lru_cache(maxsize=4)
+def _setup(ref: ScenarioRef):
+    return reservation_setup(ref.scenario())
+
+
+def genome_rules(x: np.ndarray, base: ReservationRules, measured_acc: np.ndarray) -> ReservationRules:
+    """The admission rules a genome stands for (module docstring)."""
+    backfill = x[1] >= 0.5
+    return replace(base, algorithm="weighted" if backfill else "backlog",
+                   acc=tuple((x[0] * measured_acc).tolist()), cost_weight=float(x[2]),
+                   start_weight=1.0 - float(x[2]), windows=int(round(x[3])), minsize=int(round(x[4] * 60)))
+
+
+def objectives(ref: ScenarioRef, rules: ReservationRules) -> np.ndarray:
+    """(failure rate, mean batch AWRT in s) of the scenario's requests under ``rules``."""
+    workloads, requests, _ = _setup(ref)
+    schedule, bookings = simulate_reservations(workloads, ref.scenario().lrms, requests, rules)
+    return np.array([1.0 - bookings.accepted.mean() if requests.n_requests else 0.0,
+                     float(np.mean(schedule.awrt()))])
+
+
+def _evaluate_task(task: tuple[ScenarioRef, np.ndarray]) -> np.ndarray:
+    ref, x = task
+    workloads, _, base = _setup(ref)
+    measured = base.arrays(workloads)[1]
+    return objectives(ref, genome_rules(x, base, measured))
+
+
+def reference_points(ref: ScenarioRef) -> dict[str, list[float]]:
+    """Meltzer's five algorithms with the scenario's parameters, as (failure rate, batch AWRT)."""
+    _, _, base = _setup(ref)
+    return {name: objectives(ref, replace(base, algorithm=name)).tolist() for name in MELTZER}
+
+
+#: Genomes of Meltzer's Algorithms 3, 4 and 5 (k = s = 0.5) with his candidate starts, and of backfill
+#: with no backlog ratio (close to Algorithm 2): the initial population starts from them.
+ALGORITHM_GENOMES = np.array([[1.0, 0.0, 0.0, 20.0, 5.0], [1.0, 1.0, 0.0, 20.0, 5.0],
+                              [1.0, 1.0, 0.5, 20.0, 5.0], [0.0, 1.0, 0.0, 20.0, 5.0]])
+
+
+def initial_population(config: ReservationFrontConfig) -> np.ndarray:
+    """:data:`ALGORITHM_GENOMES`, then uniform random genomes (seeded), ``pop_size`` rows in all."""
+    low, high = (np.array(v) for v in zip(*GENES.values(), strict=True))
+    rng = np.random.default_rng(config.seed)
+    rest = low + rng.random((max(0, config.pop_size - len(ALGORITHM_GENOMES)), len(GENES))) * (high - low)
+    return np.vstack([ALGORITHM_GENOMES, rest])[: config.pop_size]
+
+
+class ReservationProblem(Problem):
+    """Two objectives (failure rate, mean batch AWRT) over :data:`GENES`."""
+
+    def __init__(self, ref: ScenarioRef, evaluator: Evaluator):
+        self.ref = ref
+        self.evaluator = evaluator
+        low, high = (np.array(v) for v in zip(*GENES.values(), strict=True))
+        super().__init__(n_var=len(GENES), n_obj=2, xl=low, xu=high,
+                         exclude_from_serialization=["evaluator"])
+
+    def _evaluate(self, X, out, *args, **kwargs):
+        out["F"] = np.array(self.evaluator.map(_evaluate_task, [(self.ref, x) for x in X]))
+
+
+class ReservationFront:
+    """pymoo's NSGA-II on :class:`ReservationProblem` as an optimiser (evogrid.optimize.loop);
+    hypervolume against (1, 2 x the worst reference point's AWRT)."""
+
+    def __init__(self, config: ReservationFrontConfig, evaluator: Evaluator):
+        self.config = config
+        self.evaluator = evaluator
+        worst = max(p[1] for p in reference_points(config.ref).values())
+        self.reference = np.array([1.0, 2.0 * worst])
+        self.hv = HV(ref_point=self.reference)
+        self.label = config.label
+
+    def start(self) -> ParetoState:
+        algorithm = NSGA2(pop_size=self.config.pop_size, sampling=initial_population(self.config),
+                          eliminate_duplicates=True)
+        algorithm.setup(ReservationProblem(self.config.ref, self.evaluator),
+                        termination=("n_gen", self.config.generations), seed=self.config.seed)
+        return self.step(ParetoState(algorithm))
+
+    def step(self, state: ParetoState) -> ParetoState:
+        state.algorithm.problem.evaluator = self.evaluator
+        state.algorithm.next()
+        return state
+
+    def generation(self, state: ParetoState) -> int:
+        return state.algorithm.n_gen - 1
+
+    def row(self, state: ParetoState) -> dict[str, Any]:
+        F = feasible_front(state.algorithm)
+        best = F.min(axis=0) if len(F) else np.full(2, np.nan)
+        return {"generation": self.generation(state), "front_size": len(F),
+                "hypervolume": f"{self.hypervolume(F):.6g}", "best_failure_rate": f"{best[0]:.4f}",
+                "best_batch_awrt": f"{best[1]:.2f}", "evaluations": state.algorithm.evaluator.n_eval}
+
+    def best(self, state: ParetoState) -> tuple[np.ndarray, np.ndarray]:
+        """The front: objectives F and genomes X, by failure rate."""
+        opt = state.algorithm.opt
+        F, X = opt.get("F"), opt.get("X")
+        order = np.argsort(F[:, 0], kind="stable")
+        return F[order], X[order]
+
+    def hypervolume(self, F: np.ndarray) -> float:
+        inside = F[np.all(self.reference > F, axis=1)] if len(F) else F
+        return float(self.hv(inside)) if len(inside) else 0.0
+
+
+def write_results(config: ReservationFrontConfig, front: ReservationFront, state: ParetoState, out: Path,
+                  plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
+    """front.json, front.csv (objectives and genes) and, with ``plots``, pareto.png."""
+    import json
+
+    points = json.loads((out / "run.json").read_text())["reference_points"]
+    F, X = front.best(state)
+    result = {"scenario": config.scenario, "mode": "reservation", "label": config.label,
+              "objectives": list(OBJECTIVES), "genes": list(GENES), "generations": config.generations,
+              "front": F.tolist(), "genomes": X.tolist(), "hypervolume": front.hypervolume(F),
+              "reference_points": points,
+              "reference_hypervolumes": {k: front.hypervolume(np.array([v])) for k, v in points.items()}}
+    rundir.write_json(out / "front.json", result)
+    with (out / "front.csv").open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow([*OBJECTIVES, *GENES])
+        writer.writerows(np.hstack([F, X]).tolist())
+    if (plots := resolve_plots(plots)) is not None:
+        plots.reservation_front_plot(out / "pareto.png", {config.label: F}, points)
+    return {"finished": True, **result}
+
+
+RESERVATION_FRONT = RunKind(ReservationFrontConfig, ReservationFront, write_results)
+
+
+def run_reservation_front(config: ReservationFrontConfig, out: Path, evaluator: Evaluator, *,
+                          progress: bool = True, stop_after: int | None = None,
+                          plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
+    """Start a reservation front in ``out``; see :func:`~evogrid.optimize.loop.run_loop`."""
+    return new_run(RESERVATION_FRONT, config, out, evaluator,
+                   lambda: {"kind": "pareto", "reference_points": reference_points(config.ref)},
+                   progress=progress, stop_after=stop_after, plots=plots)
+
+
+def resume_reservation_front(out: Path, evaluator: Evaluator, *, progress: bool = True,
+                             stop_after: int | None = None,
+                             plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
+    """Continue the reservation front in ``out`` from its last checkpoint."""
+    return resume_run(RESERVATION_FRONT, out, evaluator, progress=progress, stop_after=stop_after,
+                      plots=plots)
