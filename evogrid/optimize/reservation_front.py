@@ -37,7 +37,7 @@ from evogrid.optimize import rundir
 from evogrid.optimize.config import _OnScenario
 from evogrid.optimize.evaluator import Evaluator, ScenarioRef
 from evogrid.optimize.loop import STANDARD_PLOTS, Plots, RunKind, new_run, resolve_plots, resume_run
-from evogrid.optimize.pareto import ParetoState, feasible_front
+from evogrid.optimize.pareto import NSGA2Front, ParetoState, feasible_front
 from evogrid.sim.booking import ReservationRules, reservation_setup, simulate_reservations
 
 #: Genes: name -> (low, high).
@@ -130,9 +130,10 @@ class ReservationProblem(Problem):
         out["F"] = np.array(self.evaluator.map(_evaluate_task, [(self.ref, x) for x in X]))
 
 
-class ReservationFront:
-    """pymoo's NSGA-II on :class:`ReservationProblem` as an optimiser (evogrid.optimize.loop);
-    hypervolume against (1, 2 x the worst reference point's AWRT)."""
+class ReservationFront(NSGA2Front):
+    """pymoo's NSGA-II on :class:`ReservationProblem` as an optimiser (evogrid.optimize.loop): the
+    partition and policy fronts' steps, with hypervolume against (1, 2 x the worst algorithm's
+    AWRT)."""
 
     def __init__(self, config: ReservationFrontConfig, evaluator: Evaluator):
         self.config = config
@@ -149,31 +150,12 @@ class ReservationFront:
                         termination=("n_gen", self.config.generations), seed=self.config.seed)
         return self.step(ParetoState(algorithm))
 
-    def step(self, state: ParetoState) -> ParetoState:
-        state.algorithm.problem.evaluator = self.evaluator
-        state.algorithm.next()
-        return state
-
-    def generation(self, state: ParetoState) -> int:
-        return state.algorithm.n_gen - 1
-
     def row(self, state: ParetoState) -> dict[str, Any]:
         F = feasible_front(state.algorithm)
         best = F.min(axis=0) if len(F) else np.full(2, np.nan)
         return {"generation": self.generation(state), "front_size": len(F),
                 "hypervolume": f"{self.hypervolume(F):.6g}", "best_failure_rate": f"{best[0]:.4f}",
                 "best_batch_awrt": f"{best[1]:.2f}", "evaluations": state.algorithm.evaluator.n_eval}
-
-    def best(self, state: ParetoState) -> tuple[np.ndarray, np.ndarray]:
-        """The front: objectives F and genomes X, by failure rate."""
-        opt = state.algorithm.opt
-        F, X = opt.get("F"), opt.get("X")
-        order = np.argsort(F[:, 0], kind="stable")
-        return F[order], X[order]
-
-    def hypervolume(self, F: np.ndarray) -> float:
-        inside = F[np.all(self.reference > F, axis=1)] if len(F) else F
-        return float(self.hv(inside)) if len(inside) else 0.0
 
 
 def write_results(config: ReservationFrontConfig, front: ReservationFront, state: ParetoState, out: Path,
