@@ -271,6 +271,10 @@ def test_bad_reservation_inputs():
         simulate_reservations([w], "easy", elsewhere)
     with pytest.raises(ScenarioError, match="tariffs need shape"):
         simulate_reservations([w], "easy", none, ReservationRules(tariffs=np.ones((2, 168))))
+    many = [w] * 12
+    wide = Reservations("wide", *(arr(v) for v in ([0], [0], [9], [5], [[1, 1, 1, 1, 1, 1]])))
+    with pytest.raises(ScenarioError, match="wide: 6-part requests on 12 sites with 20 windows have up to"):
+        simulate_reservations(many, "easy", wide)
     late = Workload("late", 4, arr([0]), arr([9]), arr([1]), arr([5]), arr([0]), arr([0]))
     with pytest.raises(ScenarioError, match="cut at their estimate"):
         simulate_reservations([late], "easy", none)

@@ -9,6 +9,7 @@ admission algorithm (:data:`ALGORITHMS`; the rules in
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -36,6 +37,9 @@ ALGORITHMS: dict[str, tuple[int, str, str]] = {
                  "Meltzer 5: as 4's admission, the variant of least k * cost + s * start"),
 }
 LRMS_WITH_RESERVATIONS = ("fcfs", "easy", "list", "conservative")
+#: The most variants (candidate starts x site orders) one request may have: the admission
+#: enumerates them all in memory (8 bytes per part each).
+MAX_VARIANTS = 2_000_000
 
 
 def flat_tariffs(n_sites: int, price: float = 1.0) -> np.ndarray:
@@ -181,6 +185,12 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
                             f"of this {K}-site scenario")
     if rules.algorithm == "first-fit" and (requests.site < 0).any():
         raise ScenarioError(f"{requests.name}: first-fit books at one site; give every request a site")
+    widest = int((requests.parts > 0).sum(axis=1).max(initial=1))
+    orders = math.perm(K, min(widest, K)) * (2 * rules.windows + 2)
+    if orders > MAX_VARIANTS:
+        raise ScenarioError(f"{requests.name}: {widest}-part requests on {K} sites with {rules.windows} "
+                            f"windows have up to {orders:,} variants each (limit {MAX_VARIANTS:,}); use "
+                            "fewer windows, parts or sites")
     R = requests.n_requests
     packed = np.zeros((N_REQUEST_FIELDS, R), dtype=np.int64)
     for row, values in enumerate((requests.submit, requests.earliest_start, requests.deadline,
