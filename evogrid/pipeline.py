@@ -16,7 +16,7 @@ import json
 import shutil
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -183,10 +183,11 @@ def reservation_study(scenario: Scenario, algorithms: Sequence[str], out: Path |
     from evogrid.sim.metrics import reservation_metrics, site_reservation_metrics
 
     summary, site_rows, written = [], [], []
+    workloads, requests, base = reservation_setup(scenario, **overrides)
     for algorithm in algorithms:
-        workloads, requests, rules = reservation_setup(scenario, algorithm=algorithm, **overrides)
         t0 = time.perf_counter()
-        schedule, bookings = simulate_reservations(workloads, scenario.lrms, requests, rules)
+        schedule, bookings = simulate_reservations(workloads, scenario.lrms, requests,
+                                                   replace(base, algorithm=algorithm))
         elapsed = time.perf_counter() - t0
         batch = schedule.metrics()
         summary.append({

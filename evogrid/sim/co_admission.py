@@ -162,20 +162,24 @@ def choose(r, parts, nparts, fit, orders, nsites, starts, duration, config, tari
         return -1, 0, 0.0, 0.0, 0.0
     variants = np.empty((count * perms + 1, max(nparts, 1)), dtype=np.int64)
     variant_c = np.empty(count * perms, dtype=np.int64)
-    n_var = 0
+    trivial = algorithm == TRIVIAL
+    n_var = messages = 0
+    first_c = -1  # the candidate of the first variant in depth-first order
     for c in range(count):
-        n_new, _ = walk(c, r, parts, nparts, fit, orders, nsites, False, False, variants, n_var)
+        n_new, sent = walk(c, r, parts, nparts, fit, orders, nsites, trivial, False, variants, n_var)
         for v in range(n_var, n_new):
             variant_c[v] = c
+        if first_c < 0:
+            if n_new > n_var:
+                first_c = c
+            else:  # a broker walking the tree sends these before it gets there
+                messages += sent
         n_var = n_new
-    messages = 0
-    if algorithm != WEIGHTED:  # count what a broker walking the tree sends
-        for c in range(count):
-            found, sent = walk(c, r, parts, nparts, fit, orders, nsites, algorithm == TRIVIAL, True, variants,
-                               n_var)
-            messages += sent
-            if found > n_var:
-                break
+    if algorithm == WEIGHTED:
+        messages = nparts if n_var else 0
+    elif first_c >= 0:  # and these on the first candidate with a variant, up to it
+        _, sent = walk(first_c, r, parts, nparts, fit, orders, nsites, trivial, True, variants, n_var)
+        messages += sent
     if n_var == 0:
         return -1, messages, 0.0, 0.0, 0.0
     costs = np.empty(n_var)
@@ -187,7 +191,6 @@ def choose(r, parts, nparts, fit, orders, nsites, starts, duration, config, tari
         dearest = max(dearest, costs[v])
     pick = 0
     if algorithm == WEIGHTED:
-        messages = nparts
         first, last = variant_c[0], variant_c[n_var - 1]  # variants are in start order
         best = np.inf
         for v in range(n_var):

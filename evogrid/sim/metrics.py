@@ -199,15 +199,17 @@ def unfairness(schedule: Schedule, requests: Reservations, bookings: Bookings,
     share still waiting when it started; pooled over the requests' parts (at ``site``, or all sites)."""
     waiting = still = 0
     jobs = schedule.jobs
+    by_site = {k: (jobs.submit[jobs.origin == k], schedule.start[jobs.origin == k])
+               for k in range(jobs.n_sites) if site is None or k == site}
     for r in np.flatnonzero(bookings.accepted):
         made, begins = requests.submit[r], bookings.start[r]
         for k in bookings.sites[r]:
-            if k < 0 or (site is not None and k != site):
+            if k not in by_site:
                 continue
-            mine = jobs.origin == k
-            was = mine & (jobs.submit <= made) & (schedule.start > made)
+            submit, start = by_site[k]
+            was = (submit <= made) & (start > made)
             waiting += int(was.sum())
-            still += int((was & (schedule.start > begins)).sum())
+            still += int((was & (start > begins)).sum())
     return still / waiting if waiting else 0.0
 
 

@@ -85,26 +85,6 @@ def breakpoint_at(profile, n, x, first=0):
 
 
 @njit(cache=True, inline="always")
-def give_back(profile, n, x, procs):
-    """``procs`` processors held now come free at time ``x`` (after the first breakpoint) for good;
-    returns the new breakpoint count."""
-    i, n = breakpoint_at(profile, n, x)
-    for r in range(i, n):
-        profile[P_FREE, r] += procs
-    return n
-
-
-@njit(cache=True, inline="always")
-def take(profile, n, start, end, need):
-    """Take ``need`` processors over ``[start, end)`` (``start`` before the first breakpoint counts
-    from it); returns the new breakpoint count."""
-    if end <= profile[P_TIME, 0]:
-        return n
-    i, n = breakpoint_at(profile, n, max(start, profile[P_TIME, 0]))
-    return reserve(profile, n, i, need, end - profile[P_TIME, i])
-
-
-@njit(cache=True, inline="always")
 def first_short_step(profile, n, need, duration):
     """The first step, from breakpoint 0 on, with fewer than ``need`` free processors before
     ``duration`` seconds have passed; -1 if there is none (the job fits from breakpoint 0).

@@ -1,15 +1,18 @@
-"""The compiled event loop of sites without exchange that also take advance reservations.
+"""The compiled event loop of sites without exchange that also take reservations.
 
-Each site books one-part advance reservations (docs/reservations.md) next to
-its batch jobs. A request is accepted at its earliest fit at or after
-``max(now, earliest start)`` on the site's availability profile (running
-jobs to their estimated end, and the reservations accepted before), if it
-then ends by its deadline; it holds its processors over ``[start, start +
-duration)``. Every LRMS then works on the profile: a batch job starts only
-if it fits from now for its estimate, so accepted reservations always find
-their processors free (jobs are cut at their estimate). FCFS stops at the
-first job that does not fit, LIST skips it, EASY reserves the first one at
-its earliest fit and conservative backfilling every one.
+Requests (docs/reservations.md) arrive next to the batch jobs. With the
+EXACT algorithm a one-site request is accepted at its earliest fit at or
+after ``max(now, earliest start)`` on its site's availability profile
+(running jobs to their estimated end, and the reservations accepted
+before), if it then ends by its deadline (:func:`admit`); otherwise one of
+Meltzer's algorithms places its parts on distinct sites at a common start
+(:func:`co_admit`, rules in :mod:`evogrid.sim.co_admission`). An accepted
+part holds its processors over ``[start, start + duration)``. Every LRMS
+works on the profile: a batch job starts only if it fits from now for its
+estimate, so accepted reservations always find their processors free (jobs
+are cut at their estimate). FCFS stops at the first job that does not fit,
+LIST skips it, EASY reserves the first one at its earliest fit and
+conservative backfilling every one.
 
 With no request, every LRMS gives the schedule of :mod:`evogrid.sim.core`
 (the tests check this on random workloads): the profile is the general
@@ -363,8 +366,8 @@ def run_reserved(jobs, machine_procs, codes, book, rules):
     their parts' processors (P, R), largest first, 0-padded, and each one's
     site order (K, R). ``rules = (config, acc, tariff, cum)``: the
     algorithm's parameters (evogrid.sim.co_admission, ``C_*`` rows), the
-    run-time/estimate ratio per site for the backlog (float64 (K,)), tariffs per processor-hour (K, 168)
-    and their running sums (K, 169). ``start``: each job's start (s);
+    run-time/estimate ratio per site for the backlog (float64 (K,)),
+    tariffs per processor-hour (K, 168) and their running sums (K, 169). ``start``: each job's start (s);
     ``booked = (accepted, sites, messages, prices)``: each request's start
     (s, -1: refused), its parts' sites (P, R, -1), the messages sent for it,
     and (3, R) its cost with the cheapest and dearest admissible variant's.
