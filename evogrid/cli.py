@@ -19,7 +19,14 @@ from rich.table import Table
 from evogrid import __version__
 from evogrid.errors import EvogridError, ScenarioError
 from evogrid.pipeline import DEMO_GENERATIONS
-from evogrid.policy.registry import FEATURES, LOCATIONS, POOL_ARRIVALS, STRATEGIES, TRANSFERS, plain_transfers
+from evogrid.policy.registry import (
+    LOCATIONS,
+    POOL_ARRIVALS,
+    STRATEGIES,
+    TRANSFERS,
+    features_for,
+    plain_transfers,
+)
 
 if TYPE_CHECKING:
     from evogrid.policy.rulebase import Rulebase
@@ -440,8 +447,8 @@ TestOption = Annotated[str | None, typer.Option(
     help="Unseen scenario (same sites, later months, e.g. KTH@5-11+SDSC03@5-11) to test the result "
          "on, with FCFS and EASY.")]
 FeatureOption = Annotated[list[str] | None, typer.Option(
-    "--feature", help=f"Rulebase input, repeatable (default NWP and NJP); registered: {', '.join(FEATURES)} "
-    "(docs/grid.md).")]
+    "--feature", help="Rulebase input, repeatable (default NWP and NJP); registered: "
+    f"{', '.join(features_for('transfer'))} (docs/grid.md).")]
 TrainOutOption = Annotated[Path | None, typer.Option(help="Run directory (default runs/<kind>-<seed>).")]
 
 
@@ -476,20 +483,58 @@ def _summary_table(rows: list[dict]) -> None:
     console.print(table)
 
 
+def _train_admission(config_args: dict, out: Path | None, resume: Path | None, workers: int, backend: str,
+                     scheduler: str | None) -> None:
+    """Start or resume an admission-rulebase run and print its comparison table."""
+    from evogrid.optimize.admission import AdmissionConfig, resume_admission, run_admission
+
+    with _evaluator(backend, workers, scheduler) as evaluator:
+        if resume is not None:
+            result = resume_admission(resume, evaluator, plots=_plots())
+            run_dir = resume
+        else:
+            if config_args["scenario"] is None:
+                raise ScenarioError("give a SCENARIO, or --resume RUN_DIR")
+            config = AdmissionConfig(**{k: v for k, v in config_args.items() if v is not None})
+            run_dir = out or Path("runs") / f"admission-{config.seed}"
+            result = run_admission(config, run_dir, evaluator, plots=_plots())
+    table = Table(title="learned admission rulebase against Meltzer's algorithms")
+    for col in ("window", "rule", "failure rate", "batch AWRT (s)"):
+        table.add_column(col, justify="left" if col in ("window", "rule") else "right")
+    for r in result["summary"]:
+        table.add_row(r["window"], r["rule"], f"{r['failure_rate']:.3f}", f"{r['batch_awrt']:,.0f}")
+    console.print(table)
+    console.print(f"{result['evaluations']:,} simulations; wrote {run_dir}: {result['rulebase']}, "
+                  "summary.csv, generations.csv, convergence.png, admission_*.png")
+
+
 @app.command()
 def train(
     scenario: ScenarioArgument = None,
+    policy: Annotated[str, typer.Option(
+        help="transfer: a site's job-exchange rulebase (EFS, the dissertation's); admission: one TSK "
+             "admission rulebase every site uses for reservation requests, against Meltzer's "
+             "Algorithms 2-4, for a scenario with a [reservations] table (docs/reservations.md).")
+    ] = "transfer",
     site: Annotated[int, typer.Option(help="Index of the site whose rulebase is trained.")] = 0,
     others: Annotated[str, typer.Option(help="Fixed policy of the other sites: awf or local.")] = "awf",
     optimizer: Annotated[str, typer.Option(
         help="es: (mu + lambda)-ES with self-adaptive step sizes (docs/training.md); "
              "cma: DEAP's CMA-ES.")] = "es",
-    lrms: Annotated[str, typer.Option(help=LRMS_HELP + " Training default: fcfs.")] = "fcfs",
-    generations: GenerationsOption = 150,
-    mu: MuOption = 13,
-    lambda_: LambdaOption = 91,
+    lrms: Annotated[str | None, typer.Option(
+        help=LRMS_HELP + " Training default: fcfs; admission: the scenario's.")] = None,
+    generations: Annotated[int | None, typer.Option(
+        help="Generations (default 150; admission 40).")] = None,
+    mu: Annotated[int | None, typer.Option("--mu", help="Parents (default 13; admission 5).")] = None,
+    lambda_: Annotated[int | None, typer.Option(
+        "--lambda", help="Offspring per generation (default 91; admission 35).")] = None,
     rules: RulesOption = 10,
-    feature: FeatureOption = None,
+    feature: Annotated[list[str] | None, typer.Option(
+        "--feature", help="Rulebase input, repeatable. transfer (default NWP and NJP): "
+        f"{', '.join(features_for('transfer'))}; admission (default LEAD, BEFORE_NEXT, RESERVED): "
+        f"{', '.join(features_for('admission'))} (docs/grid.md, docs/reservations.md).")] = None,
+    awrt_weight: Annotated[float | None, typer.Option(
+        help="admission: score = failure rate + this x batch AWRT / Algorithm 3's (default 10).")] = None,
     test: TestOption = None,
     seed: SeedOption = 1,
     workers: WorkersOption = 2,
@@ -498,15 +543,27 @@ def train(
     out: TrainOutOption = None,
     resume: ResumeOption = None,
 ) -> None:
-    """EFS: evolve one site's fuzzy rulebase against partners with a fixed policy (docs/training.md).
+    """EFS: evolve one site's fuzzy rulebase against partners with a fixed policy (docs/training.md),
+    or with --policy admission a reservation admission rulebase (docs/reservations.md).
 
-    Fitness is the site's AWRT in the training scenario. Writes a run
-    directory with config.toml, generations.csv, checkpoints (--resume), the
-    rulebase JSON with provenance, a train/test summary and plots.
+    Fitness is the site's AWRT in the training scenario (admission: the
+    failure rate plus the weighted batch AWRT relative to Algorithm 3's).
+    Writes a run directory with config.toml, generations.csv, checkpoints
+    (--resume), the rulebase JSON with provenance, a train/test summary and plots.
     """
-    _train(dict(scenario=scenario, kind="efs", site=site, others=others, optimizer=optimizer, lrms=lrms,
-                generations=generations, mu=mu, lambda_=lambda_, n_rules=rules, test=test, seed=seed,
-                features=feature or ["NWP", "NJP"]),
+    from evogrid.optimize.rundir import resumable_config
+
+    if policy not in ("transfer", "admission"):
+        raise ScenarioError(f"--policy {policy}: expected transfer or admission")
+    resumed = resume is not None and resumable_config(resume).get("policy") == "admission"
+    if policy == "admission" or resumed:
+        _train_admission(dict(scenario=scenario, lrms=lrms, generations=generations, mu=mu, lambda_=lambda_,
+                              n_rules=rules, features=feature, awrt_weight=awrt_weight, test=test, seed=seed),
+                         out, resume, workers, backend, scheduler)
+        return
+    _train(dict(scenario=scenario, kind="efs", site=site, others=others, optimizer=optimizer,
+                lrms=lrms or "fcfs", generations=generations or 150, mu=mu or 13, lambda_=lambda_ or 91,
+                n_rules=rules, test=test, seed=seed, features=feature or ["NWP", "NJP"]),
            out, resume, workers, backend, scheduler)
 
 

@@ -299,6 +299,7 @@ class Rules:
     start_weight: float = 1.0
     acc: tuple = ()
     price: object = None
+    admission: tuple = ()  # rulebase algorithm: per site (feature names, [(centers, widths, consequent)])
 
 
 def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None):
@@ -389,10 +390,30 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
         free = earliest_start(sites[k].m, s, need, req.duration, busy(k, t)) == s
         if rules.algorithm in ("trivial", "cpu-count"):
             return free
+        if rules.algorithm == "rulebase":
+            names, rulebase = rules.admission[k]
+            x = [admission_feature(f, k, t, s, req.duration, need) for f in names]
+            return free and tsk(rulebase, x) > 0
         admitted = s >= t + backlog(k, t)
         if rules.algorithm in ("backfill", "weighted"):
             admitted = admitted or s + req.duration <= next_planned_start(k, t)
         return free and admitted
+
+    def admission_feature(name, k, t, s, duration, need):
+        m = sites[k].m
+        if name == "NWP":
+            return sum(jobs[j].procs for j in sites[k].queue) / m
+        if name == "LEAD":
+            lead, room = s - t, backlog(k, t)
+            return 1.0 if lead + room == 0 else lead / (lead + room)
+        if name == "PART":
+            return need / m
+        if name == "RESERVED":
+            overlap = sum(max(0, min(e, s + duration) - max(b, s)) * p for b, e, p, _ in held[k])
+            return overlap / (m * duration)
+        if name == "BEFORE_NEXT":
+            return 1.0 if s + duration <= next_planned_start(k, t) else 0.0
+        raise ValueError(name)
 
     def admit_first_fit(r, t):
         req = requests[r]

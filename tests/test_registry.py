@@ -27,7 +27,7 @@ from evogrid.policy import (
     simulate,
     strategy_config,
 )
-from evogrid.policy.registry import StrategyKind
+from evogrid.policy.registry import StrategyKind, features_for
 from evogrid.sim import features, grid
 from evogrid.sim.scenario import Scenario
 
@@ -38,7 +38,9 @@ def test_registries_name_the_compiled_codes():
     assert {n: e.code for n, e in TRANSFERS.items()} == grid.TRANSFER_CODES
     assert {n: e.code for n, e in LOCATIONS.items()} == grid.LOCATION_CODES
     assert {n: e.code for n, e in POOL_ARRIVALS.items()} == grid.POOL_ARRIVAL_CODES
-    assert {n: e.code for n, e in FEATURES.items()} == features.FEATURE_CODES
+    for decision, codes in (("transfer", features.FEATURE_CODES),
+                            ("admission", features.ADMISSION_FEATURE_CODES)):
+        assert {n: FEATURES[n].code for n in features_for(decision)} == codes
     assert list(STRATEGIES) == ["local", "awf", "rulebase", "pool", "aa"]
     assert (LOCATIONS.default.name, POOL_ARRIVALS.default.name, STRATEGIES.default.name) == (
         "fixed", "queued", "local")

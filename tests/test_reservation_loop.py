@@ -1,5 +1,7 @@
 """Advance reservations in the compiled loop against the pure-Python reference, and invariants."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -9,6 +11,8 @@ from reference_sim import Job, Request, Rules, simulate_reserved_reference
 from test_core_vs_reference import workloads
 
 from evogrid.errors import ScenarioError
+from evogrid.policy.admission import admission_rules
+from evogrid.policy.rulebase import Rulebase
 from evogrid.sim.booking import ReservationRules, peak_tariffs, simulate_reservations
 from evogrid.sim.metrics import reservation_metrics, unfairness
 from evogrid.sim.schedule import simulate_local
@@ -17,6 +21,7 @@ from evogrid.workload.reservations import Reservations
 
 LRMS = ["fcfs", "easy", "list", "conservative"]
 MELTZER = ["trivial", "cpu-count", "backlog", "backfill", "weighted"]
+ADMISSION_FEATURES = ["NWP", "LEAD", "PART", "RESERVED", "BEFORE_NEXT"]
 
 
 @st.composite
@@ -51,7 +56,7 @@ def _price(tariff, cum):
     return lambda k, a, b: before(k, b) - before(k, a)
 
 
-def _reference(workloads, lrms, req, rules, bookings_order):
+def _reference(workloads, lrms, req, rules, bookings_order, rulebases=()):
     jobs = [Job(*row) for k, w in enumerate(workloads)
             for row in zip(w.submit.tolist(), w.run_time.tolist(), w.procs.tolist(), w.estimate.tolist(),
                            [k] * w.n_jobs, strict=True)]
@@ -62,9 +67,14 @@ def _reference(workloads, lrms, req, rules, bookings_order):
                     int(req.duration[r]), tuple(parts[r].tolist()), int(req.site[r]),
                     tuple(bookings_order[:, r].tolist()))
             for r in range(req.n_requests)]
-    _, acc, tariff, cum = rules.arrays(workloads)
+    _, acc, tariff, cum, _ = rules.arrays(workloads)
+    if len(rulebases) == 1:
+        rulebases = rulebases * len(workloads)
+    admission = tuple((list(rb.features), [(c.tolist(), w.tolist(), float(b)) for c, w, b
+                                           in zip(rb.centers, rb.widths, rb.consequents, strict=True)])
+                      for rb in rulebases)
     ref_rules = Rules(rules.algorithm, rules.minsize, rules.windows, rules.cost_weight, rules.start_weight,
-                      tuple(acc.tolist()), _price(tariff, cum))
+                      tuple(acc.tolist()), _price(tariff, cum), admission)
     return simulate_reserved_reference(jobs, [w.machine_procs for w in workloads], [lrms] * len(workloads),
                                        reqs, ref_rules)
 
@@ -98,12 +108,13 @@ def _check_capacity_with_reservations(schedule, req, bookings):
         assert np.cumsum(procs[order]).max(initial=0) <= w.machine_procs[k], "reserved processors used twice"
 
 
-def _run_against_reference(workloads, lrms, req, rules):
+def _run_against_reference(workloads, lrms, req, rules, rulebases=()):
+    """``rulebases``: the Rulebase objects behind ``rules.rulebases`` (the rulebase algorithm)."""
     schedule, bookings = simulate_reservations(workloads, lrms, req, rules)
     check_schedule(schedule)
     _check_capacity_with_reservations(schedule, req, bookings)
     orders = _site_orders(len(workloads), req.n_requests, rules.seed)
-    start, booked = _reference(workloads, lrms, req, rules, orders)
+    start, booked = _reference(workloads, lrms, req, rules, orders, list(rulebases))
     assert schedule.start.tolist() == start
     assert bookings.start.tolist() == [b[0] for b in booked]
     placed = [tuple(x for x in row if x >= 0) for row in bookings.sites.tolist()]
@@ -150,6 +161,66 @@ def test_meltzer_algorithms_equal_reference(algorithm):
         _run_against_reference(sites, lrms, req, rules)
 
     run()
+
+
+def test_admission_rulebases_equal_reference():
+    """1,000 random grids as above, each site's part admitted by a random TSK rulebase over 1-3 random
+    admission features (one rulebase for all sites, or one per site)."""
+    @settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.data())
+    def run(data):
+        K = data.draw(st.integers(1, 3))
+        sites = [data.draw(workloads(max_jobs=12)) for _ in range(K)]
+        fixed = K == 1 or data.draw(st.integers(0, 3)) == 0
+        req = data.draw(requests([w.machine_procs for w in sites], max_parts=K + 1, fixed=fixed))
+        rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+        rulebases = [Rulebase.random(int(rng.integers(1, 6)),
+                                     list(rng.choice(ADMISSION_FEATURES, rng.integers(1, 4), replace=False)),
+                                     seed=rng)
+                     for _ in range(1 if data.draw(st.booleans()) else K)]
+        base = ReservationRules(minsize=data.draw(st.integers(1, 8)), windows=data.draw(st.integers(1, 6)),
+                                acc=tuple(data.draw(st.sampled_from([0.0, 0.5, 1.0])) for _ in range(K)),
+                                seed=data.draw(st.integers(0, 3)))
+        lrms = data.draw(st.sampled_from(LRMS))
+        _, ruled = _run_against_reference(sites, lrms, req, admission_rules(base, rulebases), rulebases)
+        _, free = simulate_reservations(sites, lrms, req, replace(base, algorithm="cpu-count"))
+        seen["accepted"] += int(ruled.accepted.sum())
+        seen["declined"] += int((free.accepted & ~ruled.accepted).sum())
+
+    seen = {"accepted": 0, "declined": 0}
+    run()
+    # the rulebases both admit requests and turn down ones that had room
+    assert seen["accepted"] > 100 and seen["declined"] > 100, seen
+
+
+def test_admission_rulebase_that_always_accepts_is_cpu_count():
+    """A rulebase that accepts everything places exactly as Meltzer's Algorithm 2 (a SDSC-BLUE
+    two-week grid); one that declines everything refuses every request and sends nothing."""
+    from evogrid.workload.reservations import meltzer
+    from evogrid.workload.traces import load_window
+
+    sites = [load_window(f"SDSC03@d{d}-{d + 14}") for d in (14, 28)]
+    sites[0], req = meltzer(sites[0], "rw1", seed=2)
+    _, two = simulate_reservations(sites, "easy", req, ReservationRules("cpu-count"))
+    _, ruled = simulate_reservations(sites, "easy", req,
+                                     admission_rules(ReservationRules(), [Rulebase.constant(True, ["LEAD"])]))
+    assert two.accepted.sum() > 0.5 * req.n_requests
+    for field in ("start", "sites", "messages"):
+        np.testing.assert_array_equal(getattr(ruled, field), getattr(two, field))
+    never = admission_rules(ReservationRules(), [Rulebase.constant(False, ["LEAD", "NWP"])])
+    _, none = simulate_reservations(sites, "easy", req, never)
+    assert (none.start == -1).all() and (none.messages == 0).all()
+
+
+def test_admission_rulebase_inputs_are_checked():
+    with pytest.raises(ScenarioError, match="feature NJP cannot inform admission decisions"):
+        admission_rules(ReservationRules(), [Rulebase.constant(True, ["NJP"])])
+    with pytest.raises(ScenarioError, match="needs admission rulebases"):
+        ReservationRules("rulebase")
+    w = Workload("hand", 4, arr([0]), arr([5]), arr([1]), arr([5]), arr([0]), arr([0]))
+    rules = admission_rules(ReservationRules(), [Rulebase.constant(True, ["LEAD"])] * 2)
+    with pytest.raises(ScenarioError, match="2 admission rulebases for 3 sites"):
+        simulate_reservations([w, w, w], "easy", _one_site("none", [], [], [], [], []), rules)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))

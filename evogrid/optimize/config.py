@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from evogrid.errors import EvogridError
 from evogrid.optimize.evaluator import ScenarioRef
-from evogrid.policy.registry import FEATURES, LOCATIONS
+from evogrid.policy.registry import LOCATIONS, features_for
 
 
 class _OnScenario:
@@ -102,10 +102,11 @@ class TrainConfig(_OnScenario):
             raise EvogridError(f"--pick {self.pick}: expected one of {', '.join(PICKS)}")
         if self.others not in ("awf", "local"):
             raise EvogridError(f"--others {self.others}: expected awf or local")
-        unknown = [f for f in self.features if f not in FEATURES]
+        usable = features_for("transfer")
+        unknown = [f for f in self.features if f not in usable]
         if unknown or not self.features:
-            raise EvogridError(f"--feature {','.join(unknown)}: expected registered features "
-                               f"({', '.join(FEATURES)})")
+            raise EvogridError(f"--feature {','.join(unknown)}: expected transfer features "
+                               f"({', '.join(usable)})")
         if self.mu < 1 or self.lambda_ < 1 or self.generations < 1 or self.n_rules < 1:
             raise EvogridError("--mu, --lambda, --generations and --rules must be >= 1")
 

@@ -10,9 +10,11 @@ rulebase JSON loading (feature names) and the optimisers alike:
   codes ``L_*``;
 - :data:`POOL_ARRIVALS`: how a new job meets the central pool (``queued``,
   the default, and ``first``), codes ``A_*``;
-- :data:`FEATURES`: decision features of fuzzy rulebases (``NWP``, ``NJP``,
-  ``UTIL``, ``QLEN``, ``EST_HOURS``) with their default ranges, codes of
-  :mod:`evogrid.sim.features` (``F_*``);
+- :data:`FEATURES`: decision features of fuzzy rulebases with their default
+  ranges: of transfer decisions (``NWP``, ``NJP``, ``UTIL``, ``QLEN``,
+  ``EST_HOURS``), codes of :mod:`evogrid.sim.features` (``F_*``), and of
+  reservation admission (``NWP``, ``LEAD``, ``PART``, ``RESERVED``,
+  ``BEFORE_NEXT``), computed by :func:`evogrid.sim.reservation_loop.admission_feature`;
 - the strategies as the CLI names them (``local``, ``awf``, ``rulebase``,
   ``pool``, ``aa``) are :data:`STRATEGIES`, whose
   entries build a strategy object from a configuration.
@@ -74,12 +76,15 @@ class Feature:
         code: the branch of :func:`evogrid.sim.features.feature_value` that computes it.
         range: [low, high], used to initialise, bound and plot rulebases.
         help: what it measures, one line.
+        decisions: which decisions it can inform: ``transfer`` (a job on
+            offer) and/or ``admission`` (a reservation part at a start).
     """
 
     name: str
     code: int
     range: tuple[float, float]
     help: str
+    decisions: tuple[str, ...] = ("transfer",)
 
 
 E = TypeVar("E", bound=Entry)
@@ -180,12 +185,33 @@ POOL_ARRIVALS: Registry[Choice] = Registry("pool arrival rule", [
 
 FEATURES: Registry[Feature] = Registry("feature", [
     Feature("NWP", codes.F_NWP, (0.0, 10.0),
-            "waiting jobs' processors / m_k (normalised waiting parallelism)"),
+            "waiting jobs' processors / m_k (normalised waiting parallelism)", ("transfer", "admission")),
     Feature("NJP", codes.F_NJP, (0.0, 1.0), "m_j / m_k (normalised job parallelism)"),
     Feature("UTIL", codes.F_UTIL, (0.0, 1.0), "busy processors / m_k now"),
     Feature("QLEN", codes.F_QLEN, (0.0, 100.0), "number of jobs waiting in the site's queue"),
     Feature("EST_HOURS", codes.F_EST_HOURS, (0.0, 48.0), "the job's run-time estimate in hours"),
+    Feature("LEAD", codes.F_LEAD, (0.0, 1.0), "reservation start's lead over now, (s - t) / (s - t + "
+            "backlog_k): 0.5 where the site's backlog clears", ("admission",)),
+    Feature("PART", codes.F_PART, (0.0, 1.0), "the part's processors / m_k", ("admission",)),
+    Feature("RESERVED", codes.F_RESERVED, (0.0, 1.0),
+            "share of m_k x duration already reserved over the part's interval", ("admission",)),
+    Feature("BEFORE_NEXT", codes.F_BEFORE_NEXT, (0.0, 1.0),
+            "1 if the part ends by the site's next planned start (Meltzer's backfill test), else 0",
+            ("admission",)),
 ])
+
+
+def features_for(decision: str) -> list[str]:
+    """The registered features a ``transfer`` or ``admission`` rulebase may use."""
+    return [name for name, f in FEATURES.items() if decision in f.decisions]
+
+
+def check_features(names: Iterable[str], decision: str, where: str) -> None:
+    """ScenarioError naming ``where`` if a feature is unknown or cannot inform ``decision``."""
+    usable = features_for(decision)
+    if wrong := [n for n in names if n not in usable]:
+        raise ScenarioError(f"{where}: feature {', '.join(wrong)} cannot inform {decision} decisions; "
+                            f"expected {', '.join(usable)}")
 
 
 def plain_transfers() -> list[str]:

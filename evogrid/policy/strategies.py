@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from evogrid.errors import ScenarioError
-from evogrid.policy.registry import POOL_ARRIVALS, plain_transfers
+from evogrid.policy.registry import POOL_ARRIVALS, check_features, plain_transfers
 from evogrid.policy.rulebase import Rulebase
 from evogrid.sim.metrics import grid_utilization, improvements, migration_matrices, move_stats
 from evogrid.sim.scenario import Scenario
@@ -107,6 +107,7 @@ class FuzzyPolicy:
                 if partner == k:
                     continue
                 rb = _select(choice, partner, int(jobs.machine_procs[partner]))
+                check_features(rb.features, "transfer", f"rulebase of site {k}")
                 if id(rb) not in index:
                     index[id(rb)] = len(stack)
                     stack.append(rb)

@@ -19,6 +19,7 @@ import numpy as np
 from evogrid.errors import ScenarioError
 from evogrid.sim import co_admission as ca
 from evogrid.sim.schedule import GridJobs, Schedule, _lrms_names, lrms_code
+from evogrid.sim.tsk import TSKStack
 from evogrid.workload.model import Workload
 from evogrid.workload.reservations import MELTZER_VARIANTS, Reservations, meltzer, roblitz
 
@@ -35,6 +36,8 @@ ALGORITHMS: dict[str, tuple[int, str, str]] = {
                  "Meltzer 4: as 3, or ending before the site's next planned start"),
     "weighted": (ca.WEIGHTED, "information-rich",
                  "Meltzer 5: as 4's admission, the variant of least k * cost + s * start"),
+    "rulebase": (ca.RULEBASE, "information-rich",
+                 "as 2, each part admitted by its site's TSK admission rulebase (learned)"),
 }
 LRMS_WITH_RESERVATIONS = ("fcfs", "easy", "list", "conservative")
 #: The most variants (candidate starts x site orders) one request may have: the admission
@@ -73,6 +76,9 @@ class ReservationRules:
         tariffs: price per processor-hour for each hour of the week, shape
             (K, 168); None: 1 everywhere (cost = processor-hours).
         seed: seeds each request's site order.
+        rulebases: the ``rulebase`` algorithm's admission rulebases, one per
+            site or one for every site (evogrid.policy.admission builds it
+            from rulebase files).
     """
 
     algorithm: str = "backfill"
@@ -83,6 +89,7 @@ class ReservationRules:
     acc: tuple[float, ...] | None = None
     tariffs: np.ndarray | None = field(default=None, repr=False)
     seed: int = 0
+    rulebases: TSKStack | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.algorithm not in ALGORITHMS:
@@ -92,9 +99,13 @@ class ReservationRules:
             raise ScenarioError("reservation rules: minsize and windows must be at least 1")
         if self.cost_weight < 0 or self.start_weight < 0:
             raise ScenarioError("reservation rules: cost_weight and start_weight must not be negative")
+        if (self.algorithm == "rulebase") != (self.rulebases is not None and len(self.rulebases) > 0):
+            raise ScenarioError("reservation rules: the rulebase algorithm needs admission rulebases, and "
+                                "only it takes them")
 
-    def arrays(self, workloads: Sequence[Workload]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(config, acc, tariff, cum)`` as the compiled loop takes them (evogrid.sim.reservation_loop)."""
+    def arrays(self, workloads: Sequence[Workload]) -> tuple:
+        """``(config, acc, tariff, cum, (params, meta))`` as the compiled loop takes them
+        (evogrid.sim.reservation_loop): the rulebase stack has one rulebase per site."""
         K = len(workloads)
         config = np.zeros(ca.N_CONFIG)
         config[ca.C_ALGORITHM] = ALGORITHMS[self.algorithm][0]
@@ -113,7 +124,13 @@ class ReservationRules:
         if tariff.shape != (K, ca.HOURS_PER_WEEK) or (tariff < 0).any() or not np.isfinite(tariff).all():
             raise ScenarioError(f"reservation rules: tariffs need shape ({K}, 168), finite and >= 0")
         cum = np.concatenate([np.zeros((K, 1)), np.cumsum(tariff, axis=1)], axis=1)
-        return config, acc, np.ascontiguousarray(tariff), cum
+        stack = self.rulebases or TSKStack.empty()
+        if len(stack) == 1:
+            stack = TSKStack(np.repeat(stack.params, K, axis=0), np.repeat(stack.meta, K, axis=0))
+        if len(stack) not in (0, K):
+            raise ScenarioError(f"reservation rules: {len(stack)} admission rulebases for {K} sites; give "
+                                "one per site or one for all")
+        return config, acc, np.ascontiguousarray(tariff), cum, (stack.params, stack.meta)
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,12 @@ algorithm's admission rule lets the start in:
 - 1 ``trivial``, 2 ``cpu-count``: any start;
 - 3 ``backlog``: ``s >= now + backlog_k`` (backlog: evogrid.sim.reservation_loop);
 - 4 ``backfill``, 5 ``weighted``: as 3, or the variant ends by the site's
-  next planned start (its queue head's earliest fit or its next reservation).
+  next planned start (its queue head's earliest fit or its next reservation);
+- 6 ``rulebase``: the site's TSK admission rulebase accepts part i at start s
+  (``allow[i, k, c]``, computed by evogrid.sim.reservation_loop from the
+  site's state: a learned replacement for the fixed backlog rule).
 
-Algorithms 1-4 take the first variant in depth-first order: candidate
+Algorithms 1-4 and 6 take the first variant in depth-first order: candidate
 starts ascending; level i places part i on a site not yet on the path,
 trying sites in the request's (seeded, shuffled) order. Algorithm 5 takes
 the variant with the least ``k * norm_cost + s * norm_start`` (min-max
@@ -23,7 +26,8 @@ first in depth-first order), so ``k = 0, s = 1`` is Algorithm 4.
 
 Messages count what the broker sends: Algorithm 1 asks each site it
 reaches (yes/no, the restrictive information policy); 2-4 know the sites'
-profiles and only send attempts that succeed; every roll-back of a placed
+profiles and only send attempts that succeed (6 likewise: a site's rulebase
+answers for it); every roll-back of a placed
 part is one more message; Algorithm 5 sends one per part of its pick.
 
 Costs: a site's tariff is a price per processor-hour for each hour of the
@@ -40,7 +44,8 @@ from evogrid.sim.profile import P_FREE, P_TIME
 
 #: Admission algorithms, by code: 0 is a one-site request's exact earliest fit
 #: (evogrid.sim.reservation_loop.admit); 1-5 are Meltzer's.
-EXACT, TRIVIAL, CPU_COUNT, BACKLOG, BACKFILL, WEIGHTED = range(6)
+#: 6 places like 2, each part admitted by its site's TSK admission rulebase.
+EXACT, TRIVIAL, CPU_COUNT, BACKLOG, BACKFILL, WEIGHTED, RULEBASE = range(7)
 HOURS_PER_WEEK = 168
 SECONDS_PER_HOUR = 3600
 #: Rows of the float64 ``config`` array of an algorithm's parameters.
@@ -100,16 +105,20 @@ def variant_cost(tariff, cum, parts, r, nparts, variants, v, start, duration):
 
 
 @njit(cache=True)
-def walk(c, r, parts, nparts, fit, orders, nsites, trivial, stop_first, out, n_out):
+def walk(c, r, parts, nparts, fits, orders, nsites, trivial, stop_first, out, n_out):
     """Depth-first over the sites for request ``r``'s candidate start ``c``; returns ``(n_out, messages)``.
 
-    ``parts``: (P, R) processors per part, largest first; ``orders``: (K, R)
-    the sites in the order to try. With ``stop_first`` it stops at the first
+    ``parts``: (P, R) processors per part, largest first; ``fits = (fit,
+    allow)``: part i fits site k at c when ``fit[k, c] >= parts[i, r]`` and,
+    unless ``allow`` is empty (shape (0, 0, 0)), ``allow[i, k, c]``;
+    ``orders``: (K, R) the sites in the order to try. With ``stop_first`` it stops at the first
     complete path, written to ``out[n_out]`` (then ``n_out + 1`` is
     returned); otherwise every complete path is appended to ``out`` (shape
     (V, P)). ``trivial``: every site reached is asked (Algorithm 1), else
     only those that fit.
     """
+    fit, allow = fits
+    ruled = allow.shape[0] > 0
     used = np.zeros(fit.shape[0], dtype=np.bool_)
     pos = np.empty(nparts, dtype=np.int64)
     messages = 0
@@ -126,7 +135,7 @@ def walk(c, r, parts, nparts, fit, orders, nsites, trivial, stop_first, out, n_o
         k = orders[pos[level], r]
         if used[k]:
             continue
-        ok = fit[k, c] >= parts[level, r]
+        ok = fit[k, c] >= parts[level, r] and (not ruled or allow[level, k, c])
         if trivial or ok:
             messages += 1
         if not ok:
@@ -146,8 +155,9 @@ def walk(c, r, parts, nparts, fit, orders, nsites, trivial, stop_first, out, n_o
 
 
 @njit(cache=True)
-def choose(r, parts, nparts, fit, orders, nsites, starts, duration, config, tariff, cum, chosen):
-    """Pick a variant of request ``r`` (module docstring); ``starts = (earliest, inc, count)``.
+def choose(r, parts, nparts, fits, orders, nsites, starts, duration, config, tariff, cum, chosen):
+    """Pick a variant of request ``r`` (module docstring); ``starts = (earliest, inc, count)``,
+    ``fits = (fit, allow)`` as :func:`walk` takes them.
 
     Returns ``(start, messages, cost, cheapest, dearest)``: start -1 when no
     variant is admissible; ``chosen[:nparts]`` gets the sites; the costs are
@@ -166,7 +176,7 @@ def choose(r, parts, nparts, fit, orders, nsites, starts, duration, config, tari
     n_var = messages = 0
     first_c = -1  # the candidate of the first variant in depth-first order
     for c in range(count):
-        n_new, sent = walk(c, r, parts, nparts, fit, orders, nsites, trivial, False, variants, n_var)
+        n_new, sent = walk(c, r, parts, nparts, fits, orders, nsites, trivial, False, variants, n_var)
         for v in range(n_var, n_new):
             variant_c[v] = c
         if first_c < 0:
@@ -178,7 +188,7 @@ def choose(r, parts, nparts, fit, orders, nsites, starts, duration, config, tari
     if algorithm == WEIGHTED:
         messages = nparts if n_var else 0
     elif first_c >= 0:  # and these on the first candidate with a variant, up to it
-        _, sent = walk(first_c, r, parts, nparts, fit, orders, nsites, trivial, True, variants, n_var)
+        _, sent = walk(first_c, r, parts, nparts, fits, orders, nsites, trivial, True, variants, n_var)
         messages += sent
     if n_var == 0:
         return -1, messages, 0.0, 0.0, 0.0

@@ -13,5 +13,7 @@ T_LOCAL, T_AWF, T_RULEBASE = 0, 1, 2
 L_FIXED, L_RANDOM, L_AWRT = 0, 1, 2
 #: How a new job meets the central pool.
 A_FIRST, A_QUEUED = 0, 1
-#: Decision features of fuzzy rulebases.
+#: Decision features of fuzzy rulebases: transfer decisions (a job on offer) ...
 F_NWP, F_NJP, F_UTIL, F_QLEN, F_EST_HOURS = 0, 1, 2, 3, 4
+#: ... and reservation admission (a part of a request at a candidate start; F_NWP serves both).
+F_LEAD, F_PART, F_RESERVED, F_BEFORE_NEXT = 5, 6, 7, 8

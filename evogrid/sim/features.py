@@ -16,7 +16,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from evogrid.sim.codes import F_EST_HOURS, F_NJP, F_NWP, F_QLEN, F_UTIL
+from evogrid.sim.codes import (
+    F_BEFORE_NEXT,
+    F_EST_HOURS,
+    F_LEAD,
+    F_NJP,
+    F_NWP,
+    F_PART,
+    F_QLEN,
+    F_RESERVED,
+    F_UTIL,
+)
 from evogrid.sim.core import ESTIMATE, FREE, M_PROCS, PROCS, Q_HEAD, Q_TAIL, W_PROCS
 
 SECONDS_PER_HOUR = 3600.0
@@ -26,6 +36,10 @@ SECONDS_PER_HOUR = 3600.0
 FEATURE_CODES: dict[str, int] = {"NWP": F_NWP, "NJP": F_NJP, "UTIL": F_UTIL, "QLEN": F_QLEN,
                                  "EST_HOURS": F_EST_HOURS}
 FEATURES = FEATURE_CODES  # the older name
+#: The features of reservation admission rulebases, name -> code, computed by
+#: :func:`evogrid.sim.reservation_loop.admission_feature` (docs/reservations.md).
+ADMISSION_FEATURE_CODES: dict[str, int] = {"NWP": F_NWP, "LEAD": F_LEAD, "PART": F_PART,
+                                           "RESERVED": F_RESERVED, "BEFORE_NEXT": F_BEFORE_NEXT}
 
 
 @njit(cache=True, inline="always")

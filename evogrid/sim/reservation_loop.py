@@ -6,7 +6,9 @@ after ``max(now, earliest start)`` on its site's availability profile
 (running jobs to their estimated end, and the reservations accepted
 before), if it then ends by its deadline (:func:`admit`); otherwise one of
 Meltzer's algorithms places its parts on distinct sites at a common start
-(:func:`co_admit`, rules in :mod:`evogrid.sim.co_admission`). An accepted
+(:func:`co_admit`, rules in :mod:`evogrid.sim.co_admission`), or each
+site's TSK admission rulebase admits the parts offered to it (features:
+:func:`admission_feature`). An accepted
 part holds its processors over ``[start, start + duration)``. Every LRMS
 works on the profile: a batch job starts only if it fits from now for its
 estimate, so accepted reservations always find their processors free (jobs
@@ -37,10 +39,12 @@ from evogrid.sim.co_admission import (
     C_MINSIZE,
     C_WINDOWS,
     EXACT,
+    RULEBASE,
     candidate_starts,
     choose,
     fill_fits,
 )
+from evogrid.sim.codes import F_BEFORE_NEXT, F_LEAD, F_NWP, F_PART, F_RESERVED
 from evogrid.sim.core import (
     ESTIMATE,
     FREE,
@@ -71,6 +75,7 @@ from evogrid.sim.profile import (
     first_short_step,
     reserve,
 )
+from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
 
 R_SUBMIT, R_EARLIEST, R_DEADLINE, R_DURATION, R_SITE = range(5)
 N_REQUEST_FIELDS = 5
@@ -238,11 +243,59 @@ def _next_planned_start(k, jobs, queue, sc, profile, n, held, held_n):
 
 
 @njit(cache=True)
+def admission_feature(code, k, t, s, duration, need, lead_room, sc, held, held_n):
+    """Admission feature ``code`` of a part of ``need`` processors at site k over ``[s, s + duration)``,
+    asked at time ``t`` (docs/reservations.md; NaN for an unknown code, which no rulebase accepts).
+
+    ``lead_room = (backlog, next planned start)`` of the site (s).
+    """
+    m = sc[k, M_PROCS]
+    if code == F_NWP:
+        return sc[k, W_PROCS] / m
+    if code == F_LEAD:  # 0: starts now, 0.5: when the backlog clears, -> 1 far beyond it
+        lead = s - t
+        return 1.0 if lead + lead_room[0] == 0 else lead / (lead + lead_room[0])
+    if code == F_PART:
+        return need / m
+    if code == F_RESERVED:
+        overlap = 0
+        for h in range(held_n[k]):
+            inside = min(held[H_END, k, h], s + duration) - max(held[H_START, k, h], s)
+            overlap += max(inside, 0) * held[H_PROCS, k, h]
+        return overlap / (m * duration)
+    if code == F_BEFORE_NEXT:
+        return 1.0 if s + duration <= lead_room[1] else 0.0
+    return np.nan
+
+
+@njit(cache=True)
+def _fill_allow(k, t, r, parts, nparts, starts, duration, lead_room, fit, allow, rulebases, state):
+    """``allow[i, k, c]``: site k's rulebase (index k of the stack) accepts part i at candidate c,
+    asked only where the part fits; ``state = (sc, held, held_n)``."""
+    params, meta = rulebases
+    sc, held, held_n = state
+    nf = meta[k, META_FEATURES]
+    x = np.empty(nf)
+    e = np.empty(params.shape[1])
+    for i in range(nparts):
+        need = parts[i, r]
+        for c in range(starts[2]):
+            if fit[k, c] < need:
+                continue
+            s = starts[0] + c * starts[1]
+            for h in range(nf):
+                x[h] = admission_feature(meta[k, META_CODES + h], k, t, s, duration, need, lead_room, sc,
+                                         held, held_n)
+            allow[i, k, c] = rulebase_output(params, meta, k, x, e) > 0.0
+
+
+@njit(cache=True)
 def co_admit(r, t, book, rules, jobs, state, profile, held, held_n, booked):
     """Place request ``r`` (parts on distinct sites, a common start) at time ``t`` by one of
-    Meltzer's algorithms (evogrid.sim.co_admission); a one-site request has its site fixed."""
+    Meltzer's algorithms or the sites' admission rulebases (evogrid.sim.co_admission); a one-site
+    request has its site fixed."""
     requests, parts, orders = book
-    config, acc, tariff, cum = rules
+    config, acc, tariff, cum, rulebases = rules
     queue, sc, running = state
     algorithm = np.int64(config[C_ALGORITHM])
     duration = requests[R_DURATION, r]
@@ -253,21 +306,29 @@ def co_admit(r, t, book, rules, jobs, state, profile, held, held_n, booked):
     while nparts < parts.shape[0] and parts[nparts, r] > 0:
         nparts += 1
     nsites = 1 if requests[R_SITE, r] >= 0 else orders.shape[0]
+    starts = (earliest, inc, count)
     fit = np.full((sc.shape[0], count), -1, dtype=np.int64)
+    ruled = algorithm == RULEBASE
+    shape = (nparts, sc.shape[0], count) if ruled else (0, 0, 0)
+    allow = np.zeros(shape, dtype=np.bool_)
     for o in range(nsites):
         k = orders[o, r]
         n = _site_profile(k, t, jobs, sc, running, profile, held, held_n)
-        admit_from, admit_until = t, np.int64(0)
+        admit_from, admit_until, backlog = t, np.int64(0), np.int64(0)
         if algorithm >= BACKLOG:
-            admit_from = t + backlog_seconds(k, acc[k], jobs, queue, sc, running, held, held_n)
+            backlog = backlog_seconds(k, acc[k], jobs, queue, sc, running, held, held_n)
+            if not ruled:
+                admit_from = t + backlog
         if algorithm >= BACKFILL:
             admit_until = _next_planned_start(k, jobs, queue, sc, profile, n, held, held_n)
         fill_fits(profile, n, k, earliest, inc, count, duration, admit_from, admit_until, fit)
+        if ruled:
+            _fill_allow(k, t, r, parts, nparts, starts, duration, (backlog, admit_until), fit, allow,
+                        rulebases, (sc, held, held_n))
     accepted, sites, messages, prices = booked
     chosen = np.empty(max(nparts, 1), dtype=np.int64)
-    starts = (earliest, inc, count)
-    start, sent, cost, cheapest, dearest = choose(r, parts, nparts, fit, orders, nsites, starts, duration,
-                                                  config, tariff, cum, chosen)
+    start, sent, cost, cheapest, dearest = choose(r, parts, nparts, (fit, allow), orders, nsites, starts,
+                                                  duration, config, tariff, cum, chosen)
     messages[r] = sent
     if start < 0:
         return
@@ -364,10 +425,12 @@ def run_reserved(jobs, machine_procs, codes, book, rules):
 
     ``book = (requests, parts, orders)``: the requests (N_REQUEST_FIELDS, R),
     their parts' processors (P, R), largest first, 0-padded, and each one's
-    site order (K, R). ``rules = (config, acc, tariff, cum)``: the
+    site order (K, R). ``rules = (config, acc, tariff, cum, rulebases)``: the
     algorithm's parameters (evogrid.sim.co_admission, ``C_*`` rows), the
     run-time/estimate ratio per site for the backlog (float64 (K,)),
-    tariffs per processor-hour (K, 168) and their running sums (K, 169). ``start``: each job's start (s);
+    tariffs per processor-hour (K, 168) and their running sums (K, 169),
+    and ``(params, meta)`` of a :class:`~evogrid.sim.tsk.TSKStack` with one
+    admission rulebase per site (used by the ``rulebase`` algorithm only). ``start``: each job's start (s);
     ``booked = (accepted, sites, messages, prices)``: each request's start
     (s, -1: refused), its parts' sites (P, R, -1), the messages sent for it,
     and (3, R) its cost with the cheapest and dearest admissible variant's.

@@ -1,0 +1,206 @@
+"""EFS for a TSK admission rulebase: which reservation parts a site admits (docs/reservations.md).
+
+The rulebase replaces Meltzer's fixed backlog rule (Algorithm 3): with the
+``rulebase`` admission algorithm every site asks it, for each part of a
+request that fits its profile at a candidate start, whether to admit it
+(features: :func:`evogrid.sim.reservation_loop.admission_feature`). One
+rulebase is trained and every site of the scenario uses it (the sites of
+Meltzer's setting are alike; the loop also takes one per site).
+
+The ES is EFS's (mu + lambda)-ES with its DEAP toolbox (evogrid.optimize.es);
+the fitness of a genome, minimised, scalarises the two objectives of the
+reservation front (evogrid.optimize.reservation_front) for one simulation of
+the scenario's ``[reservations]`` table::
+
+    score = failure rate + awrt_weight * batch AWRT / batch AWRT of Algorithm 3
+
+(batch AWRT: mean over the sites). With the default weight 10 a policy
+that makes the batch users wait 1 % longer must fail 0.1 fewer requests.
+
+``run_admission(config, out, evaluator)`` leaves a run directory with
+config.toml, run.json, generations.csv, checkpoints (``--resume``),
+``rulebases/admission.json`` (with provenance), and ``summary.csv/json``:
+failure rate and batch AWRT of Meltzer's Algorithms 2-4 and the learned
+rulebase on the training scenario and, with ``test``, on the unseen one;
+with plots, ``convergence.png`` and ``admission.png`` (the points in the
+failure-rate/AWRT plane).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evogrid.errors import EvogridError
+from evogrid.optimize import rundir
+from evogrid.optimize.config import _OnScenario
+from evogrid.optimize.es import EFS, EvolutionState, _statistics, set_fitness
+from evogrid.optimize.evaluator import Evaluator, ScenarioRef
+from evogrid.optimize.genome import Individual, to_rulebase
+from evogrid.optimize.loop import STANDARD_PLOTS, Plots, RunKind, new_run, resolve_plots, resume_run
+from evogrid.optimize.reservation_front import _setup, objectives
+from evogrid.policy.admission import admission_rules
+from evogrid.policy.registry import check_features
+from evogrid.policy.rulebase import Rulebase
+
+#: Meltzer's algorithms the learned rulebase is compared with.
+COMPARED = ("cpu-count", "backlog", "backfill")
+RULEBASE_FILE = "rulebases/admission.json"
+
+
+@dataclass
+class AdmissionConfig(_OnScenario):
+    """Everything that determines an admission-rulebase run (written as config.toml).
+
+    Attributes:
+        scenario: a scenario whose ``[reservations]`` table sets the requests (TOML or inline).
+        lrms: LRMS override for every site (default: the scenario's).
+        mu, lambda_, generations: the ES's parents, offspring and length.
+        n_rules, features: the rulebase's shape; admission features only.
+        beta, p_flip: step-size factor and consequent flip probability (0: 1/N_r).
+        awrt_weight: the weight of the relative batch AWRT in the score (module docstring).
+        seed: seed of the ES.
+        test: an unseen scenario with a ``[reservations]`` table to compare on at the end.
+    """
+
+    scenario: str
+    lrms: str | None = None
+    mu: int = 5
+    lambda_: int = 35
+    generations: int = 40
+    n_rules: int = 10
+    features: list[str] = field(default_factory=lambda: ["LEAD", "BEFORE_NEXT", "RESERVED"])
+    beta: float = 0.6
+    p_flip: float = 0.0
+    awrt_weight: float = 10.0
+    seed: int = 1
+    test: str | None = None
+    policy: str = "admission"
+
+    def __post_init__(self) -> None:
+        check_features(self.features, "admission", "--feature")
+        if not self.features:
+            raise EvogridError("--feature: an admission rulebase needs at least one feature")
+        if self.mu < 1 or self.lambda_ < 1 or self.generations < 1 or self.n_rules < 1:
+            raise EvogridError("--mu, --lambda, --generations and --rules must be >= 1")
+        if self.awrt_weight < 0:
+            raise EvogridError("--awrt-weight must not be negative")
+
+    @property
+    def flip_probability(self) -> float:
+        return self.p_flip if self.p_flip > 0 else 1.0 / self.n_rules
+
+    @property
+    def label(self) -> str:
+        return f"EFS admission es({self.mu}+{self.lambda_})"
+
+    @property
+    def cutoff(self) -> bool:
+        """EFS's early stop needs an AWRT bound; the score has none."""
+        return False
+
+
+def rulebase_objectives(ref: ScenarioRef, rulebase: Rulebase) -> np.ndarray:
+    """(failure rate, mean batch AWRT in s) of the scenario's requests with every site admitting by
+    ``rulebase``."""
+    _, _, base = _setup(ref)
+    return objectives(ref, admission_rules(base, [rulebase]))
+
+
+def algorithm_objectives(ref: ScenarioRef, algorithm: str) -> np.ndarray:
+    """(failure rate, mean batch AWRT in s) of one of Meltzer's algorithms on the scenario."""
+    _, _, base = _setup(ref)
+    return objectives(ref, replace(base, algorithm=algorithm))
+
+
+def _objectives_task(task: tuple[ScenarioRef, np.ndarray, tuple[str, ...]]) -> np.ndarray:
+    ref, params, features = task
+    return rulebase_objectives(ref, to_rulebase(params, features))
+
+
+class AdmissionES(EFS):
+    """EFS's (mu + lambda)-ES (its operators, start and step) over one admission rulebase, with the
+    score of the module docstring as fitness; an :class:`~evogrid.optimize.loop.Optimizer` over
+    :class:`~evogrid.optimize.es.EvolutionState`."""
+
+    def __init__(self, config: AdmissionConfig, evaluator: Evaluator):
+        self.config = config  # type: ignore[assignment]
+        self.evaluator = evaluator
+        self.reference_awrt = float(algorithm_objectives(config.ref, "backlog")[1])
+
+    def score(self, failure_rate: float, awrt: float) -> float:
+        return failure_rate + self.config.awrt_weight * awrt / self.reference_awrt
+
+    def evaluate_individuals(self, state: EvolutionState, individuals: list[Individual],
+                             cutoff: float = 0.0) -> None:
+        """Set each individual's fitness (the score); there is no early stop (``cutoff`` unused)."""
+        c = self.config
+        results = self.evaluator.map(_objectives_task, [(c.ref, ind.params, tuple(c.features))
+                                                        for ind in individuals])
+        for ind, (failure, awrt) in zip(individuals, results, strict=True):
+            set_fitness(ind, self.score(failure, awrt), False)
+        state.evaluations += len(individuals)
+
+    def best(self, state: EvolutionState) -> tuple[np.ndarray, float]:
+        """The best genome's params and score."""
+        top = state.species[0][0]
+        return top.params, top.value
+
+    def row(self, state: EvolutionState) -> dict[str, Any]:
+        row: dict[str, Any] = {"generation": state.generation, "evaluations": state.evaluations}
+        parents = state.species[0]
+        for key, value in _statistics().compile(parents).items():
+            row[f"{key}_score_grid"] = f"{value:.5f}"
+        for f, s in zip(self.config.features, np.mean([p.steps for p in parents], axis=0), strict=True):
+            row[f"step_{f}_grid"] = f"{s:.4g}"
+        return row
+
+
+def comparison(ref: ScenarioRef, rulebase: Rulebase, window: str) -> list[dict[str, Any]]:
+    """Rows (window, rule, failure rate, batch AWRT) of :data:`COMPARED` and the learned rulebase."""
+    points = {name: algorithm_objectives(ref, name) for name in COMPARED}
+    points["learned"] = rulebase_objectives(ref, rulebase)
+    return [{"window": window, "scenario": ref.spec, "rule": name, "failure_rate": round(float(p[0]), 5),
+             "batch_awrt": round(float(p[1]), 2)} for name, p in points.items()]
+
+
+def write_results(config: AdmissionConfig, optimizer: AdmissionES, state: EvolutionState, out: Path,
+                  plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
+    """The rulebase JSON, the comparison table and (with ``plots``) the plots."""
+    params, score = optimizer.best(state)
+    rulebase = to_rulebase(params, config.features).with_provenance(
+        decision="admission", trained_on=config.scenario, kind="efs-admission", optimizer=config.label,
+        generations=config.generations, seed=config.seed, fitness_score=round(score, 6),
+        awrt_weight=config.awrt_weight)
+    path = rulebase.save(out / RULEBASE_FILE)
+    rows = comparison(config.ref, rulebase, "train")
+    if config.test:
+        rows += comparison(ScenarioRef(config.test, config.lrms), rulebase, "test")
+    rundir.write_rows(out / "summary", rows)
+    if (plots := resolve_plots(plots)) is not None:
+        plots.convergence_plot(out / "convergence.png", rundir.csv_rows(out / rundir.GENERATIONS_CSV))
+        for window in dict.fromkeys(r["window"] for r in rows):
+            mine = [r for r in rows if r["window"] == window]
+            plots.reservation_front_plot(out / f"admission_{window}.png", {},
+                                         {r["rule"]: [r["failure_rate"], r["batch_awrt"]] for r in mine})
+    return {"finished": True, "rulebase": str(path), "summary": rows, "evaluations": state.evaluations}
+
+
+ADMISSION = RunKind(AdmissionConfig, AdmissionES, write_results)
+
+
+def run_admission(config: AdmissionConfig, out: Path, evaluator: Evaluator, *, progress: bool = True,
+                  stop_after: int | None = None,
+                  plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
+    """Start an admission-rulebase run in ``out``; see :func:`~evogrid.optimize.loop.run_loop`."""
+    return new_run(ADMISSION, config, out, evaluator, lambda: {"kind": "efs-admission"},
+                   progress=progress, stop_after=stop_after, plots=plots)
+
+
+def resume_admission(out: Path, evaluator: Evaluator, *, progress: bool = True, stop_after: int | None = None,
+                     plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
+    """Continue the admission-rulebase run in ``out`` from its last checkpoint."""
+    return resume_run(ADMISSION, out, evaluator, progress=progress, stop_after=stop_after, plots=plots)
