@@ -533,8 +533,6 @@ def train(
         "--feature", help="Rulebase input, repeatable. transfer (default NWP and NJP): "
         f"{', '.join(features_for('transfer'))}; admission (default LEAD, BEFORE_NEXT, RESERVED): "
         f"{', '.join(features_for('admission'))} (docs/grid.md, docs/reservations.md).")] = None,
-    awrt_weight: Annotated[float | None, typer.Option(
-        help="admission: score = failure rate + this x batch AWRT / Algorithm 3's (default 10).")] = None,
     test: TestOption = None,
     seed: SeedOption = 1,
     workers: WorkersOption = 2,
@@ -547,7 +545,7 @@ def train(
     or with --policy admission a reservation admission rulebase (docs/reservations.md).
 
     Fitness is the site's AWRT in the training scenario (admission: the
-    failure rate plus the weighted batch AWRT relative to Algorithm 3's).
+    larger of failure rate and batch AWRT relative to Meltzer's Algorithm 3).
     Writes a run directory with config.toml, generations.csv, checkpoints
     (--resume), the rulebase JSON with provenance, a train/test summary and plots.
     """
@@ -558,7 +556,7 @@ def train(
     resumed = resume is not None and resumable_config(resume).get("policy") == "admission"
     if policy == "admission" or resumed:
         _train_admission(dict(scenario=scenario, lrms=lrms, generations=generations, mu=mu, lambda_=lambda_,
-                              n_rules=rules, features=feature, awrt_weight=awrt_weight, test=test, seed=seed),
+                              n_rules=rules, features=feature, test=test, seed=seed),
                          out, resume, workers, backend, scheduler)
         return
     _train(dict(scenario=scenario, kind="efs", site=site, others=others, optimizer=optimizer,
