@@ -499,10 +499,11 @@ def _train_admission(config_args: dict, out: Path | None, resume: Path | None, w
             run_dir = out or Path("runs") / f"admission-{config.seed}"
             result = run_admission(config, run_dir, evaluator, plots=_plots())
     table = Table(title="learned admission rulebase against Meltzer's algorithms")
-    for col in ("window", "rule", "failure rate", "batch AWRT (s)"):
+    for col in ("window", "rule", "failure rate", "by area", "batch AWRT (s)"):
         table.add_column(col, justify="left" if col in ("window", "rule") else "right")
     for r in result["summary"]:
-        table.add_row(r["window"], r["rule"], f"{r['failure_rate']:.3f}", f"{r['batch_awrt']:,.0f}")
+        table.add_row(r["window"], r["rule"], f"{r['failure_rate']:.3f}", f"{r['area_failure_rate']:.3f}",
+                      f"{r['batch_awrt']:,.0f}")
     console.print(table)
     console.print(f"{result['evaluations']:,} simulations; wrote {run_dir}: {result['rulebase']}, "
                   "summary.csv, generations.csv, convergence.png, admission_*.png")
@@ -533,6 +534,9 @@ def train(
         "--feature", help="Rulebase input, repeatable. transfer (default NWP and NJP): "
         f"{', '.join(features_for('transfer'))}; admission (default LEAD, BEFORE_NEXT, RESERVED): "
         f"{', '.join(features_for('admission'))} (docs/grid.md, docs/reservations.md).")] = None,
+    failure: Annotated[str | None, typer.Option(
+        help="admission: what the failure rate counts, requests (default, Meltzer's) or area "
+             "(processor-seconds: refusing the large requests does not pay).")] = None,
     test: TestOption = None,
     seed: SeedOption = 1,
     workers: WorkersOption = 2,
@@ -556,7 +560,7 @@ def train(
     resumed = resume is not None and resumable_config(resume).get("policy") == "admission"
     if policy == "admission" or resumed:
         _train_admission(dict(scenario=scenario, lrms=lrms, generations=generations, mu=mu, lambda_=lambda_,
-                              n_rules=rules, features=feature, test=test, seed=seed),
+                              n_rules=rules, features=feature, failure=failure, test=test, seed=seed),
                          out, resume, workers, backend, scheduler)
         return
     _train(dict(scenario=scenario, kind="efs", site=site, others=others, optimizer=optimizer,

@@ -22,6 +22,11 @@ buying one objective with the other (a weighted sum is won by refusing every
 request: the batch users then wait 13 % less on Meltzer's setting), the small
 sum term still rewards the objective that is not the larger one.
 
+The failure rate counts requests (``failure = "requests"``, Meltzer's
+measure) or their processor-seconds (``"area"``). By count, a rule can win by
+admitting the many small requests and refusing the few large ones; by area
+it cannot. The summary reports both.
+
 ``run_admission(config, out, evaluator)`` leaves a run directory with
 config.toml, run.json, generations.csv, checkpoints (``--resume``),
 ``rulebases/admission.json`` (with provenance), and ``summary.csv/json``:
@@ -54,6 +59,8 @@ from evogrid.policy.rulebase import Rulebase
 #: Meltzer's algorithms the learned rulebase is compared with.
 COMPARED = ("cpu-count", "backlog", "backfill")
 RULEBASE_FILE = "rulebases/admission.json"
+#: What a failure rate counts: requests, or their processor-seconds.
+FAILURES = ("requests", "area")
 #: Algorithm 3's failure rate is floored at this in the score (it can be 0 on a light scenario).
 MIN_REFERENCE_FAILURE = 0.01
 
@@ -69,6 +76,7 @@ class AdmissionConfig(_OnScenario):
         n_rules, features: the rulebase's shape; admission features only.
         beta, p_flip: step-size factor and consequent flip probability (0: 1/N_r).
         augment: the weight of the sum in the score (module docstring).
+        failure: what the failure rate counts: ``requests`` or ``area`` (processor-seconds).
         seed: seed of the ES.
         test: an unseen scenario with a ``[reservations]`` table to compare on at the end.
     """
@@ -83,6 +91,7 @@ class AdmissionConfig(_OnScenario):
     beta: float = 0.6
     p_flip: float = 0.0
     augment: float = 0.05
+    failure: str = "requests"
     seed: int = 1
     test: str | None = None
     policy: str = "admission"
@@ -93,6 +102,8 @@ class AdmissionConfig(_OnScenario):
             raise EvogridError("--feature: an admission rulebase needs at least one feature")
         if self.mu < 1 or self.lambda_ < 1 or self.generations < 1 or self.n_rules < 1:
             raise EvogridError("--mu, --lambda, --generations and --rules must be >= 1")
+        if self.failure not in FAILURES:
+            raise EvogridError(f"--failure {self.failure}: expected one of {', '.join(FAILURES)}")
         if self.augment < 0:
             raise EvogridError("augment must not be negative")
 
@@ -110,22 +121,22 @@ class AdmissionConfig(_OnScenario):
         return False
 
 
-def rulebase_objectives(ref: ScenarioRef, rulebase: Rulebase) -> np.ndarray:
+def rulebase_objectives(ref: ScenarioRef, rulebase: Rulebase, failure: str = "requests") -> np.ndarray:
     """(failure rate, mean batch AWRT in s) of the scenario's requests with every site admitting by
-    ``rulebase``."""
+    ``rulebase``; ``failure`` as :attr:`AdmissionConfig.failure`."""
     _, _, base = _setup(ref)
-    return objectives(ref, admission_rules(base, [rulebase]))
+    return objectives(ref, admission_rules(base, [rulebase]), failure)
 
 
-def algorithm_objectives(ref: ScenarioRef, algorithm: str) -> np.ndarray:
+def algorithm_objectives(ref: ScenarioRef, algorithm: str, failure: str = "requests") -> np.ndarray:
     """(failure rate, mean batch AWRT in s) of one of Meltzer's algorithms on the scenario."""
     _, _, base = _setup(ref)
-    return objectives(ref, replace(base, algorithm=algorithm))
+    return objectives(ref, replace(base, algorithm=algorithm), failure)
 
 
-def _objectives_task(task: tuple[ScenarioRef, np.ndarray, tuple[str, ...]]) -> np.ndarray:
-    ref, params, features = task
-    return rulebase_objectives(ref, to_rulebase(params, features))
+def _objectives_task(task: tuple[ScenarioRef, np.ndarray, tuple[str, ...], str]) -> np.ndarray:
+    ref, params, features, failure = task
+    return rulebase_objectives(ref, to_rulebase(params, features), failure)
 
 
 class AdmissionES(EFS):
@@ -136,7 +147,7 @@ class AdmissionES(EFS):
     def __init__(self, config: AdmissionConfig, evaluator: Evaluator):
         self.config = config  # type: ignore[assignment]
         self.evaluator = evaluator
-        self.reference = algorithm_objectives(config.ref, "backlog")
+        self.reference = algorithm_objectives(config.ref, "backlog", config.failure)
 
     def score(self, failure_rate: float, awrt: float) -> float:
         f = failure_rate / max(float(self.reference[0]), MIN_REFERENCE_FAILURE)
@@ -147,7 +158,7 @@ class AdmissionES(EFS):
                              cutoff: float = 0.0) -> None:
         """Set each individual's fitness (the score); there is no early stop (``cutoff`` unused)."""
         c = self.config
-        results = self.evaluator.map(_objectives_task, [(c.ref, ind.params, tuple(c.features))
+        results = self.evaluator.map(_objectives_task, [(c.ref, ind.params, tuple(c.features), c.failure)
                                                         for ind in individuals])
         for ind, (failure, awrt) in zip(individuals, results, strict=True):
             set_fitness(ind, self.score(failure, awrt), False)
@@ -169,11 +180,16 @@ class AdmissionES(EFS):
 
 
 def comparison(ref: ScenarioRef, rulebase: Rulebase, window: str) -> list[dict[str, Any]]:
-    """Rows (window, rule, failure rate, batch AWRT) of :data:`COMPARED` and the learned rulebase."""
-    points = {name: algorithm_objectives(ref, name) for name in COMPARED}
-    points["learned"] = rulebase_objectives(ref, rulebase)
-    return [{"window": window, "scenario": ref.spec, "rule": name, "failure_rate": round(float(p[0]), 5),
-             "batch_awrt": round(float(p[1]), 2)} for name, p in points.items()]
+    """Rows (window, rule, failure rate by count and by area, batch AWRT) of :data:`COMPARED` and the
+    learned rulebase."""
+    rows = []
+    for name in (*COMPARED, "learned"):
+        count, area = (algorithm_objectives(ref, name, f) if name != "learned" else
+                       rulebase_objectives(ref, rulebase, f) for f in FAILURES)
+        rows.append({"window": window, "scenario": ref.spec, "rule": name,
+                     "failure_rate": round(float(count[0]), 5), "area_failure_rate": round(float(area[0]), 5),
+                     "batch_awrt": round(float(count[1]), 2)})
+    return rows
 
 
 def write_results(config: AdmissionConfig, optimizer: AdmissionES, state: EvolutionState, out: Path,
@@ -183,7 +199,7 @@ def write_results(config: AdmissionConfig, optimizer: AdmissionES, state: Evolut
     rulebase = to_rulebase(params, config.features).with_provenance(
         decision="admission", trained_on=config.scenario, kind="efs-admission", optimizer=config.label,
         generations=config.generations, seed=config.seed, fitness_score=round(score, 6),
-        augment=config.augment)
+        failure=config.failure, augment=config.augment)
     path = rulebase.save(out / RULEBASE_FILE)
     rows = comparison(config.ref, rulebase, "train")
     if config.test:
@@ -191,10 +207,11 @@ def write_results(config: AdmissionConfig, optimizer: AdmissionES, state: Evolut
     rundir.write_rows(out / "summary", rows)
     if (plots := resolve_plots(plots)) is not None:
         plots.convergence_plot(out / "convergence.png", rundir.csv_rows(out / rundir.GENERATIONS_CSV))
+        key = "failure_rate" if config.failure == "requests" else "area_failure_rate"
         for window in dict.fromkeys(r["window"] for r in rows):
             mine = [r for r in rows if r["window"] == window]
             plots.reservation_front_plot(out / f"admission_{window}.png", {},
-                                         {r["rule"]: [r["failure_rate"], r["batch_awrt"]] for r in mine})
+                                         {r["rule"]: [r[key], r["batch_awrt"]] for r in mine})
     return {"finished": True, "rulebase": str(path), "summary": rows, "evaluations": state.evaluations}
 
 

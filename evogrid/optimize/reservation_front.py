@@ -39,6 +39,7 @@ from evogrid.optimize.evaluator import Evaluator, ScenarioRef
 from evogrid.optimize.loop import STANDARD_PLOTS, Plots, RunKind, new_run, resolve_plots, resume_run
 from evogrid.optimize.pareto import NSGA2Front, ParetoState, feasible_front
 from evogrid.sim.booking import ReservationRules, reservation_setup, simulate_reservations
+from evogrid.sim.metrics import refused_area_share
 
 #: Genes: name -> (low, high).
 GENES = {"backlog_scale": (0.0, 2.0), "backfill": (0.0, 1.0), "cost_weight": (0.0, 1.0),
@@ -81,12 +82,16 @@ def genome_rules(x: np.ndarray, base: ReservationRules, measured_acc: np.ndarray
                    start_weight=1.0 - float(x[2]), windows=int(round(x[3])), minsize=int(round(x[4] * 60)))
 
 
-def objectives(ref: ScenarioRef, rules: ReservationRules) -> np.ndarray:
-    """(failure rate, mean batch AWRT in s) of the scenario's requests under ``rules``."""
+def objectives(ref: ScenarioRef, rules: ReservationRules, failure: str = "requests") -> np.ndarray:
+    """(failure rate, mean batch AWRT in s) of the scenario's requests under ``rules``; the failure
+    rate counts ``requests`` or, with ``area``, their processor-seconds."""
     workloads, requests, _ = _setup(ref)
     schedule, bookings = simulate_reservations(workloads, ref.scenario().lrms, requests, rules)
-    return np.array([1.0 - bookings.accepted.mean() if requests.n_requests else 0.0,
-                     float(np.mean(schedule.awrt()))])
+    if failure == "area":
+        refused = refused_area_share(requests, bookings)
+    else:
+        refused = 1.0 - bookings.accepted.mean() if requests.n_requests else 0.0
+    return np.array([refused, float(np.mean(schedule.awrt()))])
 
 
 def _evaluate_task(task: tuple[ScenarioRef, np.ndarray]) -> np.ndarray:

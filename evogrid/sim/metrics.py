@@ -213,10 +213,19 @@ def unfairness(schedule: Schedule, requests: Reservations, bookings: Bookings,
     return still / waiting if waiting else 0.0
 
 
+def refused_area_share(requests: Reservations, bookings: Bookings) -> float:
+    """The share of the requested processor-seconds (duration x processors of all parts) refused."""
+    area = requests.duration * requests.parts.sum(axis=1)
+    total = area.sum()
+    return float(area[~bookings.accepted].sum() / total) if total else 0.0
+
+
 def reservation_metrics(schedule: Schedule, requests: Reservations, bookings: Bookings) -> dict[str, float]:
     """The reservation users' measures (docs/reservations.md), over all requests.
 
     ``failure_rate``: share refused (``infeasible`` of them could never fit);
+    ``area_failure_rate``: share of the requested processor-seconds refused
+    (a rule that refuses the large requests fails few by count, many by area);
     ``mean_relative_start``: over accepted ones, ``(start - earliest) /
     (deadline - duration - earliest)`` (0 where the window leaves no
     choice); ``mean_cost`` and ``mean_relative_cost`` (0: the cheapest
@@ -232,6 +241,7 @@ def reservation_metrics(schedule: Schedule, requests: Reservations, bookings: Bo
         "requests": n,
         "infeasible": int(bookings.infeasible.sum()),
         "failure_rate": float(1 - ok.mean()) if n else 0.0,
+        "area_failure_rate": refused_area_share(requests, bookings),
         "mean_relative_start": float(relative.mean()) if relative.size else 0.0,
         "mean_cost": float(bookings.cost[ok].mean()) if ok.any() else 0.0,
         "mean_relative_cost": float(bookings.relative_cost[ok].mean()) if ok.any() else 0.0,
