@@ -15,6 +15,7 @@ of docs/reservations.md (mean ± sd over the 5 seeds; both failure rates for eve
 from __future__ import annotations
 
 import csv
+import os
 import shutil
 import sys
 import tempfile
@@ -36,6 +37,7 @@ CONFIGS = ROOT / "configs"
 OUT = ROOT / "results" / "reservations"
 RULEBASES = ROOT.parent / "trained_rulebases" / "admission"
 SEEDS = (1, 2, 3, 4, 5)
+TRAIN = "experiments/configs/meltzer7.toml"
 ALGORITHMS = {"Algorithm 2 (cpu-count)": "cpu-count", "Algorithm 3 (backlog)": "backlog",
               "Algorithm 4 (backfill)": "backfill"}
 
@@ -76,13 +78,14 @@ def table(rows: list[dict], failure: str) -> None:
 
 
 def main(failure: str) -> None:
-    train = Scenario.from_spec(str(CONFIGS / "meltzer7.toml"))
+    os.chdir(ROOT.parent)  # the rulebases' provenance names the scenario relative to the repository
+    train = Scenario.from_spec(TRAIN)
     test = Scenario.from_spec(str(CONFIGS / "meltzer7_test.toml"))
     RULEBASES.mkdir(parents=True, exist_ok=True)
     rows = []
     with tempfile.TemporaryDirectory() as tmp, Evaluator("loky", 2) as evaluator:
         for seed in SEEDS:
-            config = AdmissionConfig(str(CONFIGS / "meltzer7.toml"), seed=seed, failure=failure)
+            config = AdmissionConfig(TRAIN, seed=seed, failure=failure)
             run_admission(config, Path(tmp) / f"seed{seed}", evaluator, progress=False, plots=None)
             saved = RULEBASES / f"meltzer7_{failure}_seed{seed}.json"
             shutil.copy(Path(tmp) / f"seed{seed}" / RULEBASE_FILE, saved)

@@ -285,6 +285,7 @@ class Request:
     parts: tuple
     site: int
     order: tuple = ()
+    counts: dict = field(default_factory=dict)  # probe: processor count -> duration (plain: one count)
 
 
 @dataclass
@@ -300,6 +301,12 @@ class Rules:
     acc: tuple = ()
     price: object = None
     admission: tuple = ()  # rulebase algorithm: per site (feature names, [(centers, widths, consequent)])
+    tsn_max: int = 5  # probe: starts per count, their gap, estimate (load | static), h (s), threshold,
+    tss_gap: int = 1800  # and preferences (earliest_end | lowest_cost | highest_success)
+    estimate: str = "load"
+    success_seconds: float = 6 * 3600.0
+    threshold: float = 0.5
+    preferences: tuple = ("earliest_end", "lowest_cost", "highest_success")
 
 
 def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None):
@@ -488,7 +495,43 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
         for p, k in zip(parts, path, strict=True):
             held[k].append([s, s + req.duration, p, False])
 
-    admit = admit_first_fit if rules.algorithm == "first-fit" else admit_meltzer
+    def admit_probe(r, t):
+        """Röblitz et al.'s probe/reserve, literally: every processor count whose duration fits the
+        window, up to tsn_max earliest fits tss_gap apart each, filtered by the success estimate, sorted
+        by the preferences (stable), and the first that starts once the backlog clears is taken."""
+        req = requests[r]
+        k, m = req.site, sites[req.site].m
+        clear = t + backlog(k, t)
+        first = max(t, req.earliest)
+        candidates, messages = [], 0
+        for n, d in sorted(req.counts.items()):
+            if n > m or first + d > req.deadline:
+                continue
+            messages += 1
+            x = first
+            for _ in range(rules.tsn_max):
+                s = earliest_start(m, x, n, d, busy(k, t))
+                if s + d > req.deadline:
+                    break
+                if rules.estimate == "load":
+                    success = 1.0 if s >= clear else 0.0
+                else:
+                    success = 1.0 - math.exp(-(s - t) / rules.success_seconds)
+                if success >= rules.threshold:
+                    candidates.append((n, s, d, success, n * rules.price(k, s, s + d)))
+                x = s + max(rules.tss_gap, 1)
+        keys = {"earliest_end": lambda c: c[1] + c[2], "lowest_cost": lambda c: c[4],
+                "highest_success": lambda c: -c[3]}
+        candidates.sort(key=lambda c: tuple(keys[p](c) for p in rules.preferences))
+        for n, s, d, _, cost in candidates:
+            messages += 1
+            if s >= clear:
+                booked[r] = (s, (k,), messages, cost)
+                held[k].append([s, s + d, n, False])
+                return
+        booked[r] = (-1, (), messages, None)
+
+    admit = {"first-fit": admit_first_fit, "probe": admit_probe}.get(rules.algorithm, admit_meltzer)
 
     arrivals = sorted([(j.submit, 0, i) for i, j in enumerate(jobs)]
                       + [(q.submit, 1, r) for r, q in enumerate(requests)])

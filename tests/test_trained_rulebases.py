@@ -27,12 +27,36 @@ def test_policies_are_shipped():
 
 
 def _groups() -> dict[tuple[str, str], list[Rulebase]]:
-    """Rulebases that were trained together: by (training scenario, kind)."""
+    """Transfer rulebases that were trained together: by (training scenario, kind)."""
     groups = defaultdict(list)
     for f in FILES:
         rb = Rulebase.load(f)
-        groups[rb.provenance["trained_on"], rb.provenance["kind"]].append(rb)
+        if rb.provenance.get("decision") != "admission":
+            groups[rb.provenance["trained_on"], rb.provenance["kind"]].append(rb)
     return groups
+
+
+ADMISSION = sorted((SHIPPED / "admission").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", ADMISSION, ids=lambda p: p.stem)
+def test_shipped_admission_rulebases_reproduce_their_training_score(path):
+    """Each admission rulebase (experiments/admission_rulebase.py) scores on its training scenario
+    exactly what its provenance records."""
+    from evogrid.optimize import Evaluator
+    from evogrid.optimize.admission import AdmissionConfig, AdmissionES, rulebase_objectives
+
+    rb = Rulebase.load(path)
+    p = rb.provenance
+    config = AdmissionConfig(str(Path(__file__).resolve().parents[1] / p["trained_on"]),
+                             features=list(rb.features), failure=p["failure"], augment=p["augment"])
+    score = AdmissionES(config, Evaluator("serial")).score(*rulebase_objectives(config.ref, rb, p["failure"]))
+    assert score == pytest.approx(p["fitness_score"], abs=1e-6)
+    assert score < 1.0 + 2 * p["augment"]  # it beats Algorithm 3 on both objectives there
+
+
+def test_admission_rulebases_are_shipped():
+    assert len(ADMISSION) == 10
 
 
 @pytest.mark.parametrize("key", sorted(_groups()), ids=lambda k: f"{k[1]}-{k[0]}")

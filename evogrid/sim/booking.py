@@ -18,10 +18,11 @@ import numpy as np
 
 from evogrid.errors import ScenarioError
 from evogrid.sim import co_admission as ca
+from evogrid.sim import probe
 from evogrid.sim.schedule import GridJobs, Schedule, _lrms_names, lrms_code
 from evogrid.sim.tsk import TSKStack
 from evogrid.workload.model import Workload
-from evogrid.workload.reservations import MELTZER_VARIANTS, Reservations, meltzer, roblitz
+from evogrid.workload.reservations import MELTZER_VARIANTS, PREFERENCES, Reservations, meltzer, roblitz
 
 if TYPE_CHECKING:
     from evogrid.sim.scenario import ReservationsConfig, Scenario
@@ -38,7 +39,12 @@ ALGORITHMS: dict[str, tuple[int, str, str]] = {
                  "Meltzer 5: as 4's admission, the variant of least k * cost + s * start"),
     "rulebase": (ca.RULEBASE, "information-rich",
                  "as 2, each part admitted by its site's TSK admission rulebase (learned)"),
+    "probe": (ca.PROBE, "information-rich",
+              "Röblitz et al.: one-site (elastic) requests, probe start times per processor count, "
+              "estimate success, reserve by preference; no start before the backlog clears"),
 }
+#: Success estimates of the probe algorithm (evogrid.sim.probe).
+ESTIMATES = {"load": probe.LOAD, "static": probe.STATIC}
 LRMS_WITH_RESERVATIONS = ("fcfs", "easy", "list", "conservative")
 #: The most variants (candidate starts x site orders) one request may have: the admission
 #: enumerates them all in memory (8 bytes per part each).
@@ -79,6 +85,11 @@ class ReservationRules:
         rulebases: the ``rulebase`` algorithm's admission rulebases, one per
             site or one for every site (evogrid.policy.admission builds it
             from rulebase files).
+        tsn_max, tss_gap: probe: start times probed per processor count, and
+            their least distance (s).
+        estimate: probe: the success estimate, ``load`` or ``static``;
+            ``success_hours``: the static estimate's h; ``threshold``: the
+            least estimate a candidate needs.
     """
 
     algorithm: str = "backfill"
@@ -90,6 +101,11 @@ class ReservationRules:
     tariffs: np.ndarray | None = field(default=None, repr=False)
     seed: int = 0
     rulebases: TSKStack | None = field(default=None, repr=False)
+    tsn_max: int = 5
+    tss_gap: int = 1800
+    estimate: str = "load"
+    success_hours: float = 6.0
+    threshold: float = 0.5
 
     def __post_init__(self) -> None:
         if self.algorithm not in ALGORITHMS:
@@ -99,13 +115,20 @@ class ReservationRules:
             raise ScenarioError("reservation rules: minsize and windows must be at least 1")
         if self.cost_weight < 0 or self.start_weight < 0:
             raise ScenarioError("reservation rules: cost_weight and start_weight must not be negative")
+        if self.tsn_max < 1 or self.tss_gap < 1 or self.success_hours <= 0 or not 0 <= self.threshold <= 1:
+            raise ScenarioError("reservation rules: tsn_max and tss_gap must be at least 1, success_hours "
+                                "positive and threshold in [0, 1]")
+        if self.estimate not in ESTIMATES:
+            raise ScenarioError(f"reservation rules: unknown estimate {self.estimate!r}; expected one of "
+                                f"{', '.join(ESTIMATES)}")
         if (self.algorithm == "rulebase") != (self.rulebases is not None and len(self.rulebases) > 0):
             raise ScenarioError("reservation rules: the rulebase algorithm needs admission rulebases, and "
                                 "only it takes them")
 
-    def arrays(self, workloads: Sequence[Workload]) -> tuple:
+    def arrays(self, workloads: Sequence[Workload], preferences: Sequence[str] = PREFERENCES) -> tuple:
         """``(config, acc, tariff, cum, (params, meta))`` as the compiled loop takes them
-        (evogrid.sim.reservation_loop): the rulebase stack has one rulebase per site."""
+        (evogrid.sim.reservation_loop): the rulebase stack has one rulebase per site; ``preferences``:
+        the probe's order of preferences."""
         K = len(workloads)
         config = np.zeros(ca.N_CONFIG)
         config[ca.C_ALGORITHM] = ALGORITHMS[self.algorithm][0]
@@ -113,6 +136,14 @@ class ReservationRules:
         config[ca.C_WINDOWS] = self.windows
         config[ca.C_COST_WEIGHT] = self.cost_weight
         config[ca.C_START_WEIGHT] = self.start_weight
+        config[ca.C_TSN_MAX] = self.tsn_max
+        config[ca.C_TSS_GAP] = self.tss_gap
+        config[ca.C_ESTIMATE] = ESTIMATES[self.estimate]
+        config[ca.C_SUCCESS_SECONDS] = self.success_hours * 3600.0
+        config[ca.C_THRESHOLD] = self.threshold
+        config[ca.C_PREFERENCES:ca.C_PREFERENCES + 3] = -1
+        for i, name in enumerate(preferences):
+            config[ca.C_PREFERENCES + i] = PREFERENCES.index(name)
         if self.acc is None:
             acc = np.array([float((w.run_time * w.procs).sum() / max(1, (w.estimate * w.procs).sum()))
                             for w in workloads])
@@ -145,6 +176,8 @@ class Bookings:
         cost: the accepted variant's price (NaN where refused); ``cheapest``
             and ``dearest``: the extremes over the request's admissible variants.
         infeasible: requests no site combination could ever hold (counted, refused).
+        procs, length: the processors and seconds the largest part holds (an
+            elastic request's chosen count and its duration there), -1 where refused.
     """
 
     algorithm: str
@@ -155,6 +188,8 @@ class Bookings:
     cheapest: np.ndarray
     dearest: np.ndarray
     infeasible: np.ndarray
+    procs: np.ndarray
+    length: np.ndarray
 
     @property
     def accepted(self) -> np.ndarray:
@@ -208,23 +243,44 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
         raise ScenarioError(f"{requests.name}: {widest}-part requests on {K} sites with {rules.windows} "
                             f"windows have up to {orders:,} variants each (limit {MAX_VARIANTS:,}); use "
                             "fewer windows, parts or sites")
+    if rules.algorithm == "probe" and (requests.site < 0).any():
+        raise ScenarioError(f"{requests.name}: probe books at one site; give every request a site")
     R = requests.n_requests
-    packed = np.zeros((N_REQUEST_FIELDS, R), dtype=np.int64)
-    for row, values in enumerate((requests.submit, requests.earliest_start, requests.deadline,
-                                  requests.duration, requests.site)):
-        packed[row] = values
     parts = np.ascontiguousarray(-np.sort(-requests.parts, axis=1).T.astype(np.int64))
+    packed = np.zeros((N_REQUEST_FIELDS, R), dtype=np.int64)
+    counts, durations = _processor_counts(requests, parts[0] if R else np.zeros(0, np.int64))
+    for row, values in enumerate((requests.submit, requests.earliest_start, requests.deadline,
+                                  requests.duration, requests.site, *counts)):
+        packed[row] = values
     rng = np.random.default_rng(rules.seed)
     orders = np.stack([rng.permutation(K) for _ in range(R)], axis=1) if R else np.zeros((K, 0), np.int64)
     fixed = np.flatnonzero(requests.site >= 0)
     orders[0, fixed] = requests.site[fixed]  # a booked site comes first; only it is tried
     codes = np.array([lrms_code(name) for name in names], dtype=np.int64)
-    book = (packed, parts, np.ascontiguousarray(orders.astype(np.int64)))
-    start, (accepted, sites, messages, prices) = run_reserved(jobs.packed, jobs.machine_procs, codes, book,
-                                                               rules.arrays(workloads))
+    book = (packed, parts, np.ascontiguousarray(orders.astype(np.int64)), durations)
+    preferences = requests.elastic.preferences if requests.elastic is not None else PREFERENCES
+    start, (accepted, sites, messages, prices, shape) = run_reserved(
+        jobs.packed, jobs.machine_procs, codes, book, rules.arrays(workloads, preferences))
     bookings = Bookings(rules.algorithm, accepted, np.ascontiguousarray(sites.T), messages, prices[0],
-                        prices[1], prices[2], requests.infeasible(jobs.machine_procs))
+                        prices[1], prices[2], requests.infeasible(jobs.machine_procs), shape[0], shape[1])
     return Schedule(jobs, names, start, jobs.origin.copy()), bookings
+
+
+def _processor_counts(requests: Reservations, largest: np.ndarray
+                      ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    """``((procs_min, procs_max, offset), durations)``: the processor counts each request may run
+    on and, from ``offset``, its duration (s) on each; a plain request has one count, ``largest``
+    (its largest part's processors)."""
+    R = requests.n_requests
+    low, high = largest.astype(np.int64).copy(), largest.astype(np.int64).copy()
+    tables = [requests.duration[r:r + 1].astype(np.int64) for r in range(R)]
+    if (e := requests.elastic) is not None:
+        low, high = e.procs_min.astype(np.int64), e.procs_max.astype(np.int64)
+        tables = [e.duration(r, np.arange(low[r], high[r] + 1)) for r in range(R)]
+    sizes = np.array([len(x) for x in tables], dtype=np.int64)
+    offset = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64) if R else sizes
+    durations = np.concatenate(tables) if R else np.zeros(1, dtype=np.int64)
+    return (low, high, offset), durations
 
 
 def _tariffs(config: ReservationsConfig, n_sites: int) -> np.ndarray:

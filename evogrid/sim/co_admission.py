@@ -44,13 +44,17 @@ from evogrid.sim.profile import P_FREE, P_TIME
 
 #: Admission algorithms, by code: 0 is a one-site request's exact earliest fit
 #: (evogrid.sim.reservation_loop.admit); 1-5 are Meltzer's.
-#: 6 places like 2, each part admitted by its site's TSK admission rulebase.
-EXACT, TRIVIAL, CPU_COUNT, BACKLOG, BACKFILL, WEIGHTED, RULEBASE = range(7)
+#: 6 places like 2, each part admitted by its site's TSK admission rulebase; 7 is Röblitz et al.'s
+#: probe/reserve of one-site (elastic) requests (evogrid.sim.probe).
+EXACT, TRIVIAL, CPU_COUNT, BACKLOG, BACKFILL, WEIGHTED, RULEBASE, PROBE = range(8)
 HOURS_PER_WEEK = 168
 SECONDS_PER_HOUR = 3600
-#: Rows of the float64 ``config`` array of an algorithm's parameters.
+#: Rows of the float64 ``config`` array of an algorithm's parameters: Meltzer's, then probe/reserve's
+#: (evogrid.sim.probe: start times per count, their least gap in s, the success estimate's code, its
+#: h in s, the threshold, and three preference codes, -1 where unused).
 C_ALGORITHM, C_MINSIZE, C_WINDOWS, C_COST_WEIGHT, C_START_WEIGHT = range(5)
-N_CONFIG = 5
+C_TSN_MAX, C_TSS_GAP, C_ESTIMATE, C_SUCCESS_SECONDS, C_THRESHOLD, C_PREFERENCES = range(5, 11)
+N_CONFIG = C_PREFERENCES + 3
 
 
 @njit(cache=True, inline="always")
@@ -83,7 +87,7 @@ def fill_fits(profile, n, k, earliest, inc, count, duration, admit_from, admit_u
 
 
 @njit(cache=True, inline="always")
-def _price_before(tariff, cum, k, x):
+def price_before(tariff, cum, k, x):
     """Price of one processor at site k over ``[0, x)`` (x in seconds)."""
     week = SECONDS_PER_HOUR * HOURS_PER_WEEK
     weeks = x // week
@@ -99,8 +103,8 @@ def variant_cost(tariff, cum, parts, r, nparts, variants, v, start, duration):
     cost = 0.0
     for i in range(nparts):
         k = variants[v, i]
-        end_price = _price_before(tariff, cum, k, start + duration)
-        cost += parts[i, r] * (end_price - _price_before(tariff, cum, k, start))
+        end_price = price_before(tariff, cum, k, start + duration)
+        cost += parts[i, r] * (end_price - price_before(tariff, cum, k, start))
     return cost
 
 

@@ -36,9 +36,16 @@ from evogrid.sim.co_admission import (
     BACKFILL,
     BACKLOG,
     C_ALGORITHM,
+    C_ESTIMATE,
     C_MINSIZE,
+    C_PREFERENCES,
+    C_SUCCESS_SECONDS,
+    C_THRESHOLD,
+    C_TSN_MAX,
+    C_TSS_GAP,
     C_WINDOWS,
     EXACT,
+    PROBE,
     RULEBASE,
     candidate_starts,
     choose,
@@ -67,6 +74,15 @@ from evogrid.sim.core import (
     next_completion,
     start_job,
 )
+from evogrid.sim.probe import (
+    K_COST,
+    K_DURATION,
+    K_PROCS,
+    K_START,
+    N_CANDIDATE_ROWS,
+    preference_order,
+    probe_candidates,
+)
 from evogrid.sim.profile import (
     P_FREE,
     P_TIME,
@@ -77,8 +93,11 @@ from evogrid.sim.profile import (
 )
 from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
 
-R_SUBMIT, R_EARLIEST, R_DEADLINE, R_DURATION, R_SITE = range(5)
-N_REQUEST_FIELDS = 5
+#: Rows of ``requests``: times (s), the booked site (-1: any), and the processor counts a request may
+#: run on with the offset of their durations in the ``durations`` table (plain requests: one count,
+#: the largest part's).
+R_SUBMIT, R_EARLIEST, R_DEADLINE, R_DURATION, R_SITE, R_PROCS_MIN, R_PROCS_MAX, R_TABLE = range(8)
+N_REQUEST_FIELDS = 8
 H_START, H_END, H_PROCS, H_TAKEN = range(4)
 N_HELD_FIELDS = 4
 #: The core's start and completion bookkeeping in this mode keeps every site's running jobs
@@ -208,7 +227,7 @@ def _hold(k, start, end, procs, held, held_n):
 @njit(cache=True, _nrt=False)
 def admit(r, t, book, jobs, state, profile, held, held_n, booked):
     """Accept one-site request ``r`` at time ``t`` at its exact earliest fit if that meets its deadline."""
-    requests, parts, _ = book
+    requests, parts = book[0], book[1]
     _, sc, running = state
     k = requests[R_SITE, r]
     need = parts[0, r]
@@ -221,10 +240,12 @@ def admit(r, t, book, jobs, state, profile, held, held_n, booked):
     start = profile[P_TIME, earliest_fit(profile, n, need, duration, first)]
     if start + duration > requests[R_DEADLINE, r]:
         return
-    accepted, sites, messages, _ = booked
+    accepted, sites, messages, _, shape = booked
     accepted[r] = start
     sites[0, r] = k
     messages[r] = 1
+    shape[0, r] = need
+    shape[1, r] = duration
     _hold(k, start, start + duration, need, held, held_n)
 
 
@@ -294,7 +315,7 @@ def co_admit(r, t, book, rules, jobs, state, profile, held, held_n, booked):
     """Place request ``r`` (parts on distinct sites, a common start) at time ``t`` by one of
     Meltzer's algorithms or the sites' admission rulebases (evogrid.sim.co_admission); a one-site
     request has its site fixed."""
-    requests, parts, orders = book
+    requests, parts, orders, _ = book
     config, acc, tariff, cum, rulebases = rules
     queue, sc, running = state
     algorithm = np.int64(config[C_ALGORITHM])
@@ -325,7 +346,7 @@ def co_admit(r, t, book, rules, jobs, state, profile, held, held_n, booked):
         if ruled:
             _fill_allow(k, t, r, parts, nparts, starts, duration, (backlog, admit_until), fit, allow,
                         rulebases, (sc, held, held_n))
-    accepted, sites, messages, prices = booked
+    accepted, sites, messages, prices, shape = booked
     chosen = np.empty(max(nparts, 1), dtype=np.int64)
     start, sent, cost, cheapest, dearest = choose(r, parts, nparts, (fit, allow), orders, nsites, starts,
                                                   duration, config, tariff, cum, chosen)
@@ -336,9 +357,47 @@ def co_admit(r, t, book, rules, jobs, state, profile, held, held_n, booked):
     prices[0, r] = cost
     prices[1, r] = cheapest
     prices[2, r] = dearest
+    shape[0, r] = parts[0, r]
+    shape[1, r] = duration
     for i in range(nparts):
         sites[i, r] = chosen[i]
         _hold(chosen[i], start, start + duration, parts[i, r], held, held_n)
+
+
+@njit(cache=True)
+def probe_reserve(r, t, book, rules, jobs, state, profile, held, held_n, booked):
+    """Röblitz et al.'s probe/reserve of one-site request ``r`` at time ``t`` (evogrid.sim.probe): the
+    site accepts the first candidate in preference order that starts once its backlog has cleared."""
+    requests, _, _, durations = book
+    config, acc, tariff, cum, _ = rules
+    queue, sc, running = state
+    k = requests[R_SITE, r]
+    clear = t + backlog_seconds(k, acc[k], jobs, queue, sc, running, held, held_n)
+    n = _site_profile(k, t, jobs, sc, running, profile, held, held_n)
+    low, high = requests[R_PROCS_MIN, r], min(requests[R_PROCS_MAX, r], sc[k, M_PROCS])
+    tsn_max = np.int64(config[C_TSN_MAX])
+    cand = np.empty((N_CANDIDATE_ROWS, max(0, high - low + 1) * tsn_max))
+    table = durations[requests[R_TABLE, r]:requests[R_TABLE, r] + max(0, high - low + 1)]
+    found, sent = probe_candidates(profile, n, (t, requests[R_EARLIEST, r], requests[R_DEADLINE, r], clear),
+                                   (low, high), table,
+                                   (tsn_max, np.int64(config[C_TSS_GAP]), np.int64(config[C_ESTIMATE]),
+                                    config[C_SUCCESS_SECONDS], config[C_THRESHOLD]),
+                                   (tariff, cum, k), cand)
+    accepted, sites, messages, prices, shape = booked
+    for c in preference_order(cand, found, config[C_PREFERENCES:C_PREFERENCES + 3]):
+        sent += 1
+        start = np.int64(cand[K_START, c])
+        if start < clear:
+            continue  # the site refuses a start before its backlog clears
+        procs, duration = np.int64(cand[K_PROCS, c]), np.int64(cand[K_DURATION, c])
+        accepted[r] = start
+        sites[0, r] = k
+        prices[0, r] = cand[K_COST, c]
+        shape[0, r] = procs
+        shape[1, r] = duration
+        _hold(k, start, start + duration, procs, held, held_n)
+        break
+    messages[r] = sent
 
 
 @njit(cache=True, inline="always")
@@ -385,6 +444,7 @@ def _reserved_loop(jobs, codes, book, rules, state, profile, held, held_n, booke
     queue, sc, running, out = state
     requests = book[0]
     exact = np.int64(rules[0][C_ALGORITHM]) == EXACT
+    probing = np.int64(rules[0][C_ALGORITHM]) == PROBE
     n = jobs.shape[1]
     R = requests.shape[1]
     K = held_n.shape[0]
@@ -413,6 +473,8 @@ def _reserved_loop(jobs, codes, book, rules, state, profile, held, held_n, booke
         else:
             if exact:
                 admit(r, tr, book, jobs, (queue, sc, running), profile, held, held_n, booked)
+            elif probing:
+                probe_reserve(r, tr, book, rules, jobs, (queue, sc, running), profile, held, held_n, booked)
             else:
                 co_admit(r, tr, book, rules, jobs, (queue, sc, running), profile, held, held_n, booked)
             _take_starting(tr, sc, held, held_n)
@@ -423,21 +485,25 @@ def _reserved_loop(jobs, codes, book, rules, state, profile, held, held_n, booke
 def run_reserved(jobs, machine_procs, codes, book, rules):
     """``(start, booked)`` for K sites without exchange that take reservations (module docstring).
 
-    ``book = (requests, parts, orders)``: the requests (N_REQUEST_FIELDS, R),
-    their parts' processors (P, R), largest first, 0-padded, and each one's
-    site order (K, R). ``rules = (config, acc, tariff, cum, rulebases)``: the
+    ``book = (requests, parts, orders, durations)``: the requests
+    (N_REQUEST_FIELDS, R), their parts' processors (P, R), largest first,
+    0-padded, each one's site order (K, R), and the durations (s) of every
+    request's processor counts (``R_TABLE`` is the offset of its first).
+    ``rules = (config, acc, tariff, cum, rulebases)``: the
     algorithm's parameters (evogrid.sim.co_admission, ``C_*`` rows), the
     run-time/estimate ratio per site for the backlog (float64 (K,)),
     tariffs per processor-hour (K, 168) and their running sums (K, 169),
     and ``(params, meta)`` of a :class:`~evogrid.sim.tsk.TSKStack` with one
-    admission rulebase per site (used by the ``rulebase`` algorithm only). ``start``: each job's start (s);
-    ``booked = (accepted, sites, messages, prices)``: each request's start
+    admission rulebase per site (used by the ``rulebase`` algorithm only).
+    ``start``: each job's start (s); ``booked = (accepted, sites, messages,
+    prices, shape)``: each request's start
     (s, -1: refused), its parts' sites (P, R, -1), the messages sent for it,
-    and (3, R) its cost with the cheapest and dearest admissible variant's.
+    (3, R) its cost with the cheapest and dearest admissible variant's, and
+    (2, R) the processors and seconds its largest part holds (-1: refused).
     """
     K = machine_procs.shape[0]
     n = jobs.shape[1]
-    requests, parts, _ = book
+    requests, parts = book[0], book[1]
     R = requests.shape[1]
     queue, sc, running, out, _ = new_state(jobs, machine_procs, codes, K)
     widest = 1
@@ -447,7 +513,7 @@ def run_reserved(jobs, machine_procs, codes, book, rules):
     held = np.empty((N_HELD_FIELDS, K, max(1, R)), dtype=np.int64)
     held_n = np.zeros(K, dtype=np.int64)
     booked = (np.full(R, -1, dtype=np.int64), np.full(parts.shape, -1, dtype=np.int64),
-              np.zeros(R, dtype=np.int64), np.full((3, R), np.nan))
+              np.zeros(R, dtype=np.int64), np.full((3, R), np.nan), np.full((2, R), -1, dtype=np.int64))
     freed = np.zeros(K, dtype=np.bool_)
     _reserved_loop(jobs, codes, book, rules, (queue, sc, running, out), profile, held, held_n, booked, freed)
     return out[START_TIME].copy(), booked

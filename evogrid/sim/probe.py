@@ -1,0 +1,110 @@
+"""Röblitz et al.'s probe/reserve admission of (elastic) one-site requests (compiled).
+
+An elastic request may run on any processor count n in ``[procs_min,
+procs_max]`` for ``durations[n - procs_min]`` seconds (its speedup model,
+evogrid.workload.reservations); a plain one has one count. The broker:
+
+1. adapts the range to the request's window: a count whose duration does
+   not fit ``[max(now, earliest start), deadline]`` is not probed (nor is
+   one wider than the site);
+2. probes each remaining count (one message each): the site returns up to
+   ``tsn_max`` start times where n processors stay free for the duration on
+   its availability profile, the first at or after the earliest start, each
+   next one at least ``tss_gap`` seconds after the one before, all ending by
+   the deadline;
+3. estimates each candidate's success: ``load``, 1 iff it starts when the
+   site's backlog has cleared (Meltzer's backlog, evogrid.sim.reservation_loop)
+   and 0 before; or ``static``, ``1 - exp(-(start - now) / h)``;
+4. keeps candidates whose estimate is at least ``threshold``, sorts them by
+   the preference list (earliest end, lowest cost, highest estimated
+   success; ties in probing order) and tries to reserve them in that order
+   (one message each); the site accepts the first that starts no earlier
+   than its backlog clears.
+
+The probe reads the site's profile: information-rich, like Meltzer's 2-5.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from evogrid.sim.co_admission import price_before
+from evogrid.sim.profile import fit_from
+
+#: Preferences of an elastic request, by code (evogrid.workload.reservations.PREFERENCES).
+EARLIEST_END, LOWEST_COST, HIGHEST_SUCCESS = 0, 1, 2
+#: Success estimates, by code.
+LOAD, STATIC = 0, 1
+#: Rows of the float64 candidate array: processors, start (s), duration (s), estimated success, cost.
+K_PROCS, K_START, K_DURATION, K_SUCCESS, K_COST = range(5)
+N_CANDIDATE_ROWS = 5
+
+
+@njit(cache=True)
+def probe_candidates(profile, n, window, counts, durations, config, price, cand):
+    """Fill ``cand`` (N_CANDIDATE_ROWS, cap) with the probed candidates; returns ``(found, probes)``.
+
+    ``window = (now, earliest start, deadline, backlog clears)`` (s); ``counts = (procs_min,
+    procs_max)``; ``durations[n - procs_min]``: seconds on n processors; ``config = (tsn_max,
+    tss_gap, estimate, h in s, threshold)``; ``price(start, end)`` per processor is given as
+    ``price = (tariff, cum, site)`` (evogrid.sim.co_admission.price_before).
+    """
+    now, earliest, deadline, clear = window
+    tsn_max, gap, estimate, h, threshold = config
+    tariff, cum, k = price
+    first = max(now, earliest)
+    found = probes = 0
+    for procs in range(counts[0], counts[1] + 1):
+        d = durations[procs - counts[0]]
+        if first + d > deadline:
+            continue
+        probes += 1
+        x = first
+        for _ in range(np.int64(tsn_max)):
+            _, s = fit_from(profile, n, procs, d, x)
+            if s + d > deadline:
+                break
+            success = (1.0 if s >= clear else 0.0) if estimate == LOAD else 1.0 - np.exp(-(s - now) / h)
+            if success >= threshold:
+                cand[K_PROCS, found] = procs
+                cand[K_START, found] = s
+                cand[K_DURATION, found] = d
+                cand[K_SUCCESS, found] = success
+                per_procs = price_before(tariff, cum, k, s + d) - price_before(tariff, cum, k, s)
+                cand[K_COST, found] = procs * per_procs
+                found += 1
+            x = s + max(np.int64(gap), 1)
+    return found, probes
+
+
+@njit(cache=True, inline="always")
+def _before(cand, a, b, preferences):
+    """Candidate a comes before b by the first preference that tells them apart."""
+    for p in preferences:
+        if p == EARLIEST_END:
+            x, y = cand[K_START, a] + cand[K_DURATION, a], cand[K_START, b] + cand[K_DURATION, b]
+        elif p == LOWEST_COST:
+            x, y = cand[K_COST, a], cand[K_COST, b]
+        elif p == HIGHEST_SUCCESS:
+            x, y = -cand[K_SUCCESS, a], -cand[K_SUCCESS, b]
+        else:
+            continue
+        if x != y:
+            return x < y
+    return False
+
+
+@njit(cache=True)
+def preference_order(cand, found, preferences):
+    """Indices of the ``found`` candidates sorted by ``preferences`` (codes, most important first;
+    -1 entries unused), ties kept in probing order (a stable insertion sort)."""
+    order = np.arange(found)
+    for i in range(1, found):
+        c = order[i]
+        j = i
+        while j > 0 and _before(cand, c, order[j - 1], preferences):
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = c
+    return order
