@@ -2,14 +2,17 @@
 two-week SDSC-BLUE sites, and Röblitz et al.'s book-ahead setting on the first 2,000 SDSC-BLUE jobs.
 
 Run: ``.venv/bin/python experiments/reservations_study.py`` (about a minute once compiled).
-Writes ``experiments/results/reservations/{meltzer,weighted,roblitz}.csv`` (one row per run)
+Writes ``experiments/results/reservations/{meltzer,weighted,roblitz,roblitz_windows}.csv`` (a row
+per run)
 and prints the tables of docs/reservations.md (mean and sample sd over the seeds).
 
 - Meltzer: ``experiments/configs/meltzer7.toml`` (EASY at every site), RW1/RW2/RW3 made from the
   first site's jobs with seeds 1-5 (the seed also draws the site orders), Algorithms 1-4.
 - Algorithm 5: RW1, k from 1 to 0 (s = 1 - k), peak tariffs, seeds 1-5.
 - Röblitz: every 10th job (offsets 0-4 as the five repetitions) a one-site request booked
-  b = 0, 6, 12, 24 h ahead with 2 h of slack; first fit and Algorithm 3 (backlog).
+  b = 0, 6, 12, 24 h ahead with 2 h of slack; first fit, Algorithm 3 (backlog) and probe/reserve
+  of plain and of elastic requests; on the first 2,000 jobs and on eight 2,000-job windows
+  (``roblitz_windows.csv``).
 """
 
 from __future__ import annotations
@@ -89,20 +92,55 @@ def meltzer_study() -> None:
     _summary(weighted, ("k", "s"), ("mean_cost", "mean_relative_start", "failure_rate", "unfairness"))
 
 
-def roblitz_study() -> None:
-    window = load_window("SDSC03")
+#: Röblitz et al.'s admission rules here: first fit, Meltzer's Algorithm 3, and probe/reserve of plain
+#: and of elastic requests (0.5-2 times the job's processors, Amdahl f = 0.05).
+ROBLITZ_RULES = (("first-fit", None), ("backlog", None), ("probe", None), ("probe", (0.5, 2.0)))
+#: Where the 2,000-job windows of the second Röblitz study start (job index in SDSC-BLUE).
+JOB_WINDOWS = (0, 20_000, 50_000, 80_000, 110_000, 140_000, 170_000, 200_000)
+
+
+def _roblitz_rows(window, label: str) -> list[dict]:
     rows = []
     for hours in (0, 6, 12, 24):
         for offset in range(5):
-            batch, requests = roblitz(window, hours, 2, first_jobs=2000, offset=offset)
-            for algorithm in ("first-fit", "backlog"):
-                rules = ReservationRules(algorithm)
-                rows.append({"book_ahead_h": hours, "algorithm": algorithm, "offset": offset,
-                             **_run([batch], "easy", requests, rules)})
+            for algorithm, elastic in ROBLITZ_RULES:
+                batch, requests = roblitz(window, hours, 2, offset=offset, elastic=elastic)
+                rows.append({"jobs": label, "book_ahead_h": hours,
+                             "algorithm": algorithm + (" elastic" if elastic else ""), "offset": offset,
+                             **_run([batch], "easy", requests, ReservationRules(algorithm))})
+    return rows
+
+
+def roblitz_study() -> None:
+    window = load_window("SDSC03")
+    index = np.arange(window.n_jobs)
+    rows = _roblitz_rows(window.select(index < 2000), "0-2000")
     _write("roblitz", rows)
     print("\n## Röblitz et al.'s setting, one site (mean ± sd over 5 request offsets)\n")
     _summary(rows, ("book_ahead_h", "algorithm"), ("failure_rate", "unfairness", "mean_relative_start",
                                                    "batch_mean_wait", "batch_max_wait"))
+    windows = []
+    for first in JOB_WINDOWS:
+        windows += _roblitz_rows(window.select((index >= first) & (index < first + 2000)),
+                                 f"{first}-{first + 2000}")
+    _write("roblitz_windows", windows)
+    print("\n## Batch mean wait (s) against book-ahead in 2,000-job windows (mean over 5 offsets)\n")
+    print("| jobs | algorithm | 0 h | 6 h | 12 h | 24 h | failure rate, 0 / 24 h |")
+    print("|---|---|---|---|---|---|---|")
+    mean = {}
+    for row in windows:
+        mean.setdefault((row["jobs"], row["algorithm"], row["book_ahead_h"]), []).append(row)
+    rises: dict[str, int] = {}
+    for jobs in dict.fromkeys(r["jobs"] for r in windows):
+        for algorithm in dict.fromkeys(r["algorithm"] for r in windows):
+            waits = [np.mean([r["batch_mean_wait"] for r in mean[jobs, algorithm, h]])
+                     for h in (0, 6, 12, 24)]
+            fails = [np.mean([r["failure_rate"] for r in mean[jobs, algorithm, h]]) for h in (0, 24)]
+            rises[algorithm] = rises.get(algorithm, 0) + int(waits[3] > waits[0])
+            print(f"| {jobs} | {algorithm} | " + " | ".join(f"{w:,.0f}" for w in waits)
+                  + f" | {fails[0]:.2f} / {fails[1]:.2f} |")
+    print("\nwindows where the wait at 24 h exceeds the wait at 0 h: "
+          + ", ".join(f"{a} {n} of {len(JOB_WINDOWS)}" for a, n in rises.items()))
 
 
 if __name__ == "__main__":

@@ -227,14 +227,14 @@ def reservation_metrics(schedule: Schedule, requests: Reservations, bookings: Bo
     ``area_failure_rate``: share of the requested processor-seconds refused
     (a rule that refuses the large requests fails few by count, many by area);
     ``mean_relative_start``: over accepted ones, ``(start - earliest) /
-    (deadline - duration - earliest)`` (0 where the window leaves no
-    choice); ``mean_cost`` and ``mean_relative_cost`` (0: the cheapest
+    (deadline - duration - earliest)``, with the duration as held (an elastic
+    request's on its chosen count; 0 where the window leaves no choice); ``mean_cost`` and ``mean_relative_cost`` (0: the cheapest
     admissible variant, 1: the dearest); ``messages_per_request``;
     ``unfairness`` (:func:`unfairness`, all sites).
     """
     ok = bookings.accepted
     n = requests.n_requests
-    slack = (requests.deadline - requests.duration - requests.earliest_start)[ok]
+    slack = (requests.deadline - bookings.length - requests.earliest_start)[ok]  # length: as held
     relative = np.divide((bookings.start - requests.earliest_start)[ok], slack, out=np.zeros(int(ok.sum())),
                          where=slack > 0)
     return {
