@@ -246,7 +246,8 @@ def reserve(
              "answers: restrictive), cpu-count (2), backlog (3), backfill (4), weighted (5, cost "
              "and start); 2-5 read the sites' profiles (information-rich). first-fit: one-site "
              "requests (book-ahead) at the exact earliest fit. Default: the scenario's, else "
-             "backfill.")] = None,
+             "backfill. probe: Röblitz et al.'s probe/reserve of one-site (book-ahead) requests, "
+             "plain or elastic ([reservations] elastic = [low, high]).")] = None,
     workload: Annotated[str | None, typer.Option(
         help="Requests made from the source site's jobs: rw1, rw2, rw3 (Meltzer's co-reservations, "
              "two parts each) or book-ahead (Röblitz et al.: every 10th job, one site).")] = None,

@@ -200,10 +200,10 @@ def gantt_plot(path: str | Path, schedule, requests, bookings, site: int,
     jobs = schedule.jobs
     mine = np.flatnonzero((schedule.site == site) & (jobs.run_time > 0))
     items = [(int(schedule.start[j]), int(schedule.end[j]), int(jobs.procs[j]), 0) for j in mine]
-    parts = -np.sort(-requests.parts, axis=1)
+    parts, seconds = bookings.held(requests)
     for r, i in zip(*np.nonzero((bookings.sites == site) & bookings.accepted[:, None]), strict=True):
         begin = int(bookings.start[r])
-        items.append((begin, begin + int(requests.duration[r]), int(parts[r, i]), 1))
+        items.append((begin, begin + int(seconds[r]), int(parts[r, i]), 1))
     m = int(jobs.machine_procs[site])
     lo, hi = (0.0, max((e for _, e, _, _ in items), default=1) / 3600) if hours is None else hours
     fig, ax = plt.subplots(figsize=(10, 4.8), dpi=120)

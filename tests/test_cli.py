@@ -1,5 +1,6 @@
 """The CLI: tables, JSON, and one-line errors with exit code 2."""
 
+import csv
 import json
 
 import pytest
@@ -223,6 +224,25 @@ def test_reserve_compares_algorithms_and_writes_a_run_directory(capsys, tmp_path
     assert result["dropped"]["SDSC03@d14-28"]["became_reservation"] == rows["backlog"]["requests"]
     for name in ("summary.csv", "sites.csv", "bookings_backfill.csv", "gantt_weighted_site1.png"):
         assert (out_dir / name).stat().st_size > 0
+
+
+def test_reserve_probes_elastic_book_ahead_requests(capsys, tmp_path):
+    """A [reservations] table with elastic book-ahead requests and probe settings: probe/reserve
+    places some requests on another processor count than the job's, and never breaks the backlog
+    rule, so it fails more often than first fit, which ignores it."""
+    scenario = tmp_path / "elastic.toml"
+    scenario.write_text('lrms = "easy"\n[[sites]]\nwindow = "SDSC03@d14-28"\n[reservations]\n'
+                        'workload = "book-ahead"\nelastic = [0.5, 2.0]\nalgorithm = "probe"\ntsn_max = 3\n')
+    out_dir = tmp_path / "run"
+    code, out, err = run(capsys, "reserve", str(scenario), "--algorithm", "probe", "--algorithm", "first-fit",
+                         "--json", "--out", str(out_dir))
+    assert code == 0, err
+    rows = {r["algorithm"]: r for r in json.loads(out)["algorithms"]}
+    assert rows["first-fit"]["failure_rate"] < rows["probe"]["failure_rate"] < 1.0
+    assert rows["probe"]["messages_per_request"] > 1.0
+    with (out_dir / "bookings_probe.csv").open() as fh:
+        booked = [r for r in csv.DictReader(fh) if int(r["start"]) >= 0]
+    assert booked and all(int(r["procs"]) > 0 and int(r["length"]) > 0 for r in booked)
 
 
 def test_reserve_bad_input(capsys, tmp_path):

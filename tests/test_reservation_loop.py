@@ -102,8 +102,7 @@ def _check_capacity_with_reservations(schedule, req, bookings):
     start = bookings.start
     assert (start[ok] >= req.earliest_start[ok]).all()
     assert (start[ok] + bookings.length[ok] <= req.deadline[ok]).all()
-    parts = -np.sort(-req.parts, axis=1)
-    parts[ok, 0] = bookings.procs[ok]  # an elastic request holds its chosen count
+    parts, seconds = bookings.held(req)  # an elastic request holds its chosen count
     assert ((bookings.procs == -1) == ~ok).all() and ((bookings.length == -1) == ~ok).all()
     for r in np.flatnonzero(ok):
         placed = bookings.sites[r][bookings.sites[r] >= 0]
@@ -112,9 +111,8 @@ def _check_capacity_with_reservations(schedule, req, bookings):
         mine = schedule.site == k
         r_idx, i_idx = np.nonzero((bookings.sites == k) & ok[:, None])
         procs_r = parts[r_idx, i_idx]
-        length = np.where(i_idx == 0, bookings.length[r_idx], req.duration[r_idx])
         times = np.concatenate([schedule.start[mine], schedule.end[mine], start[r_idx],
-                                start[r_idx] + length])
+                                start[r_idx] + seconds[r_idx]])
         procs = np.concatenate([w.procs[mine], -w.procs[mine], procs_r, -procs_r])
         order = np.lexsort((procs, times))  # releases first at equal times
         assert np.cumsum(procs[order]).max(initial=0) <= w.machine_procs[k], "reserved processors used twice"

@@ -195,6 +195,14 @@ class Bookings:
     def accepted(self) -> np.ndarray:
         return self.start >= 0
 
+    def held(self, requests: Reservations) -> tuple[np.ndarray, np.ndarray]:
+        """``(parts, seconds)``: each request's parts, largest first, as held (an elastic request's
+        chosen count), shape (R, P), and for how long (s; the asked duration where refused), (R,)."""
+        parts = -np.sort(-requests.parts, axis=1)
+        ok = self.accepted
+        parts[ok, 0] = self.procs[ok]
+        return parts, np.where(ok, self.length, requests.duration)
+
     @property
     def relative_cost(self) -> np.ndarray:
         """``(cost - cheapest) / (dearest - cheapest)`` of accepted requests, 0 where all variants cost
@@ -324,11 +332,13 @@ def reservation_setup(scenario: Scenario, **overrides: object
         batch, requests = meltzer(window, config.workload, config.seed, config.probability)
     elif config.workload == "book-ahead":
         batch, requests = roblitz(window, config.book_ahead_hours, config.slack_hours, config.every,
-                                  site=config.source)
+                                  site=config.source, elastic=config.elastic)
     else:
         raise ScenarioError(f"[reservations] workload: unknown {config.workload!r}; expected "
                             f"{', '.join(MELTZER_VARIANTS)} or book-ahead")
     workloads[config.source] = batch
     rules = ReservationRules(config.algorithm, config.minsize, config.windows, config.cost_weight,
-                             config.start_weight, tariffs=_tariffs(config, len(workloads)), seed=config.seed)
+                             config.start_weight, tariffs=_tariffs(config, len(workloads)), seed=config.seed,
+                             tsn_max=config.tsn_max, tss_gap=config.tss_gap, estimate=config.estimate,
+                             success_hours=config.success_hours, threshold=config.threshold)
     return tuple(workloads), requests, rules

@@ -228,8 +228,9 @@ def reservation_metrics(schedule: Schedule, requests: Reservations, bookings: Bo
     (a rule that refuses the large requests fails few by count, many by area);
     ``mean_relative_start``: over accepted ones, ``(start - earliest) /
     (deadline - duration - earliest)``, with the duration as held (an elastic
-    request's on its chosen count; 0 where the window leaves no choice); ``mean_cost`` and ``mean_relative_cost`` (0: the cheapest
-    admissible variant, 1: the dearest); ``messages_per_request``;
+    request's on its chosen count; 0 where the window leaves no choice);
+    ``mean_cost`` and ``mean_relative_cost`` (0: the cheapest admissible
+    variant, 1: the dearest); ``messages_per_request``;
     ``unfairness`` (:func:`unfairness`, all sites).
     """
     ok = bookings.accepted
@@ -253,15 +254,15 @@ def reservation_metrics(schedule: Schedule, requests: Reservations, bookings: Bo
 def site_reservation_metrics(schedule: Schedule, requests: Reservations, bookings: Bookings) -> list[dict]:
     """Per site: ``parts`` held, ``reserved_area`` (processor-seconds), ``utilization_with_reservations``
     (jobs' and reservations' processor time over ``m_k * [0, last end]``), ``unfairness`` there."""
-    parts = -np.sort(-requests.parts, axis=1)
+    parts, seconds = bookings.held(requests)
     out = []
     for k in range(schedule.jobs.n_sites):
         r_idx, i_idx = np.nonzero((bookings.sites == k) & bookings.accepted[:, None])
-        area = float((parts[r_idx, i_idx] * requests.duration[r_idx]).sum())
+        area = float((parts[r_idx, i_idx] * seconds[r_idx]).sum())
         mine = schedule.site == k
         job_area = float((schedule.jobs.run_time[mine] * schedule.jobs.procs[mine]).sum())
         end = max(int(schedule.end[mine].max(initial=0)),
-                  int((bookings.start[r_idx] + requests.duration[r_idx]).max(initial=0)))
+                  int((bookings.start[r_idx] + seconds[r_idx]).max(initial=0)))
         out.append({
             "site": schedule.jobs.workloads[k].name,
             "parts": int(r_idx.size),

@@ -86,11 +86,18 @@ class ReservationsConfig(_Strict):
     book_ahead_hours: float = Field(default=6.0, ge=0, description="book-ahead: hours booked ahead")
     slack_hours: float = Field(default=2.0, ge=0, description="book-ahead: room after the run time")
     every: int = Field(default=10, ge=1, description="book-ahead: every n-th job becomes a request")
+    elastic: tuple[float, float] | None = Field(
+        default=None, description="book-ahead: elastic requests from low to high times the job's processors")
     algorithm: str = "backfill"
     minsize: int = Field(default=300, ge=1, description="least step between candidate starts (s)")
     windows: int = Field(default=20, ge=1, description="candidate starts per request's range")
     cost_weight: float = Field(default=0.5, ge=0, description="Algorithm 5's k")
     start_weight: float = Field(default=0.5, ge=0, description="Algorithm 5's s")
+    tsn_max: int = Field(default=5, ge=1, description="probe: start times probed per processor count")
+    tss_gap: int = Field(default=1800, ge=1, description="probe: least gap between probed starts (s)")
+    estimate: str = Field(default="load", description="probe: success estimate, load or static")
+    success_hours: float = Field(default=6.0, gt=0, description="probe: the static estimate's h (hours)")
+    threshold: float = Field(default=0.5, ge=0, le=1, description="probe: least estimated success")
     tariffs: str | list[TariffConfig | list[float]] = Field(
         default="peak", description="flat, peak (site k's prices scaled by 1 + k/(K-1)), or one entry "
                                     "per site: a {off_peak, peak, peak_hours} table or 168 hourly prices")
