@@ -257,7 +257,8 @@ def reserve(
     start_weight: Annotated[float | None, typer.Option(help="Algorithm 5's s (weight of the start).")] = None,
     lrms: Annotated[str | None, typer.Option(help=LRMS_HELP)] = None,
     out: Annotated[Path | None, typer.Option(
-        help="Run directory: summary, per-site and per-request CSV/JSON, Gantt plots.")] = None,
+        help="Run directory: summary, per-site and per-request CSV/JSON, a summary plot, Gantt "
+             "plots.")] = None,
     gantt: Annotated[int | None, typer.Option(help="With --out: draw this site's Gantt chart.")] = None,
     hours: Annotated[str | None, typer.Option(help="Gantt time range in hours, FROM:TO.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
@@ -278,7 +279,7 @@ def reserve(
         except ValueError:
             raise ScenarioError(f"--hours {hours!r}: expected FROM:TO in hours, e.g. 48:96") from None
         span = (lo, hi)
-    result = reservation_study(loaded, chosen, out, _plots() if gantt is not None else None,
+    result = reservation_study(loaded, chosen, out, _plots() if out is not None else None,
                                None if gantt is None else (gantt, span), workload=workload, source=source,
                                seed=seed, cost_weight=cost_weight, start_weight=start_weight)
     if as_json:

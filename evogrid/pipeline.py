@@ -170,8 +170,9 @@ def reservation_study(scenario: Scenario, algorithms: Sequence[str], out: Path |
                       **overrides: Any) -> dict[str, Any]:
     """Run the scenario's reservation requests under each admission algorithm (same requests, same
     batch jobs); with ``out``, write ``summary.json``/``.csv`` (one row per algorithm),
-    ``sites.json``/``.csv`` and ``bookings_<algorithm>.csv``, and with ``gantt = (site, hours)``
-    a Gantt plot per algorithm (``plots.gantt_plot``). ``overrides``: fields of the scenario's
+    ``sites.json``/``.csv``, ``bookings_<algorithm>.csv`` and, with ``plots``, ``summary.png``
+    (``plots.reservation_summary_plot``); with ``gantt = (site, hours)`` also a Gantt plot per
+    algorithm (``plots.gantt_plot``). ``overrides``: fields of the scenario's
     ``[reservations]`` table (evogrid.sim.scenario.ReservationsConfig).
 
     Returns ``{"scenario", "requests", "dropped", "algorithms": [summary rows], "sites": [rows]}``.
@@ -222,4 +223,6 @@ def reservation_study(scenario: Scenario, algorithms: Sequence[str], out: Path |
     if out is not None:
         write_rows(out / "summary", summary)
         write_rows(out / "sites", site_rows)
+        if plots is not None:
+            written.append(str(plots.reservation_summary_plot(out / "summary.png", summary)))
     return result

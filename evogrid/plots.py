@@ -224,6 +224,27 @@ def gantt_plot(path: str | Path, schedule, requests, bookings, site: int,
     return _save(fig, path)
 
 
+#: What the reservation summary plot shows, with axis labels.
+RESERVATION_MEASURES = (("failure_rate", "failure rate"), ("mean_relative_start", "mean relative start"),
+                        ("unfairness", "unfairness"), ("messages_per_request", "messages per request"),
+                        ("batch_awrt_mean", "batch AWRT, mean over sites (s)"),
+                        ("batch_max_wait", "batch max wait (s)"))
+
+
+def reservation_summary_plot(path: str | Path, rows: list[dict]) -> Path:
+    """The admission algorithms side by side (rows of ``evogrid reserve``'s summary): the reservation
+    users' and the batch users' measures, one panel each."""
+    fig, axes = plt.subplots(2, 3, figsize=(11, 6), dpi=120)
+    names = [r["algorithm"] for r in rows]
+    for ax, (key, label) in zip(axes.ravel(), RESERVATION_MEASURES, strict=True):
+        ax.bar(range(len(rows)), [float(r[key]) for r in rows], color=FRONT_COLOURS[0])
+        ax.set_xticks(range(len(rows)), names, rotation=30, ha="right", fontsize=8)
+        ax.set_title(label, fontsize=9)
+    fig.suptitle("admission algorithms: reservation users and batch users")
+    fig.tight_layout()
+    return _save(fig, path)
+
+
 def reservation_front_plot(path: str | Path, fronts: dict[str, np.ndarray], points: dict[str, list[float]]
                            ) -> Path:
     """Fronts of (reservation failure rate, mean batch AWRT in s) with the algorithms as points."""

@@ -62,7 +62,7 @@ def probe_candidates(profile, n, window, counts, durations, config, price, cand)
         probes += 1
         x = first
         for _ in range(np.int64(tsn_max)):
-            _, s = fit_from(profile, n, procs, d, x)
+            s = fit_from(profile, n, procs, d, x)
             if s + d > deadline:
                 break
             success = (1.0 if s >= clear else 0.0) if estimate == LOAD else 1.0 - np.exp(-(s - now) / h)

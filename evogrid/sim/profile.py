@@ -47,36 +47,42 @@ def note_unjudged(profile, need):
 
 
 @njit(cache=True, inline="always")
-def fit_from(profile, n, need, duration, x, first=0):
-    """``(i, s)``: the earliest start ``s >= x`` from which ``need`` processors stay free for
-    ``duration`` seconds, searching from breakpoint ``first`` (at or before ``x``) on, and the index
-    of the step holding ``s``.
+def earliest_fit(profile, n, need, duration, first=0):
+    """Index of the first breakpoint, from ``first`` on, from which ``need`` processors stay free for
+    ``duration`` seconds.
 
     The last step must have room for ``need`` (it does: every running job and
     reservation has ended by then).
     """
     i = first
-    while i + 1 < n and profile[P_TIME, i + 1] <= x:
-        i += 1
-    s = x
     while True:
         if profile[P_FREE, i] >= need:
-            end = s + duration
+            end = profile[P_TIME, i] + duration
             j = i + 1
             while j < n and profile[P_TIME, j] < end and profile[P_FREE, j] >= need:
                 j += 1
             if j == n or profile[P_TIME, j] >= end:
-                return i, s
+                return i
             i = j  # step j is too full: no start before it fits
         i += 1
-        s = profile[P_TIME, i]
 
 
 @njit(cache=True, inline="always")
-def earliest_fit(profile, n, need, duration, first=0):
-    """Index of the first breakpoint, from ``first`` on, from which ``need`` processors stay free for
-    ``duration`` seconds (:func:`fit_from` at that breakpoint)."""
-    return fit_from(profile, n, need, duration, profile[P_TIME, first], first)[0]
+def fit_from(profile, n, need, duration, x):
+    """The earliest start at or after ``x`` (s; the first breakpoint is at or before it) from which
+    ``need`` processors stay free for ``duration`` seconds: ``x`` itself or a breakpoint."""
+    i = 0
+    while i + 1 < n and profile[P_TIME, i + 1] <= x:
+        i += 1
+    if profile[P_FREE, i] < need:  # not the last step: that one has room for everybody
+        return profile[P_TIME, earliest_fit(profile, n, need, duration, i + 1)]
+    end = x + duration
+    j = i + 1
+    while j < n and profile[P_TIME, j] < end and profile[P_FREE, j] >= need:
+        j += 1
+    if j == n or profile[P_TIME, j] >= end:
+        return x
+    return profile[P_TIME, earliest_fit(profile, n, need, duration, j + 1)]  # step j is too full
 
 
 @njit(cache=True, inline="always")
