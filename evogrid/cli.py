@@ -10,7 +10,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -454,22 +454,27 @@ FeatureOption = Annotated[list[str] | None, typer.Option(
 TrainOutOption = Annotated[Path | None, typer.Option(help="Run directory (default runs/<kind>-<seed>).")]
 
 
+def _start_or_resume(start: Any, resume_run: Any, make_config: Any, config_args: dict, out: Path | None,
+                     resume: Path | None, evaluator_args: tuple) -> tuple[dict, Path]:
+    """``(result, run directory)`` of a new run (``start(config, out, evaluator)``) or a resumed one."""
+    with _evaluator(*evaluator_args) as evaluator:
+        if resume is not None:
+            return resume_run(resume, evaluator, plots=_plots()), resume
+        if config_args["scenario"] is None:
+            raise ScenarioError("give a SCENARIO, or --resume RUN_DIR")
+        config = make_config(config_args)
+        run_dir = out or Path("runs") / f"{config.kind}-{config.seed}"
+        return start(config, run_dir, evaluator, plots=_plots()), run_dir
+
+
 def _train(config_args: dict, out: Path | None, resume: Path | None, workers: int, backend: str,
            scheduler: str | None) -> None:
     """Start or resume a training run and print its summary."""
     from evogrid.optimize.config import TrainConfig
     from evogrid.optimize.training import resume_training, run_training
 
-    with _evaluator(backend, workers, scheduler) as evaluator:
-        if resume is not None:
-            result = resume_training(resume, evaluator, plots=_plots())
-            run_dir = resume
-        else:
-            if config_args["scenario"] is None:
-                raise ScenarioError("give a SCENARIO, or --resume RUN_DIR")
-            config = TrainConfig(**config_args)
-            run_dir = out or Path("runs") / f"{config.kind}-{config.seed}"
-            result = run_training(config, run_dir, evaluator, plots=_plots())
+    result, run_dir = _start_or_resume(run_training, resume_training, lambda a: TrainConfig(**a), config_args,
+                                       out, resume, (backend, workers, scheduler))
     _summary_table(result["summary"])
     console.print(f"{result['evaluations']:,} simulations ({result['cut_off']:,} stopped early); wrote "
                   f"{run_dir}: rulebases/, summary.csv, generations.csv, convergence.png, improvement.png")
@@ -490,16 +495,10 @@ def _train_admission(config_args: dict, out: Path | None, resume: Path | None, w
     """Start or resume an admission-rulebase run and print its comparison table."""
     from evogrid.optimize.admission import AdmissionConfig, resume_admission, run_admission
 
-    with _evaluator(backend, workers, scheduler) as evaluator:
-        if resume is not None:
-            result = resume_admission(resume, evaluator, plots=_plots())
-            run_dir = resume
-        else:
-            if config_args["scenario"] is None:
-                raise ScenarioError("give a SCENARIO, or --resume RUN_DIR")
-            config = AdmissionConfig(**{k: v for k, v in config_args.items() if v is not None})
-            run_dir = out or Path("runs") / f"admission-{config.seed}"
-            result = run_admission(config, run_dir, evaluator, plots=_plots())
+    result, run_dir = _start_or_resume(
+        run_admission, resume_admission,
+        lambda a: AdmissionConfig(**{k: v for k, v in a.items() if v is not None}),
+        config_args, out, resume, (backend, workers, scheduler))
     table = Table(title="learned admission rulebase against Meltzer's algorithms")
     for col in ("window", "rule", "failure rate", "by area", "batch AWRT (s)"):
         table.add_column(col, justify="left" if col in ("window", "rule") else "right")

@@ -148,6 +148,15 @@ def test_first_fit_equals_reference(lrms):
     run()
 
 
+@st.composite
+def grids(draw):
+    """1-3 sites of random workloads and requests of 1 to K + 1 parts, or booked at one site."""
+    K = draw(st.integers(1, 3))
+    sites = [draw(workloads(max_jobs=12)) for _ in range(K)]
+    fixed = K == 1 or draw(st.integers(0, 3)) == 0
+    return sites, draw(requests([w.machine_procs for w in sites], max_parts=K + 1, fixed=fixed))
+
+
 @pytest.mark.parametrize("algorithm", MELTZER)
 def test_meltzer_algorithms_equal_reference(algorithm):
     """1,000 random grids of 1-3 sites per algorithm, requests of 1 to K + 1 parts or booked at one site,
@@ -155,10 +164,8 @@ def test_meltzer_algorithms_equal_reference(algorithm):
     @settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
     @given(st.data())
     def run(data):
-        K = data.draw(st.integers(1, 3))
-        sites = [data.draw(workloads(max_jobs=12)) for _ in range(K)]
-        fixed = K == 1 or data.draw(st.integers(0, 3)) == 0
-        req = data.draw(requests([w.machine_procs for w in sites], max_parts=K + 1, fixed=fixed))
+        sites, req = data.draw(grids())
+        K = len(sites)
         prices = np.random.default_rng(data.draw(st.integers(0, 2**16)))
         tariffs = prices.choice([0.5, 1.0, 2.0, 3.0], size=(K, 168))
         rules = ReservationRules(algorithm, minsize=data.draw(st.integers(1, 8)),
@@ -179,10 +186,8 @@ def test_admission_rulebases_equal_reference():
     @settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
     @given(st.data())
     def run(data):
-        K = data.draw(st.integers(1, 3))
-        sites = [data.draw(workloads(max_jobs=12)) for _ in range(K)]
-        fixed = K == 1 or data.draw(st.integers(0, 3)) == 0
-        req = data.draw(requests([w.machine_procs for w in sites], max_parts=K + 1, fixed=fixed))
+        sites, req = data.draw(grids())
+        K = len(sites)
         rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
         rulebases = [Rulebase.random(int(rng.integers(1, 6)),
                                      list(rng.choice(ADMISSION_FEATURES, rng.integers(1, 4), replace=False)),

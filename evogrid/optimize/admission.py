@@ -116,6 +116,11 @@ class AdmissionConfig(_OnScenario):
         return f"EFS admission es({self.mu}+{self.lambda_})"
 
     @property
+    def kind(self) -> str:
+        """The run directory's default name stem (runs/admission-<seed>)."""
+        return "admission"
+
+    @property
     def cutoff(self) -> bool:
         """EFS's early stop needs an AWRT bound; the score has none."""
         return False
