@@ -11,7 +11,8 @@ Cases:
   without requests in the core's EASY loop and in the reservation loop;
 - Röblitz's setting (the first 2,000 SDSC-BLUE jobs, every 10th a request
   booked 6 h ahead) and a two-week window (``SDSC03@d14-28``) with every
-  10th job a request, one site, first fit, under each LRMS.
+  10th job a request, one site, first fit, under each LRMS; and the first
+  2,000 jobs with probe/reserve of plain and of elastic requests under EASY.
 
 Best of several warm runs of the simulation alone (requests already made).
 """
@@ -68,6 +69,15 @@ def main() -> None:
             one_site()
             report(f"{label} ({batch.n_jobs} jobs, {requests.n_requests} requests) {lrms} first-fit",
                    best_of(one_site) * 1e3, "ms", "-")
+    for elastic in (None, (0.5, 2.0)):  # Röblitz et al.'s probe/reserve, plain and elastic requests
+        batch, requests = roblitz(load_window("SDSC03"), 6, 2, first_jobs=2000, elastic=elastic)
+
+        def probe(batch=batch, requests=requests):
+            simulate_reservations([batch], "easy", requests, ReservationRules("probe"))
+
+        probe()
+        report(f"first 2,000 SDSC-BLUE jobs, {requests.n_requests} {'elastic ' if elastic else ''}requests, "
+               "easy probe", best_of(probe) * 1e3, "ms", "-")
 
 
 if __name__ == "__main__":
