@@ -5,11 +5,14 @@ Trains one admission rulebase per ES seed 1-5 (``evogrid train --policy admissio
 the file), then runs each on the next seven windows (``experiments/configs/meltzer7_test.toml``)
 with RW1 request seed = the ES seed, next to Algorithms 2, 3 and 4 on the same requests.
 
-Run: ``.venv/bin/python experiments/admission_rulebase.py [requests|area]`` (about 3 minutes on 2
-cores): the failure rate the ES scores counts requests (default, Meltzer's measure) or their
-processor-seconds. Writes ``experiments/results/reservations/admission_<failure>.csv``, the
-rulebases to ``trained_rulebases/admission/meltzer7_<failure>_seed<s>.json``, and prints the tables
-of docs/reservations.md (mean ± sd over the 5 seeds; both failure rates for every rule).
+Run: ``.venv/bin/python experiments/admission_rulebase.py [requests|area] [DRAWS]`` (about 3
+minutes on 2 cores per training draw): the failure rate the ES scores counts requests (default,
+Meltzer's measure) or their processor-seconds; with DRAWS > 1 each genome is scored on the mean over
+the training requests drawn with seeds 1..DRAWS. Writes
+``experiments/results/reservations/admission_<failure>[_draws<D>].csv``, the rulebases to
+``trained_rulebases/admission/meltzer7_<failure>[_draws<D>]_seed<s>.json``, and prints the tables of
+docs/reservations.md (mean ± sd over the 5 seeds; both failure rates for every rule; on the training
+windows, the file's draw).
 """
 
 from __future__ import annotations
@@ -77,17 +80,19 @@ def table(rows: list[dict], failure: str) -> None:
               f"{wins} of {len(mine)} |")
 
 
-def main(failure: str) -> None:
+def main(failure: str, draws: int) -> None:
     os.chdir(ROOT.parent)  # the rulebases' provenance names the scenario relative to the repository
+    label = failure + (f"_draws{draws}" if draws > 1 else "")
     train = Scenario.from_spec(TRAIN)
     test = Scenario.from_spec(str(CONFIGS / "meltzer7_test.toml"))
     RULEBASES.mkdir(parents=True, exist_ok=True)
     rows = []
     with tempfile.TemporaryDirectory() as tmp, Evaluator("loky", 2) as evaluator:
         for seed in SEEDS:
-            config = AdmissionConfig(TRAIN, seed=seed, failure=failure)
+            config = AdmissionConfig(TRAIN, seed=seed, failure=failure,
+                                     request_seeds=list(range(1, draws + 1)) if draws > 1 else [])
             run_admission(config, Path(tmp) / f"seed{seed}", evaluator, progress=False, plots=None)
-            saved = RULEBASES / f"meltzer7_{failure}_seed{seed}.json"
+            saved = RULEBASES / f"meltzer7_{label}_seed{seed}.json"
             shutil.copy(Path(tmp) / f"seed{seed}" / RULEBASE_FILE, saved)
             rulebase = Rulebase.load(saved)
             # on the training requests (the file's seed) for every ES seed: the algorithms' rows repeat
@@ -95,7 +100,7 @@ def main(failure: str) -> None:
                      for r in measure(train, train.reservations.seed, rulebase)]
             rows += [{"window": "test", **r} for r in measure(test, seed, rulebase)]
     OUT.mkdir(parents=True, exist_ok=True)
-    with (OUT / f"admission_{failure}.csv").open("w", newline="") as fh:
+    with (OUT / f"admission_{label}.csv").open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
@@ -105,4 +110,4 @@ def main(failure: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "requests")
+    main(sys.argv[1] if len(sys.argv) > 1 else "requests", int(sys.argv[2]) if len(sys.argv) > 2 else 1)

@@ -79,3 +79,15 @@ def test_train_admission_cli(capsys, tmp_path):
     with pytest.raises(EvogridError, match="--mu"):
         AdmissionConfig(str(scenario), mu=0)
     assert np.isfinite(algorithm_objectives(ScenarioRef(str(scenario)), "cpu-count")).all()
+
+
+def test_several_request_draws_average_their_objectives(tmp_path):
+    """With request seeds, a rulebase's objectives are the means over those draws of the requests."""
+    scenario = tmp_path / "res.toml"
+    scenario.write_text(RESERVATION_TOML)
+    ref = ScenarioRef(str(scenario))
+    rb = Rulebase.random(4, ["LEAD", "BEFORE_NEXT"], seed=3)
+    one, two = (rulebase_objectives(ref, rb, "area", (s,)) for s in (5, 6))
+    assert not np.allclose(one, two)  # the draws differ
+    np.testing.assert_allclose(rulebase_objectives(ref, rb, "area", (5, 6)), (one + two) / 2)
+    assert rulebase_objectives(ref, rb).tolist() == rulebase_objectives(ref, rb, "requests", (3,)).tolist()

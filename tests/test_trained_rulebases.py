@@ -48,15 +48,18 @@ def test_shipped_admission_rulebases_reproduce_their_training_score(path):
 
     rb = Rulebase.load(path)
     p = rb.provenance
+    seeds = p.get("request_seeds", [])
     config = AdmissionConfig(str(Path(__file__).resolve().parents[1] / p["trained_on"]),
-                             features=list(rb.features), failure=p["failure"], augment=p["augment"])
-    score = AdmissionES(config, Evaluator("serial")).score(*rulebase_objectives(config.ref, rb, p["failure"]))
+                             features=list(rb.features), failure=p["failure"], augment=p["augment"],
+                             request_seeds=seeds)
+    objectives = rulebase_objectives(config.ref, rb, p["failure"], tuple(seeds))
+    score = AdmissionES(config, Evaluator("serial")).score(*objectives)
     assert score == pytest.approx(p["fitness_score"], abs=1e-6)
     assert score < 1.0 + 2 * p["augment"]  # it beats Algorithm 3 on both objectives there
 
 
 def test_admission_rulebases_are_shipped():
-    assert len(ADMISSION) == 10
+    assert len(ADMISSION) >= 10
 
 
 @pytest.mark.parametrize("key", sorted(_groups()), ids=lambda k: f"{k[1]}-{k[0]}")

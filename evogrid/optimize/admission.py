@@ -77,6 +77,8 @@ class AdmissionConfig(_OnScenario):
         beta, p_flip: step-size factor and consequent flip probability (0: 1/N_r).
         augment: the weight of the sum in the score (module docstring).
         failure: what the failure rate counts: ``requests`` or ``area`` (processor-seconds).
+        request_seeds: train on the requests drawn with each of these seeds (the objectives are
+            their means); empty: the ``[reservations]`` table's one draw.
         seed: seed of the ES.
         test: an unseen scenario with a ``[reservations]`` table to compare on at the end.
     """
@@ -92,6 +94,7 @@ class AdmissionConfig(_OnScenario):
     p_flip: float = 0.0
     augment: float = 0.05
     failure: str = "requests"
+    request_seeds: list[int] = field(default_factory=list)
     seed: int = 1
     test: str | None = None
     policy: str = "admission"
@@ -126,22 +129,29 @@ class AdmissionConfig(_OnScenario):
         return False
 
 
-def rulebase_objectives(ref: ScenarioRef, rulebase: Rulebase, failure: str = "requests") -> np.ndarray:
+def rulebase_objectives(ref: ScenarioRef, rulebase: Rulebase, failure: str = "requests",
+                        seeds: tuple[int, ...] = ()) -> np.ndarray:
     """(failure rate, mean batch AWRT in s) of the scenario's requests with every site admitting by
-    ``rulebase``; ``failure`` as :attr:`AdmissionConfig.failure`."""
+    ``rulebase``, the mean over the request draws of ``seeds`` (empty: the table's draw);
+    ``failure`` as :attr:`AdmissionConfig.failure`."""
     _, _, base = _setup(ref)
-    return objectives(ref, admission_rules(base, [rulebase]), failure)
+    rules = admission_rules(base, [rulebase])
+    return np.mean([objectives(ref, rules, failure, seed) for seed in seeds or (None,)], axis=0)
 
 
-def algorithm_objectives(ref: ScenarioRef, algorithm: str, failure: str = "requests") -> np.ndarray:
-    """(failure rate, mean batch AWRT in s) of one of Meltzer's algorithms on the scenario."""
+def algorithm_objectives(ref: ScenarioRef, algorithm: str, failure: str = "requests",
+                         seeds: tuple[int, ...] = ()) -> np.ndarray:
+    """(failure rate, mean batch AWRT in s) of one of Meltzer's algorithms on the scenario, the mean
+    over the request draws of ``seeds`` (empty: the table's draw)."""
     _, _, base = _setup(ref)
-    return objectives(ref, replace(base, algorithm=algorithm), failure)
+    rules = replace(base, algorithm=algorithm)
+    return np.mean([objectives(ref, rules, failure, seed) for seed in seeds or (None,)], axis=0)
 
 
-def _objectives_task(task: tuple[ScenarioRef, np.ndarray, tuple[str, ...], str]) -> np.ndarray:
-    ref, params, features, failure = task
-    return rulebase_objectives(ref, to_rulebase(params, features), failure)
+def _objectives_task(task: tuple[ScenarioRef, np.ndarray, tuple[str, ...], str, tuple[int, ...]]
+                     ) -> np.ndarray:
+    ref, params, features, failure, seeds = task
+    return rulebase_objectives(ref, to_rulebase(params, features), failure, seeds)
 
 
 class AdmissionES(EFS):
@@ -152,7 +162,8 @@ class AdmissionES(EFS):
     def __init__(self, config: AdmissionConfig, evaluator: Evaluator):
         self.config = config  # type: ignore[assignment]
         self.evaluator = evaluator
-        self.reference = algorithm_objectives(config.ref, "backlog", config.failure)
+        self.reference = algorithm_objectives(config.ref, "backlog", config.failure,
+                                              tuple(config.request_seeds))
 
     def score(self, failure_rate: float, awrt: float) -> float:
         f = failure_rate / max(float(self.reference[0]), MIN_REFERENCE_FAILURE)
@@ -163,8 +174,8 @@ class AdmissionES(EFS):
                              cutoff: float = 0.0) -> None:
         """Set each individual's fitness (the score); there is no early stop (``cutoff`` unused)."""
         c = self.config
-        results = self.evaluator.map(_objectives_task, [(c.ref, ind.params, tuple(c.features), c.failure)
-                                                        for ind in individuals])
+        results = self.evaluator.map(_objectives_task, [(c.ref, ind.params, tuple(c.features), c.failure,
+                                                         tuple(c.request_seeds)) for ind in individuals])
         for ind, (failure, awrt) in zip(individuals, results, strict=True):
             set_fitness(ind, self.score(failure, awrt), False)
         state.evaluations += len(individuals)
@@ -184,13 +195,14 @@ class AdmissionES(EFS):
         return row
 
 
-def comparison(ref: ScenarioRef, rulebase: Rulebase, window: str) -> list[dict[str, Any]]:
+def comparison(ref: ScenarioRef, rulebase: Rulebase, window: str, seeds: tuple[int, ...] = ()
+               ) -> list[dict[str, Any]]:
     """Rows (window, rule, failure rate by count and by area, batch AWRT) of :data:`COMPARED` and the
-    learned rulebase."""
+    learned rulebase, means over the request draws of ``seeds`` (empty: the table's)."""
     rows = []
     for name in (*COMPARED, "learned"):
-        count, area = (algorithm_objectives(ref, name, f) if name != "learned" else
-                       rulebase_objectives(ref, rulebase, f) for f in FAILURES)
+        count, area = (algorithm_objectives(ref, name, f, seeds) if name != "learned" else
+                       rulebase_objectives(ref, rulebase, f, seeds) for f in FAILURES)
         rows.append({"window": window, "scenario": ref.spec, "rule": name,
                      "failure_rate": round(float(count[0]), 5), "area_failure_rate": round(float(area[0]), 5),
                      "batch_awrt": round(float(count[1]), 2)})
@@ -204,9 +216,9 @@ def write_results(config: AdmissionConfig, optimizer: AdmissionES, state: Evolut
     rulebase = to_rulebase(params, config.features).with_provenance(
         decision="admission", trained_on=config.scenario, kind="efs-admission", optimizer=config.label,
         generations=config.generations, seed=config.seed, fitness_score=round(score, 6),
-        failure=config.failure, augment=config.augment)
+        failure=config.failure, augment=config.augment, request_seeds=list(config.request_seeds))
     path = rulebase.save(out / RULEBASE_FILE)
-    rows = comparison(config.ref, rulebase, "train")
+    rows = comparison(config.ref, rulebase, "train", tuple(config.request_seeds))
     if config.test:
         rows += comparison(ScenarioRef(config.test, config.lrms), rulebase, "test")
     rundir.write_rows(out / "summary", rows)

@@ -69,9 +69,11 @@ class ReservationFrontConfig(_OnScenario):
         return "NSGA-II reservation"
 
 
-@functools.lru_cache(maxsize=4)
-def _setup(ref: ScenarioRef):
-    return reservation_setup(ref.scenario())
+@functools.lru_cache(maxsize=16)
+def _setup(ref: ScenarioRef, seed: int | None = None):
+    """``(workloads, requests, rules)`` of the scenario's ``[reservations]`` table, the requests drawn
+    with ``seed`` (None: the table's); cached per process."""
+    return reservation_setup(ref.scenario(), seed=seed)
 
 
 def genome_rules(x: np.ndarray, base: ReservationRules, measured_acc: np.ndarray) -> ReservationRules:
@@ -82,10 +84,12 @@ def genome_rules(x: np.ndarray, base: ReservationRules, measured_acc: np.ndarray
                    start_weight=1.0 - float(x[2]), windows=int(round(x[3])), minsize=int(round(x[4] * 60)))
 
 
-def objectives(ref: ScenarioRef, rules: ReservationRules, failure: str = "requests") -> np.ndarray:
-    """(failure rate, mean batch AWRT in s) of the scenario's requests under ``rules``; the failure
-    rate counts ``requests`` or, with ``area``, their processor-seconds."""
-    workloads, requests, _ = _setup(ref)
+def objectives(ref: ScenarioRef, rules: ReservationRules, failure: str = "requests",
+               seed: int | None = None) -> np.ndarray:
+    """(failure rate, mean batch AWRT in s) of the scenario's requests (drawn with ``seed``, None:
+    the table's) under ``rules``; the failure rate counts ``requests`` or, with ``area``, their
+    processor-seconds."""
+    workloads, requests, _ = _setup(ref, seed)
     schedule, bookings = simulate_reservations(workloads, ref.scenario().lrms, requests, rules)
     if failure == "area":
         refused = refused_area_share(requests, bookings)
