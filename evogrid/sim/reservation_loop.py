@@ -8,7 +8,9 @@ before), if it then ends by its deadline (:func:`admit`); otherwise one of
 Meltzer's algorithms places its parts on distinct sites at a common start
 (:func:`co_admit`, rules in :mod:`evogrid.sim.co_admission`), or each
 site's TSK admission rulebase admits the parts offered to it (features:
-:func:`admission_feature`). An accepted
+:func:`admission_feature`), or Röblitz et al.'s probe/reserve places a
+one-site, possibly elastic, request (:func:`probe_reserve`, rules in
+:mod:`evogrid.sim.probe`). An accepted
 part holds its processors over ``[start, start + duration)``. Every LRMS
 works on the profile: a batch job starts only if it fits from now for its
 estimate, so accepted reservations always find their processors free (jobs
