@@ -208,7 +208,8 @@ def reservation_study(scenario: Scenario, algorithms: Sequence[str], out: Path |
                  "deadline": int(requests.deadline[r]), "duration": int(requests.duration[r]),
                  "parts": " ".join(str(p) for p in parts[r] if p > 0), "start": int(bookings.start[r]),
                  "sites": " ".join(str(k) for k in bookings.sites[r] if k >= 0),
-                 "procs": int(bookings.procs[r]), "length": int(bookings.length[r]),
+                 "procs": " ".join(str(p) for p in bookings.procs[r] if p > 0),
+                 "length": int(bookings.length[r]),
                  "messages": int(bookings.messages[r]), "cost": float(bookings.cost[r])}
                 for r in range(requests.n_requests)])
         if out is not None and gantt is not None and plots is not None:

@@ -243,7 +243,7 @@ def test_reserve_probes_elastic_book_ahead_requests(capsys, tmp_path):
     assert rows["probe"]["messages_per_request"] > 1.0
     with (out_dir / "bookings_probe.csv").open() as fh:
         booked = [r for r in csv.DictReader(fh) if int(r["start"]) >= 0]
-    assert booked and all(int(r["procs"]) > 0 and int(r["length"]) > 0 for r in booked)
+    assert booked and all(int(r["procs"]) > 0 and int(r["length"]) > 0 for r in booked)  # one part each
 
 
 def test_reserve_bad_input(capsys, tmp_path):

@@ -103,7 +103,7 @@ def _check_capacity_with_reservations(schedule, req, bookings):
     assert (start[ok] >= req.earliest_start[ok]).all()
     assert (start[ok] + bookings.length[ok] <= req.deadline[ok]).all()
     parts, seconds = bookings.held(req)  # an elastic request holds its chosen count
-    assert ((bookings.procs == -1) == ~ok).all() and ((bookings.length == -1) == ~ok).all()
+    assert ((bookings.procs[:, 0] == -1) == ~ok).all() and ((bookings.length == -1) == ~ok).all()
     for r in np.flatnonzero(ok):
         placed = bookings.sites[r][bookings.sites[r] >= 0]
         assert len(set(placed.tolist())) == len(placed) == int((parts[r] > 0).sum())
@@ -245,7 +245,7 @@ def test_probe_reserve_equals_reference():
                                  threshold=data.draw(st.sampled_from([0.0, 0.5, 0.9])))
         _, bookings = _run_against_reference([w], data.draw(st.sampled_from(LRMS)), req, rules)
         seen["accepted"] += int(bookings.accepted.sum())
-        seen["elastic"] += int((bookings.accepted & (bookings.procs != req.parts[:, 0])).sum())
+        seen["elastic"] += int((bookings.accepted & (bookings.procs[:, 0] != req.parts[:, 0])).sum())
         seen["refused"] += int((~bookings.accepted & (bookings.messages > 0)).sum())
 
     seen = {"accepted": 0, "elastic": 0, "refused": 0}

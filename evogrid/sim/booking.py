@@ -176,8 +176,9 @@ class Bookings:
         cost: the accepted variant's price (NaN where refused); ``cheapest``
             and ``dearest``: the extremes over the request's admissible variants.
         infeasible: requests no site combination could ever hold (counted, refused).
-        procs, length: the processors and seconds the largest part holds (an
-            elastic request's chosen count and its duration there), -1 where refused.
+        procs: shape (R, P), the processors each part holds (an elastic request's
+            chosen count, a collective request's share per site), -1; length:
+            how long they are held (s), -1 where refused.
     """
 
     algorithm: str
@@ -198,9 +199,11 @@ class Bookings:
     def held(self, requests: Reservations) -> tuple[np.ndarray, np.ndarray]:
         """``(parts, seconds)``: each request's parts, largest first, as held (an elastic request's
         chosen count), shape (R, P), and for how long (s; the asked duration where refused), (R,)."""
-        parts = -np.sort(-requests.parts, axis=1)
+        parts = np.zeros(self.procs.shape, dtype=np.int64)
+        asked = -np.sort(-requests.parts, axis=1)
+        parts[:, :asked.shape[1]] = asked
         ok = self.accepted
-        parts[ok, 0] = self.procs[ok]
+        parts[ok] = np.maximum(self.procs[ok], 0)
         return parts, np.where(ok, self.length, requests.duration)
 
     @property
@@ -267,10 +270,11 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
     codes = np.array([lrms_code(name) for name in names], dtype=np.int64)
     book = (packed, parts, np.ascontiguousarray(orders.astype(np.int64)), durations)
     preferences = requests.elastic.preferences if requests.elastic is not None else PREFERENCES
-    start, (accepted, sites, messages, prices, shape) = run_reserved(
+    start, (accepted, sites, messages, prices, procs, length) = run_reserved(
         jobs.packed, jobs.machine_procs, codes, book, rules.arrays(workloads, preferences))
     bookings = Bookings(rules.algorithm, accepted, np.ascontiguousarray(sites.T), messages, prices[0],
-                        prices[1], prices[2], requests.infeasible(jobs.machine_procs), shape[0], shape[1])
+                        prices[1], prices[2], requests.infeasible(jobs.machine_procs),
+                        np.ascontiguousarray(procs.T), length)
     return Schedule(jobs, names, start, jobs.origin.copy()), bookings
 
 

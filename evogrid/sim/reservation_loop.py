@@ -242,12 +242,12 @@ def admit(r, t, book, jobs, state, profile, held, held_n, booked):
     start = profile[P_TIME, earliest_fit(profile, n, need, duration, first)]
     if start + duration > requests[R_DEADLINE, r]:
         return
-    accepted, sites, messages, _, shape = booked
+    accepted, sites, messages, _, procs, length = booked
     accepted[r] = start
     sites[0, r] = k
     messages[r] = 1
-    shape[0, r] = need
-    shape[1, r] = duration
+    procs[0, r] = need
+    length[r] = duration
     _hold(k, start, start + duration, need, held, held_n)
 
 
@@ -348,7 +348,7 @@ def co_admit(r, t, book, rules, jobs, state, profile, held, held_n, booked):
         if ruled:
             _fill_allow(k, t, r, parts, nparts, starts, duration, (backlog, admit_until), fit, allow,
                         rulebases, (sc, held, held_n))
-    accepted, sites, messages, prices, shape = booked
+    accepted, sites, messages, prices, procs, length = booked
     chosen = np.empty(max(nparts, 1), dtype=np.int64)
     start, sent, cost, cheapest, dearest = choose(r, parts, nparts, (fit, allow), orders, nsites, starts,
                                                   duration, config, tariff, cum, chosen)
@@ -359,10 +359,10 @@ def co_admit(r, t, book, rules, jobs, state, profile, held, held_n, booked):
     prices[0, r] = cost
     prices[1, r] = cheapest
     prices[2, r] = dearest
-    shape[0, r] = parts[0, r]
-    shape[1, r] = duration
+    length[r] = duration
     for i in range(nparts):
         sites[i, r] = chosen[i]
+        procs[i, r] = parts[i, r]
         _hold(chosen[i], start, start + duration, parts[i, r], held, held_n)
 
 
@@ -385,7 +385,7 @@ def probe_reserve(r, t, book, rules, jobs, state, profile, held, held_n, booked)
                                    (tsn_max, np.int64(config[C_TSS_GAP]), np.int64(config[C_ESTIMATE]),
                                     config[C_SUCCESS_SECONDS], config[C_THRESHOLD]),
                                    (tariff, cum, k), cand)
-    accepted, sites, messages, prices, shape = booked
+    accepted, sites, messages, prices, held_procs, length = booked
     for c in preference_order(cand, found, config[C_PREFERENCES:C_PREFERENCES + 3]):
         sent += 1
         start = np.int64(cand[K_START, c])
@@ -395,8 +395,8 @@ def probe_reserve(r, t, book, rules, jobs, state, profile, held, held_n, booked)
         accepted[r] = start
         sites[0, r] = k
         prices[0, r] = cand[K_COST, c]
-        shape[0, r] = procs
-        shape[1, r] = duration
+        held_procs[0, r] = procs
+        length[r] = duration
         _hold(k, start, start + duration, procs, held, held_n)
         break
     messages[r] = sent
@@ -498,10 +498,10 @@ def run_reserved(jobs, machine_procs, codes, book, rules):
     and ``(params, meta)`` of a :class:`~evogrid.sim.tsk.TSKStack` with one
     admission rulebase per site (used by the ``rulebase`` algorithm only).
     ``start``: each job's start (s); ``booked = (accepted, sites, messages,
-    prices, shape)``: each request's start
+    prices, procs, length)``: each request's start
     (s, -1: refused), its parts' sites (P, R, -1), the messages sent for it,
-    (3, R) its cost with the cheapest and dearest admissible variant's, and
-    (2, R) the processors and seconds its largest part holds (-1: refused).
+    (3, R) its cost with the cheapest and dearest admissible variant's, the
+    processors each part holds (P, R) and for how long (s), -1 where refused.
     """
     K = machine_procs.shape[0]
     n = jobs.shape[1]
@@ -515,7 +515,8 @@ def run_reserved(jobs, machine_procs, codes, book, rules):
     held = np.empty((N_HELD_FIELDS, K, max(1, R)), dtype=np.int64)
     held_n = np.zeros(K, dtype=np.int64)
     booked = (np.full(R, -1, dtype=np.int64), np.full(parts.shape, -1, dtype=np.int64),
-              np.zeros(R, dtype=np.int64), np.full((3, R), np.nan), np.full((2, R), -1, dtype=np.int64))
+              np.zeros(R, dtype=np.int64), np.full((3, R), np.nan), np.full(parts.shape, -1, dtype=np.int64),
+              np.full(R, -1, dtype=np.int64))
     freed = np.zeros(K, dtype=np.bool_)
     _reserved_loop(jobs, codes, book, rules, (queue, sc, running, out), profile, held, held_n, booked, freed)
     return out[START_TIME].copy(), booked
