@@ -286,6 +286,7 @@ class Request:
     site: int
     order: tuple = ()
     counts: dict = field(default_factory=dict)  # probe: processor count -> duration (plain: one count)
+    bounds: tuple = ()  # collective: (most sites N, least per site d, least in all e)
 
 
 @dataclass
@@ -307,6 +308,8 @@ class Rules:
     success_seconds: float = 6 * 3600.0
     threshold: float = 0.5
     preferences: tuple = ("earliest_end", "lowest_cost", "highest_success")
+    swaps: tuple = (7, 10)  # collective: best and random improving swaps per allowed site
+    seed: int = 0
 
 
 def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None):
@@ -531,7 +534,38 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
                 return
         booked[r] = (-1, (), messages, None)
 
-    admit = {"first-fit": admit_first_fit, "probe": admit_probe}.get(rules.algorithm, admit_meltzer)
+    def admit_collective(r, t):
+        """Cankar's placement, literally: candidate starts where some site's free count rises (and the
+        earliest start), each site's least free count over the interval by brute force, and
+        :func:`place_collective` at each start in order."""
+        req = requests[r]
+        first, last = max(t, req.earliest), req.deadline - req.duration
+        profiles = [busy(k, t) for k in range(K)]
+
+        def free(k, x):
+            return sites[k].m - sum(p for a, b, p in profiles[k] if a <= x < b)
+
+        starts = {first} | {b for k in range(K) for _, b, _ in profiles[k]
+                            if first < b <= last and free(k, b) > free(k, b - 1)}
+        state = (rules.seed * LCG_A + r) % 2**64
+        for s in sorted(starts):
+            if s > last:
+                continue
+            end = s + req.duration
+            avail = [min(free(k, x) for x in [s, *(a for a, _, _ in profiles[k] if s < a < end)])
+                     for k in range(K)]
+            machine = [site.m for site in sites]
+            placed, state = place_collective(avail, machine, req.bounds, rules.swaps, state)
+            if placed:
+                cost = sum(a * rules.price(k, s, s + req.duration) for k, a in placed)
+                booked[r] = (s, tuple(k for k, _ in placed), len(placed), cost)
+                for k, a in placed:
+                    held[k].append([s, s + req.duration, a, False])
+                return
+        booked[r] = (-1, (), 0, None)
+
+    admit = {"first-fit": admit_first_fit, "probe": admit_probe,
+             "collective": admit_collective}.get(rules.algorithm, admit_meltzer)
 
     arrivals = sorted([(j.submit, 0, i) for i, j in enumerate(jobs)]
                       + [(q.submit, 1, r) for r, q in enumerate(requests)])
@@ -574,3 +608,67 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
                     if not h[3] and h[0] == t:  # accepted to start now
                         h[3] = True
                         sites[k].free -= h[2]
+
+
+LCG_A, LCG_C = 6364136223846793005, 1442695040888963407
+
+
+def place_collective(avail, machine, bounds, swaps, state):
+    """``(placement, state)``: [(site, processors)] of a collective request at one start, [] if none
+    (evogrid.sim.collective's rules: greedy by free processors, best improving swaps, then seeded
+    random ones), with the generator's state after it."""
+    N, d, e = bounds
+
+    def ordered(ks):
+        return sorted(ks, key=lambda k: (-avail[k], k))
+
+    def allocation(ks):  # (factor or -1, [(site, processors)] in order)
+        ks, rest, factor, out = ordered(ks), max(e - len(ks) * d, 0), 1.0, []
+        for k in ks:
+            extra = min(rest, avail[k] - d)
+            rest -= extra
+            out.append((k, d + extra))
+            factor *= (machine[k] - avail[k] + d + extra) / machine[k]
+        return (-1.0 if rest > 0 else factor), out
+
+    def draw(state):
+        state = (state * LCG_A + LCG_C) % 2**64
+        return state >> 33, state
+
+    eligible = ordered([k for k in range(len(avail)) if avail[k] >= d])
+    chosen, total = [], 0
+    for k in eligible:
+        if len(chosen) == N or total >= e:
+            break
+        chosen.append(k)
+        total += avail[k]
+    if total < e or not chosen:
+        return [], state
+    best, placed = allocation(chosen)
+    for _ in range(swaps[0] * N):
+        top = (best, None)
+        order = [k for k, _ in placed]
+        for i in range(len(order)):
+            for j in eligible:
+                if j in order:
+                    continue
+                factor, trial = allocation(order[:i] + [j] + order[i + 1:])
+                if factor > top[0]:
+                    top = (factor, trial)
+        if top[1] is None:
+            break
+        best, placed = top
+    for _ in range(swaps[1] * N):
+        order = [k for k, _ in placed]
+        outside = [k for k in eligible if k not in order]
+        if not outside:
+            break
+        i, state = draw(state)
+        pick, state = draw(state)
+        trial_order = order[:]
+        trial_order[i % len(order)] = outside[pick % len(outside)]
+        factor, trial = allocation(trial_order)
+        if factor > best:
+            best, placed = factor, trial
+    return placed, state
+

@@ -17,7 +17,7 @@ from evogrid.sim.booking import ReservationRules, peak_tariffs, simulate_reserva
 from evogrid.sim.metrics import reservation_metrics, unfairness
 from evogrid.sim.schedule import simulate_local
 from evogrid.workload.model import Workload
-from evogrid.workload.reservations import PREFERENCES, Elastic, Reservations
+from evogrid.workload.reservations import PREFERENCES, Collective, Elastic, Reservations
 
 LRMS = ["fcfs", "easy", "list", "conservative"]
 MELTZER = ["trivial", "cpu-count", "backlog", "backfill", "weighted"]
@@ -70,9 +70,11 @@ def _reference(workloads, lrms, req, rules, bookings_order, rulebases=()):
         ns = np.arange(e.procs_min[r], e.procs_max[r] + 1)
         return dict(zip(ns.tolist(), e.duration(r, ns).tolist(), strict=True))
 
+    c = req.collective
     reqs = [Request(int(req.submit[r]), int(req.earliest_start[r]), int(req.deadline[r]),
                     int(req.duration[r]), tuple(parts[r].tolist()), int(req.site[r]),
-                    tuple(bookings_order[:, r].tolist()), counts(r))
+                    tuple(bookings_order[:, r].tolist()), counts(r),
+                    (int(c.max_sites[r]), int(c.site_min[r]), int(c.total_min[r])) if c is not None else ())
             for r in range(req.n_requests)]
     _, acc, tariff, cum, _ = rules.arrays(workloads)
     if len(rulebases) == 1:
@@ -83,7 +85,8 @@ def _reference(workloads, lrms, req, rules, bookings_order, rulebases=()):
     ref_rules = Rules(rules.algorithm, rules.minsize, rules.windows, rules.cost_weight, rules.start_weight,
                       tuple(acc.tolist()), _price(tariff, cum), admission, rules.tsn_max, rules.tss_gap,
                       rules.estimate, rules.success_hours * 3600.0, rules.threshold,
-                      req.elastic.preferences if req.elastic is not None else PREFERENCES)
+                      req.elastic.preferences if req.elastic is not None else PREFERENCES, rules.swaps,
+                      rules.seed)
     return simulate_reserved_reference(jobs, [w.machine_procs for w in workloads], [lrms] * len(workloads),
                                        reqs, ref_rules)
 
@@ -251,6 +254,40 @@ def test_probe_reserve_equals_reference():
     seen = {"accepted": 0, "elastic": 0, "refused": 0}
     run()
     assert min(seen.values()) > 50, seen  # accepted, on another count than asked, and refused after probing
+
+
+def test_collective_placement_equals_reference():
+    """1,000 random grids of 1-3 sites with collective requests (up to K + 1 sites, random least
+    processors per site and in all, often more than one site can hold), random swap counts and
+    seeds, every LRMS; start times, sites, processors per site, messages and costs must agree."""
+    @settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.data())
+    def run(data):
+        sites, req = data.draw(grids())
+        K, R = len(sites), req.n_requests
+        widest = max(w.machine_procs for w in sites)
+        N = np.array([data.draw(st.integers(1, K + 1)) for _ in range(R)], dtype=np.int64)
+        d = np.array([data.draw(st.integers(1, widest)) for _ in range(R)], dtype=np.int64)
+        e = np.array([data.draw(st.integers(int(x), 2 * widest + 1)) for x in d], dtype=np.int64)
+        parts = np.zeros((R, K + 1), dtype=np.int64)
+        parts[:, 0] = 1
+        req = replace(req, parts=parts, site=np.full(R, -1, dtype=np.int64), collective=Collective(N, d, e))
+        prices = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+        rules = ReservationRules("collective", tariffs=prices.choice([0.5, 1.0, 2.0], size=(K, 168)),
+                                 swaps=(data.draw(st.integers(0, 3)), data.draw(st.integers(0, 3))),
+                                 seed=data.draw(st.integers(0, 5)))
+        _, bookings = _run_against_reference(sites, data.draw(st.sampled_from(LRMS)), req, rules)
+        held = bookings.procs[bookings.accepted]
+        assert (np.where(held >= 0, held, d[bookings.accepted, None]) >= d[bookings.accepted, None]).all()
+        assert (np.where(held > 0, held, 0).sum(axis=1) >= e[bookings.accepted]).all()
+        assert ((held > 0).sum(axis=1) <= N[bookings.accepted]).all()
+        seen["accepted"] += int(bookings.accepted.sum())
+        seen["several sites"] += int(((held > 0).sum(axis=1) > 1).sum())
+        seen["refused"] += int((~bookings.accepted).sum())
+
+    seen = {"accepted": 0, "several sites": 0, "refused": 0}
+    run()
+    assert min(seen.values()) > 50, seen
 
 
 def test_admission_rulebase_that_always_accepts_is_cpu_count():

@@ -42,6 +42,9 @@ ALGORITHMS: dict[str, tuple[int, str, str]] = {
     "probe": (ca.PROBE, "information-rich",
               "Röblitz et al.: one-site (elastic) requests, probe start times per processor count, "
               "estimate success, reserve by preference; no start before the backlog clears"),
+    "collective": (ca.COLLECTIVE, "information-rich",
+                   "Cankar: collective requests on up to N sites, >= d each, >= e in all; earliest start "
+                   "where free processors rise, greedy sites, best and random improving swaps"),
 }
 #: Success estimates of the probe algorithm (evogrid.sim.probe).
 ESTIMATES = {"load": probe.LOAD, "static": probe.STATIC}
@@ -90,6 +93,8 @@ class ReservationRules:
         estimate: probe: the success estimate, ``load`` or ``static``;
             ``success_hours``: the static estimate's h; ``threshold``: the
             least estimate a candidate needs.
+        swaps: collective: best and random improving swaps per allowed site
+            (Cankar's L1 and L2).
     """
 
     algorithm: str = "backfill"
@@ -106,6 +111,7 @@ class ReservationRules:
     estimate: str = "load"
     success_hours: float = 6.0
     threshold: float = 0.5
+    swaps: tuple[int, int] = (7, 10)
 
     def __post_init__(self) -> None:
         if self.algorithm not in ALGORITHMS:
@@ -118,6 +124,8 @@ class ReservationRules:
         if self.tsn_max < 1 or self.tss_gap < 1 or self.success_hours <= 0 or not 0 <= self.threshold <= 1:
             raise ScenarioError("reservation rules: tsn_max and tss_gap must be at least 1, success_hours "
                                 "positive and threshold in [0, 1]")
+        if min(self.swaps) < 0:
+            raise ScenarioError("reservation rules: swaps must not be negative")
         if self.estimate not in ESTIMATES:
             raise ScenarioError(f"reservation rules: unknown estimate {self.estimate!r}; expected one of "
                                 f"{', '.join(ESTIMATES)}")
@@ -141,6 +149,8 @@ class ReservationRules:
         config[ca.C_ESTIMATE] = ESTIMATES[self.estimate]
         config[ca.C_SUCCESS_SECONDS] = self.success_hours * 3600.0
         config[ca.C_THRESHOLD] = self.threshold
+        config[ca.C_L1], config[ca.C_L2] = self.swaps
+        config[ca.C_SEED] = self.seed
         config[ca.C_PREFERENCES:ca.C_PREFERENCES + 3] = -1
         for i, name in enumerate(preferences):
             config[ca.C_PREFERENCES + i] = PREFERENCES.index(name)
@@ -256,12 +266,17 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
                             "fewer windows, parts or sites")
     if rules.algorithm == "probe" and (requests.site < 0).any():
         raise ScenarioError(f"{requests.name}: probe books at one site; give every request a site")
+    if rules.algorithm == "collective" and (requests.collective is None or (requests.site >= 0).any()):
+        raise ScenarioError(f"{requests.name}: the collective algorithm needs collective requests that "
+                            "the grid places (evogrid.workload.reservations.collective)")
     R = requests.n_requests
     parts = np.ascontiguousarray(-np.sort(-requests.parts, axis=1).T.astype(np.int64))
     packed = np.zeros((N_REQUEST_FIELDS, R), dtype=np.int64)
     counts, durations = _processor_counts(requests, parts[0] if R else np.zeros(0, np.int64))
+    c = requests.collective  # other requests: bounds unused by their algorithms
+    bounds = (c.max_sites, c.site_min, c.total_min) if c is not None else (np.ones(R, np.int64),) * 3
     for row, values in enumerate((requests.submit, requests.earliest_start, requests.deadline,
-                                  requests.duration, requests.site, *counts)):
+                                  requests.duration, requests.site, *counts, *bounds)):
         packed[row] = values
     rng = np.random.default_rng(rules.seed)
     orders = np.stack([rng.permutation(K) for _ in range(R)], axis=1) if R else np.zeros((K, 0), np.int64)

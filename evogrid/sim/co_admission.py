@@ -45,8 +45,9 @@ from evogrid.sim.profile import P_FREE, P_TIME
 #: Admission algorithms, by code: 0 is a one-site request's exact earliest fit
 #: (evogrid.sim.reservation_loop.admit); 1-5 are Meltzer's.
 #: 6 places like 2, each part admitted by its site's TSK admission rulebase; 7 is Röblitz et al.'s
-#: probe/reserve of one-site (elastic) requests (evogrid.sim.probe).
-EXACT, TRIVIAL, CPU_COUNT, BACKLOG, BACKFILL, WEIGHTED, RULEBASE, PROBE = range(8)
+#: probe/reserve of one-site (elastic) requests (evogrid.sim.probe); 8 Cankar's placement of
+#: collective requests (evogrid.sim.collective).
+EXACT, TRIVIAL, CPU_COUNT, BACKLOG, BACKFILL, WEIGHTED, RULEBASE, PROBE, COLLECTIVE = range(9)
 HOURS_PER_WEEK = 168
 SECONDS_PER_HOUR = 3600
 #: Rows of the float64 ``config`` array of an algorithm's parameters: Meltzer's, then probe/reserve's
@@ -54,7 +55,9 @@ SECONDS_PER_HOUR = 3600
 #: h in s, the threshold, and three preference codes, -1 where unused).
 C_ALGORITHM, C_MINSIZE, C_WINDOWS, C_COST_WEIGHT, C_START_WEIGHT = range(5)
 C_TSN_MAX, C_TSS_GAP, C_ESTIMATE, C_SUCCESS_SECONDS, C_THRESHOLD, C_PREFERENCES = range(5, 11)
-N_CONFIG = C_PREFERENCES + 3
+#: ... and the collective placement's (evogrid.sim.collective: swaps per site of both phases, the seed).
+C_L1, C_L2, C_SEED = C_PREFERENCES + 3, C_PREFERENCES + 4, C_PREFERENCES + 5
+N_CONFIG = C_SEED + 1
 
 
 @njit(cache=True, inline="always")

@@ -39,21 +39,27 @@ from evogrid.sim.co_admission import (
     BACKLOG,
     C_ALGORITHM,
     C_ESTIMATE,
+    C_L1,
+    C_L2,
     C_MINSIZE,
     C_PREFERENCES,
+    C_SEED,
     C_SUCCESS_SECONDS,
     C_THRESHOLD,
     C_TSN_MAX,
     C_TSS_GAP,
     C_WINDOWS,
+    COLLECTIVE,
     EXACT,
     PROBE,
     RULEBASE,
     candidate_starts,
     choose,
     fill_fits,
+    price_before,
 )
 from evogrid.sim.codes import F_BEFORE_NEXT, F_LEAD, F_NWP, F_PART, F_RESERVED
+from evogrid.sim.collective import place
 from evogrid.sim.core import (
     ESTIMATE,
     FREE,
@@ -99,7 +105,9 @@ from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
 #: run on with the offset of their durations in the ``durations`` table (plain requests: one count,
 #: the largest part's).
 R_SUBMIT, R_EARLIEST, R_DEADLINE, R_DURATION, R_SITE, R_PROCS_MIN, R_PROCS_MAX, R_TABLE = range(8)
-N_REQUEST_FIELDS = 8
+#: ... and a collective request's most sites N, least processors per site d and in all e.
+R_SITES_MAX, R_SITE_MIN, R_TOTAL_MIN = range(8, 11)
+N_REQUEST_FIELDS = 11
 H_START, H_END, H_PROCS, H_TAKEN = range(4)
 N_HELD_FIELDS = 4
 #: The core's start and completion bookkeeping in this mode keeps every site's running jobs
@@ -403,6 +411,86 @@ def probe_reserve(r, t, book, rules, jobs, state, profile, held, held_n, booked)
 
 
 @njit(cache=True, inline="always")
+def _least_free(steps, n, s, duration):
+    """The fewest processors free over ``[s, s + duration)`` on one site's copied profile ``steps``
+    (rows time, free; ``n`` breakpoints, the first at or before ``s``)."""
+    i = 0
+    while i + 1 < n and steps[0, i + 1] <= s:
+        i += 1
+    low = steps[1, i]
+    i += 1
+    while i < n and steps[0, i] < s + duration:
+        low = min(low, steps[1, i])
+        i += 1
+    return low
+
+
+@njit(cache=True)
+def collective_admit(r, t, book, rules, jobs, state, profile, held, held_n, booked):
+    """Place collective request ``r`` at time ``t`` (evogrid.sim.collective): at the earliest
+    candidate start, the instants where some site's free processors rise (and the earliest start
+    itself), that has a feasible set of sites."""
+    requests = book[0]
+    config, _, tariff, cum, _ = rules
+    _, sc, running = state
+    K = held_n.shape[0]
+    duration = requests[R_DURATION, r]
+    first = max(t, requests[R_EARLIEST, r])
+    last = requests[R_DEADLINE, r] - duration
+    cap = 2
+    for k in range(K):
+        cap = max(cap, sc[k, N_RUN] + 2 * held_n[k] + 2)
+    steps = np.empty((K, 2, cap), dtype=np.int64)
+    counts = np.empty(K, dtype=np.int64)
+    starts = np.empty(K * cap + 1, dtype=np.int64)
+    starts[0] = first
+    found = 1
+    for k in range(K):
+        n = _site_profile(k, t, jobs, sc, running, profile, held, held_n)
+        counts[k] = n
+        for i in range(n):
+            steps[k, 0, i] = profile[P_TIME, i]
+            steps[k, 1, i] = profile[P_FREE, i]
+            if i > 0 and profile[P_FREE, i] > profile[P_FREE, i - 1] and first < profile[P_TIME, i] <= last:
+                starts[found] = profile[P_TIME, i]
+                found += 1
+    starts = np.sort(starts[:found])
+    machine = np.empty(K, dtype=np.int64)
+    for k in range(K):
+        machine[k] = sc[k, M_PROCS]
+    need = (requests[R_SITE_MIN, r], requests[R_TOTAL_MIN, r], requests[R_SITES_MAX, r])
+    limits = (np.int64(config[C_L1]), np.int64(config[C_L2]))
+    rng = np.uint64(np.int64(config[C_SEED])) * np.uint64(6364136223846793005) + np.uint64(r)
+    avail = np.empty(K, dtype=np.int64)
+    chosen = np.empty(K, dtype=np.int64)
+    alloc = np.empty(K, dtype=np.int64)
+    for c in range(found):
+        s = starts[c]
+        if s > last or (c > 0 and s == starts[c - 1]):
+            continue
+        for k in range(K):
+            avail[k] = _least_free(steps[k], counts[k], s, duration)
+        n, _, rng = place(avail, machine, need, limits, rng, chosen, alloc)
+        if n == 0:
+            continue
+        accepted, sites, messages, prices, procs, length = booked
+        accepted[r] = s
+        messages[r] = n
+        length[r] = duration
+        cost = 0.0
+        for i in range(n):
+            k = chosen[i]
+            sites[i, r] = k
+            procs[i, r] = alloc[i]
+            cost += alloc[i] * (price_before(tariff, cum, k, s + duration) - price_before(tariff, cum, k, s))
+            _hold(k, s, s + duration, alloc[i], held, held_n)
+        prices[0, r] = cost
+        prices[1, r] = cost
+        prices[2, r] = cost
+        return
+
+
+@njit(cache=True, inline="always")
 def _next_reservation_event(held, held_n):
     """The earliest start of an untaken, or end of a taken, reservation at any site (NEVER if none)."""
     t = np.int64(NEVER)
@@ -447,6 +535,7 @@ def _reserved_loop(jobs, codes, book, rules, state, profile, held, held_n, booke
     requests = book[0]
     exact = np.int64(rules[0][C_ALGORITHM]) == EXACT
     probing = np.int64(rules[0][C_ALGORITHM]) == PROBE
+    collective = np.int64(rules[0][C_ALGORITHM]) == COLLECTIVE
     n = jobs.shape[1]
     R = requests.shape[1]
     K = held_n.shape[0]
@@ -473,12 +562,15 @@ def _reserved_loop(jobs, codes, book, rules, state, profile, held, held_n, booke
             profile_pass(k, ta, codes[k], jobs, queue, sc, running, out, profile, held, held_n)
             i += 1
         else:
+            site_state = (queue, sc, running)
             if exact:
-                admit(r, tr, book, jobs, (queue, sc, running), profile, held, held_n, booked)
+                admit(r, tr, book, jobs, site_state, profile, held, held_n, booked)
             elif probing:
-                probe_reserve(r, tr, book, rules, jobs, (queue, sc, running), profile, held, held_n, booked)
+                probe_reserve(r, tr, book, rules, jobs, site_state, profile, held, held_n, booked)
+            elif collective:
+                collective_admit(r, tr, book, rules, jobs, site_state, profile, held, held_n, booked)
             else:
-                co_admit(r, tr, book, rules, jobs, (queue, sc, running), profile, held, held_n, booked)
+                co_admit(r, tr, book, rules, jobs, site_state, profile, held, held_n, booked)
             _take_starting(tr, sc, held, held_n)
             r += 1
 

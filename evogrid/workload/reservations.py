@@ -122,6 +122,26 @@ def elastic_duration(model: int, params: np.ndarray, duration_ref: int, procs_re
 
 
 @dataclass(frozen=True)
+class Collective:
+    """The collective part of reservation requests (Cankar): run on up to ``max_sites`` sites at once,
+    at least ``site_min`` processors on each and ``total_min`` in all (int64, shape (n,) each). A
+    simple request of N parts of d processors is ``total_min = N * d``."""
+
+    max_sites: np.ndarray
+    site_min: np.ndarray
+    total_min: np.ndarray
+
+    def __post_init__(self) -> None:
+        checks = (("max_sites", self.max_sites < 1, "must be at least 1"),
+                  ("site_min", self.site_min < 1, "must be at least 1"),
+                  ("total_min", self.total_min < self.site_min, "must not be below site_min"))
+        for label, bad, why in checks:
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise ScenarioError(f"collective requests: request {i}: field {label} {why}")
+
+
+@dataclass(frozen=True)
 class Reservations:
     """Reservation requests, sorted by submission.
 
@@ -139,6 +159,9 @@ class Reservations:
             grid may choose (a co-reservation's parts go to distinct sites).
         elastic: for elastic requests, their processor ranges and speedup
             models (then ``parts`` holds the reference count, one part).
+        collective: for collective requests, their site and processor bounds
+            (then ``parts`` holds the simple request's parts, at least
+            ``max_sites`` columns).
     """
 
     name: str
@@ -150,6 +173,7 @@ class Reservations:
     source_job: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     site: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     elastic: Elastic | None = None
+    collective: Collective | None = None
 
     def __post_init__(self) -> None:
         """Reject requests that can never be met, naming the first offending one and the field."""
@@ -182,6 +206,10 @@ class Reservations:
                     f"{self.name}: request {i}: field {label} {why} ({int(bad.sum())} such requests)")
         if self.elastic is not None and self.elastic.procs_min.shape != (n,):
             raise ScenarioError(f"{self.name}: the elastic part must have one entry per request ({n})")
+        if self.collective is not None and (self.collective.max_sites.shape != (n,) or (
+                n and self.collective.max_sites.max() > self.parts.shape[1])):
+            raise ScenarioError(f"{self.name}: the collective part needs one entry per request ({n}) and "
+                                "parts with at least max_sites columns")
         if n and (np.diff(self.submit) < 0).any():
             raise ScenarioError(f"{self.name}: field submit must be sorted (requests in submission order)")
 
@@ -307,3 +335,23 @@ def roblitz(window: Workload, book_ahead_hours: float = 0.0, slack_hours: float 
     requests = Reservations(name, submit, start, deadline, run, cpus[:, None], idx.astype(np.int64),
                             np.full(idx.size, site, dtype=np.int64), part)
     return _take_jobs(window, chosen), requests
+
+
+def collective(requests: Reservations, max_sites: int | None = None, site_min_fraction: float = 0.5
+               ) -> Reservations:
+    """The collective counterparts of co-reservations (Cankar's comparison, our mapping): the same
+    times, ``total_min`` = the parts' sum, ``max_sites`` (default: the parts' count) and
+    ``site_min = max(1, ceil(site_min_fraction * total_min / max_sites))``; the simple request is the
+    original one."""
+    if not 0 < site_min_fraction <= 1:
+        raise ScenarioError("collective: site_min_fraction must be in (0, 1]")
+    n_parts = (requests.parts > 0).sum(axis=1)
+    sites = n_parts if max_sites is None else np.full(requests.n_requests, int(max_sites), dtype=np.int64)
+    total = requests.parts.sum(axis=1).astype(np.int64)
+    site_min = np.maximum(1, np.ceil(site_min_fraction * total / np.maximum(sites, 1))).astype(np.int64)
+    width = max(requests.parts.shape[1], int(sites.max(initial=1)))
+    parts = np.zeros((requests.n_requests, width), dtype=np.int64)
+    parts[:, :requests.parts.shape[1]] = requests.parts
+    return replace(requests, name=f"{requests.name} collective", parts=parts,
+                   collective=Collective(sites.astype(np.int64), site_min, np.maximum(total, site_min)))
+
