@@ -247,7 +247,9 @@ def reserve(
              "and start); 2-5 read the sites' profiles (information-rich). first-fit: one-site "
              "requests (book-ahead) at the exact earliest fit. Default: the scenario's, else "
              "backfill. probe: Röblitz et al.'s probe/reserve of one-site (book-ahead) requests, "
-             "plain or elastic ([reservations] elastic = [low, high]).")] = None,
+             "plain or elastic ([reservations] elastic = [low, high]). collective: Cankar's placement "
+             "of collective requests ([reservations] collective_sites = N; the other algorithms "
+             "place the same requests as fixed parts).")] = None,
     workload: Annotated[str | None, typer.Option(
         help="Requests made from the source site's jobs: rw1, rw2, rw3 (Meltzer's co-reservations, "
              "two parts each) or book-ahead (Röblitz et al.: every 10th job, one site).")] = None,

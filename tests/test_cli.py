@@ -246,6 +246,31 @@ def test_reserve_probes_elastic_book_ahead_requests(capsys, tmp_path):
     assert booked and all(int(r["procs"]) > 0 and int(r["length"]) > 0 for r in booked)  # one part each
 
 
+def test_reserve_places_collective_requests(capsys, tmp_path):
+    """collective_sites makes the RW1 requests collective too: Cankar's placement holds each on at
+    most N sites with at least d processors each and e in all, and fails no more often than the
+    same requests as fixed parts; without collective_sites the algorithm is a one-line error."""
+    sites = "".join(f'[[sites]]\nwindow = "SDSC03@d{d}-{d + 14}"\n' for d in (14, 28, 42))
+    scenario = tmp_path / "collective.toml"
+    scenario.write_text('lrms = "easy"\n' + sites + '[reservations]\nworkload = "rw1"\nseed = 2\n'
+                        'collective_sites = 3\n')
+    out_dir = tmp_path / "run"
+    code, out, err = run(capsys, "reserve", str(scenario), "--algorithm", "cpu-count", "--algorithm",
+                         "collective", "--json", "--out", str(out_dir))
+    assert code == 0, err
+    rows = {r["algorithm"]: r for r in json.loads(out)["algorithms"]}
+    assert rows["collective"]["failure_rate"] <= rows["cpu-count"]["failure_rate"] < 0.5
+    with (out_dir / "bookings_collective.csv").open() as fh:
+        booked = [r for r in csv.DictReader(fh) if int(r["start"]) >= 0]
+    for r in booked:
+        held = [int(x) for x in r["procs"].split()]
+        assert 1 <= len(held) <= 3 and sum(held) >= sum(int(x) for x in r["parts"].split())
+    plain = tmp_path / "plain.toml"
+    plain.write_text('lrms = "easy"\n' + sites + '[reservations]\nworkload = "rw1"\n')
+    code, _, err = run(capsys, "reserve", str(plain), "--algorithm", "collective")
+    assert_one_line_error(code, err, "the collective algorithm needs collective requests")
+
+
 def test_reserve_bad_input(capsys, tmp_path):
     code, _, err = run(capsys, "reserve", "SDSC03@d14-28", "--algorithm", "lottery")
     assert_one_line_error(code, err, "unknown reservation algorithm 'lottery'")

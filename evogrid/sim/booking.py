@@ -22,7 +22,14 @@ from evogrid.sim import probe
 from evogrid.sim.schedule import GridJobs, Schedule, _lrms_names, lrms_code
 from evogrid.sim.tsk import TSKStack
 from evogrid.workload.model import Workload
-from evogrid.workload.reservations import MELTZER_VARIANTS, PREFERENCES, Reservations, meltzer, roblitz
+from evogrid.workload.reservations import (
+    MELTZER_VARIANTS,
+    PREFERENCES,
+    Reservations,
+    collective,
+    meltzer,
+    roblitz,
+)
 
 if TYPE_CHECKING:
     from evogrid.sim.scenario import ReservationsConfig, Scenario
@@ -356,6 +363,8 @@ def reservation_setup(scenario: Scenario, **overrides: object
         raise ScenarioError(f"[reservations] workload: unknown {config.workload!r}; expected "
                             f"{', '.join(MELTZER_VARIANTS)} or book-ahead")
     workloads[config.source] = batch
+    if config.collective_sites is not None:
+        requests = collective(requests, config.collective_sites, config.collective_site_min)
     rules = ReservationRules(config.algorithm, config.minsize, config.windows, config.cost_weight,
                              config.start_weight, tariffs=_tariffs(config, len(workloads)), seed=config.seed,
                              tsn_max=config.tsn_max, tss_gap=config.tss_gap, estimate=config.estimate,

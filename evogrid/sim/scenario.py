@@ -98,6 +98,10 @@ class ReservationsConfig(_Strict):
     estimate: str = Field(default="load", description="probe: success estimate, load or static")
     success_hours: float = Field(default=6.0, gt=0, description="probe: the static estimate's h (hours)")
     threshold: float = Field(default=0.5, ge=0, le=1, description="probe: least estimated success")
+    collective_sites: int | None = Field(
+        default=None, ge=1, description="make the requests collective too: on up to this many sites")
+    collective_site_min: float = Field(
+        default=0.5, gt=0, le=1, description="collective: least processors per site, times e / N")
     tariffs: str | list[TariffConfig | list[float]] = Field(
         default="peak", description="flat, peak (site k's prices scaled by 1 + k/(K-1)), or one entry "
                                     "per site: a {off_peak, peak, peak_hours} table or 168 hourly prices")

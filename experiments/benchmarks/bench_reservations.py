@@ -12,7 +12,9 @@ Cases:
 - Röblitz's setting (the first 2,000 SDSC-BLUE jobs, every 10th a request
   booked 6 h ahead) and a two-week window (``SDSC03@d14-28``) with every
   10th job a request, one site, first fit, under each LRMS; and the first
-  2,000 jobs with probe/reserve of plain and of elastic requests under EASY.
+  2,000 jobs with probe/reserve of plain and of elastic requests under EASY;
+- Cankar's collective placement of Meltzer's RW1 requests on up to 3 of the
+  seven sites, and its cost per request beyond the loop without requests.
 
 Best of several warm runs of the simulation alone (requests already made).
 """
@@ -57,6 +59,18 @@ def main() -> None:
         jobs = sum(w.n_jobs for w in workloads)
         report(f"meltzer7 rw1 ({jobs} jobs, {requests.n_requests} co-res.) {algorithm}",
                best_of(grid) * 1e3, "ms", "<= 50 ms")
+    workloads, requests, rules = reservation_setup(scenario, algorithm="collective", collective_sites=3)
+    reserved_none = best_of(lambda: simulate_reservations(workloads, "easy", none))
+
+    def collective(workloads=workloads, requests=requests, rules=rules):
+        simulate_reservations(workloads, "easy", requests, rules)
+
+    collective()
+    seconds = best_of(collective)
+    report(f"meltzer7 rw1 ({requests.n_requests} collective requests, N = 3) collective", seconds * 1e3, "ms",
+           "-")
+    report("  the same, per collective request beyond the loop without requests",
+           (seconds - reserved_none) / requests.n_requests * 1e6, "us", "microseconds")
     cases = {
         "first 2,000 SDSC-BLUE jobs": roblitz(load_window("SDSC03"), 6, 2, first_jobs=2000),
         "SDSC03@d14-28": roblitz(load_window("SDSC03@d14-28"), 6, 2),
