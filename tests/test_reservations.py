@@ -140,3 +140,27 @@ def test_bad_elastic_requests_are_rejected_in_one_line():
         Elastic(one, 2 * one, one, 10 * one, DOWNEY * one, np.array([[0.5, 1.0]]))
     with pytest.raises(ScenarioError, match="preferences"):
         Elastic(one, 2 * one, one, 10 * one, AMDAHL * one, np.array([[0.1, 0.0]]), ("cheapest",))
+
+
+def test_wide_jobs_become_collective_requests_and_merge():
+    """Jobs wider than the site leave the batch workload (counted) and become collective requests
+    (e = their processors, N sites, d = half of e / N, 3 equal fixed parts as the simple form); two
+    windows' requests merge in submission order."""
+    from evogrid.workload import load_window
+    from evogrid.workload.reservations import merge_requests, wide_jobs
+
+    window = load_window("SDSC03@d14-28")
+    batch, req = wide_jobs(window, 768, 3)
+    wide = window.procs > 768
+    assert req.n_requests == int(wide.sum()) > 0 and batch.n_jobs == window.n_jobs - req.n_requests
+    assert batch.machine_procs == 768 and (batch.procs <= 768).all()
+    assert batch.dropped["became_collective"] == req.n_requests
+    assert req.collective.total_min.tolist() == window.procs[wide].tolist()
+    assert (req.collective.site_min == np.ceil(0.5 * req.collective.total_min / 3)).all()
+    assert (req.parts.sum(axis=1) >= req.collective.total_min).all() and req.parts.shape[1] == 3
+    other = wide_jobs(load_window("SDSC03@d28-42"), 768, 3)[1]
+    both = merge_requests("both", [req, other])
+    assert both.n_requests == req.n_requests + other.n_requests
+    assert (np.diff(both.submit) >= 0).all()
+    assert sorted(both.collective.total_min.tolist()) == sorted(req.collective.total_min.tolist()
+                                                                + other.collective.total_min.tolist())

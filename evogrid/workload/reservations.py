@@ -355,3 +355,55 @@ def collective(requests: Reservations, max_sites: int | None = None, site_min_fr
     return replace(requests, name=f"{requests.name} collective", parts=parts,
                    collective=Collective(sites.astype(np.int64), site_min, np.maximum(total, site_min)))
 
+
+def wide_jobs(window: Workload, machine_procs: int, max_sites: int, site_min_fraction: float = 0.5,
+              slack_hours: float = 168.0) -> tuple[Workload, Reservations]:
+    """Co-allocate the jobs of ``window`` wider than ``machine_procs`` (an option; by default
+    preprocessing drops them): ``(batch, requests)``, the narrower jobs on a machine of
+    ``machine_procs`` processors, and one collective request per wide job, made at its submission
+    to start then or later (within ``slack_hours``) for its run time, on up to ``max_sites`` sites
+    with ``e`` = its processors and ``d = max(1, ceil(site_min_fraction * e / max_sites))``; the
+    simple counterpart (``parts``) is ``max_sites`` equal parts of ``ceil(e / max_sites)``. The wide
+    jobs leave the batch workload and are counted under ``dropped["became_collective"]``."""
+    if machine_procs < 1 or max_sites < 1 or not 0 < site_min_fraction <= 1 or slack_hours < 0:
+        raise ScenarioError("wide_jobs: machine_procs and max_sites >= 1, 0 < site_min_fraction <= 1 and "
+                            "slack_hours >= 0 are needed")
+    wide = window.procs > machine_procs
+    rest = window.select(~wide)
+    dropped = dict(rest.dropped)
+    if wide.any():
+        dropped["became_collective"] = dropped.get("became_collective", 0) + int(wide.sum())
+    batch = replace(rest, machine_procs=int(machine_procs), dropped=dropped)
+    e = window.procs[wide].astype(np.int64)
+    submit = window.submit[wide].astype(np.int64)
+    run = np.maximum(1, window.run_time[wide].astype(np.int64))
+    share = -(-e // max_sites)
+    parts = np.repeat(share[:, None], max_sites, axis=1)
+    site_min = np.maximum(1, np.ceil(site_min_fraction * e / max_sites)).astype(np.int64)
+    requests = Reservations(f"{window.name} wide jobs", submit, submit.copy(),
+                            submit + run + round(slack_hours * SECONDS_PER_HOUR), run, parts,
+                            np.flatnonzero(wide).astype(np.int64),
+                            collective=Collective(np.full(e.size, max_sites, dtype=np.int64), site_min, e))
+    return batch, requests
+
+
+def merge_requests(name: str, requests: list[Reservations]) -> Reservations:
+    """Plain or collective requests of several sources as one set, in submission order (stable)."""
+    if any(r.elastic is not None for r in requests) or len({r.collective is None for r in requests}) > 1:
+        raise ScenarioError("merge_requests: elastic requests, or collective with other ones, do not merge")
+    order = np.argsort(np.concatenate([r.submit for r in requests]), kind="stable")
+
+    def cat(arrays: list[np.ndarray]) -> np.ndarray:
+        return np.concatenate(arrays)[order]
+
+    width = max(r.parts.shape[1] for r in requests)
+    parts = cat([np.pad(r.parts, ((0, 0), (0, width - r.parts.shape[1]))) for r in requests])
+    c = None
+    if requests[0].collective is not None:
+        c = Collective(*(cat([getattr(r.collective, f) for r in requests])
+                         for f in ("max_sites", "site_min", "total_min")))
+    return Reservations(name, *(cat([getattr(r, f) for r in requests])
+                                for f in ("submit", "earliest_start", "deadline", "duration")),
+                        parts, cat([r.source_job for r in requests]), cat([r.site for r in requests]),
+                        collective=c)
+
