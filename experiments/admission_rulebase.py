@@ -9,7 +9,7 @@ Run: ``.venv/bin/python experiments/admission_rulebase.py [requests|area] [DRAWS
 minutes on 2 cores per training draw): the failure rate the ES scores counts requests (default,
 Meltzer's measure) or their processor-seconds; with DRAWS > 1 each genome is scored on the mean over
 the training requests drawn with seeds 1..DRAWS. Writes
-``experiments/results/reservations/admission_<failure>[_draws<D>].csv``, the rulebases to
+``experiments/results/reservations/admission_<failure>[_draws<D>].{csv,json}``, the rulebases to
 ``trained_rulebases/admission/meltzer7_<failure>[_draws<D>]_seed<s>.json``, and prints the tables of
 docs/reservations.md (mean ± sd over the 5 seeds; both failure rates for every rule; on the training
 windows, the file's draw).
@@ -17,7 +17,6 @@ windows, the file's draw).
 
 from __future__ import annotations
 
-import csv
 import os
 import shutil
 import sys
@@ -29,6 +28,7 @@ import numpy as np
 
 from evogrid.optimize.admission import RULEBASE_FILE, AdmissionConfig, run_admission
 from evogrid.optimize.evaluator import Evaluator
+from evogrid.optimize.rundir import write_rows
 from evogrid.policy.admission import admission_rules
 from evogrid.policy.rulebase import Rulebase
 from evogrid.sim.booking import reservation_setup, simulate_reservations
@@ -99,11 +99,7 @@ def main(failure: str, draws: int) -> None:
             rows += [{"window": "train", **r, "seed": seed}
                      for r in measure(train, train.reservations.seed, rulebase)]
             rows += [{"window": "test", **r} for r in measure(test, seed, rulebase)]
-    OUT.mkdir(parents=True, exist_ok=True)
-    with (OUT / f"admission_{label}.csv").open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_rows(OUT / f"admission_{label}", rows)
     for window in ("train", "test"):
         print(f"\n{window} windows")
         table([r for r in rows if r["window"] == window], failure)

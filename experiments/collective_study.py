@@ -14,17 +14,18 @@ algorithm or as three equal fixed parts by Algorithm 2, against dropping them (p
 default); three window triples (days 14-56, 56-98, 98-140) as repetitions.
 
 Run: ``.venv/bin/python experiments/collective_study.py`` (about 10 s). Writes
-``experiments/results/reservations/{collective,wide_jobs}.csv`` and prints both tables (mean ± sd).
+``experiments/results/reservations/{collective,wide_jobs}.{csv,json}`` and prints both tables (mean ±
+sd).
 """
 
 from __future__ import annotations
 
-import csv
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
+from evogrid.optimize.rundir import write_rows
 from evogrid.sim.booking import ReservationRules, reservation_setup, simulate_reservations
 from evogrid.sim.metrics import reservation_metrics
 from evogrid.sim.scenario import Scenario
@@ -38,14 +39,6 @@ SEEDS = (1, 2, 3, 4, 5)
 SCALES = (1, 4, 8, 16)
 SITE_SIZES = (768, 896)
 TRIPLES = ((14, 28, 42), (56, 70, 84), (98, 112, 126))
-
-
-def _write(name: str, rows: list[dict]) -> None:
-    OUT.mkdir(parents=True, exist_ok=True)
-    with (OUT / f"{name}.csv").open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
 
 
 def _table(rows: list[dict], keys: tuple[str, str], measures: tuple[str, ...]) -> None:
@@ -83,7 +76,7 @@ def collective_against_simple() -> None:
                 spread = float((placed > 0).sum(axis=1).mean()) if len(placed) else 0.0
                 rows.append({"scale": scale, "request": label, "seed": seed, "success_rate": 1.0 - failure,
                              "sites_per_request": spread, "batch_awrt": float(np.mean(schedule.awrt()))})
-    _write("collective", rows)
+    write_rows(OUT / "collective", rows)
     print("\n## Collective against simple requests (mean ± sd over 5 seeds)\n")
     _table(rows, ("scale", "request"), ("success_rate", "sites_per_request", "batch_awrt"))
 
@@ -113,7 +106,7 @@ def wide_job_study() -> None:
                              "mean_delay": float(delay.mean()),
                              "wide_awrt": float((area * response).sum() / area.sum()),
                              "batch_awrt": float(np.mean(schedule.awrt()))})
-    _write("wide_jobs", rows)
+    write_rows(OUT / "wide_jobs", rows)
     print("\n## Jobs wider than a site (mean ± sd over 3 window triples)\n")
     _table(rows, ("site_procs", "wide_jobs"),
            ("n_wide", "success_rate", "mean_delay", "wide_awrt", "batch_awrt"))
