@@ -271,6 +271,24 @@ def test_reserve_places_collective_requests(capsys, tmp_path):
     assert_one_line_error(code, err, "the collective algorithm needs collective requests")
 
 
+def test_reserve_coallocates_wide_jobs(capsys, tmp_path):
+    """Sites cut to 896 processors drop their wider jobs by default (counted over the log); with
+    workload = "wide" those of each window become collective requests over the three sites and all run."""
+    from evogrid.workload import load_window
+
+    days = (14, 28, 42)
+    sites = "".join(f'[[sites]]\nwindow = "SDSC03@d{d}-{d + 14}"\nprocs = 896\n' for d in days)
+    scenario = tmp_path / "wide.toml"
+    scenario.write_text('lrms = "easy"\n' + sites + '[reservations]\nworkload = "wide"\n')
+    dropped = sum(int((load_window(f"SDSC03@d{d}-{d + 14}").procs > 896).sum()) for d in days)
+    code, out, err = run(capsys, "reserve", str(scenario), "--algorithm", "collective", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert sum(d.get("became_collective", 0) for d in result["dropped"].values()) == dropped > 0
+    (row,) = result["algorithms"]
+    assert row["requests"] == dropped and row["failure_rate"] == 0.0
+
+
 def test_reserve_bad_input(capsys, tmp_path):
     code, _, err = run(capsys, "reserve", "SDSC03@d14-28", "--algorithm", "lottery")
     assert_one_line_error(code, err, "unknown reservation algorithm 'lottery'")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evogrid.errors import ScenarioError
+from evogrid.errors import EvogridError, ScenarioError
 from evogrid.sim import co_admission as ca
 from evogrid.sim import probe
 from evogrid.sim.schedule import GridJobs, Schedule, _lrms_names, lrms_code
@@ -28,7 +28,9 @@ from evogrid.workload.reservations import (
     Reservations,
     collective,
     meltzer,
+    merge_requests,
     roblitz,
+    wide_jobs,
 )
 
 if TYPE_CHECKING:
@@ -339,6 +341,24 @@ def _tariffs(config: ReservationsConfig, n_sites: int) -> np.ndarray:
     return np.stack(rows)
 
 
+def _wide_jobs(workloads: list[Workload], config: ReservationsConfig) -> Reservations:
+    """Every site's jobs wider than its machine (which preprocessing dropped) as collective requests
+    on up to ``collective_sites`` sites (default all); ``workloads`` get each site's other jobs."""
+    from evogrid.workload.traces import load_window
+
+    pairs = []
+    for k, w in enumerate(workloads):
+        try:  # the window again at its log's own machine size, which keeps the wide jobs
+            whole = load_window(w.name)
+        except EvogridError as exc:
+            raise ScenarioError(f"[reservations] workload wide: site {k} ({w.name}) is not a window "
+                                f"of a log: {exc}") from None
+        workloads[k], requests = wide_jobs(whole, w.machine_procs, config.collective_sites or len(workloads),
+                                           config.collective_site_min, config.wide_slack_hours)
+        pairs.append(requests)
+    return merge_requests("wide jobs", pairs)
+
+
 def reservation_setup(scenario: Scenario, **overrides: object
                       ) -> tuple[tuple[Workload, ...], Reservations, ReservationRules]:
     """``(workloads, requests, rules)`` from a scenario's ``[reservations]`` table (defaults if it
@@ -354,17 +374,20 @@ def reservation_setup(scenario: Scenario, **overrides: object
         raise ScenarioError(f"[reservations] source: site {config.source} is not one of the "
                             f"{len(workloads)} sites")
     window = workloads[config.source]
-    if config.workload in MELTZER_VARIANTS:
-        batch, requests = meltzer(window, config.workload, config.seed, config.probability)
-    elif config.workload == "book-ahead":
-        batch, requests = roblitz(window, config.book_ahead_hours, config.slack_hours, config.every,
-                                  site=config.source, elastic=config.elastic)
+    if config.workload == "wide":
+        requests = _wide_jobs(workloads, config)
     else:
-        raise ScenarioError(f"[reservations] workload: unknown {config.workload!r}; expected "
-                            f"{', '.join(MELTZER_VARIANTS)} or book-ahead")
-    workloads[config.source] = batch
-    if config.collective_sites is not None:
-        requests = collective(requests, config.collective_sites, config.collective_site_min)
+        if config.workload in MELTZER_VARIANTS:
+            batch, requests = meltzer(window, config.workload, config.seed, config.probability)
+        elif config.workload == "book-ahead":
+            batch, requests = roblitz(window, config.book_ahead_hours, config.slack_hours, config.every,
+                                      site=config.source, elastic=config.elastic)
+        else:
+            raise ScenarioError(f"[reservations] workload: unknown {config.workload!r}; expected "
+                                f"{', '.join(MELTZER_VARIANTS)}, book-ahead or wide")
+        workloads[config.source] = batch
+        if config.collective_sites is not None:
+            requests = collective(requests, config.collective_sites, config.collective_site_min)
     rules = ReservationRules(config.algorithm, config.minsize, config.windows, config.cost_weight,
                              config.start_weight, tariffs=_tariffs(config, len(workloads)), seed=config.seed,
                              tsn_max=config.tsn_max, tss_gap=config.tss_gap, estimate=config.estimate,

@@ -79,7 +79,9 @@ class TariffConfig(_Strict):
 class ReservationsConfig(_Strict):
     """The scenario's ``[reservations]`` table (evogrid.sim.booking.reservation_setup)."""
 
-    workload: str = Field(default="rw1", description="rw1, rw2, rw3 (Meltzer) or book-ahead (Röblitz)")
+    workload: str = Field(default="rw1", description="rw1, rw2, rw3 (Meltzer), book-ahead (Röblitz) or "
+                                                     "wide (every site's jobs wider than its machine, as "
+                                                     "collective requests)")
     source: int = Field(default=0, ge=0, description="index of the site whose jobs become the requests")
     seed: int = 0
     probability: float = Field(default=0.1, gt=0, le=1, description="Meltzer: share of jobs drawn")
@@ -100,6 +102,7 @@ class ReservationsConfig(_Strict):
     threshold: float = Field(default=0.5, ge=0, le=1, description="probe: least estimated success")
     collective_sites: int | None = Field(
         default=None, ge=1, description="make the requests collective too: on up to this many sites")
+    wide_slack_hours: float = Field(default=168.0, ge=0, description="wide: room after the run time")
     collective_site_min: float = Field(
         default=0.5, gt=0, le=1, description="collective: least processors per site, times e / N")
     tariffs: str | list[TariffConfig | list[float]] = Field(
