@@ -219,6 +219,10 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
             def key(l):
                 return num[k][l] / den[k][l] if den[k][l] > 0 else -1.0
             eligible.sort(key=key)  # stable: ties keep index order
+        elif policy.location == "least-load":  # load after taking the job, then fewer waiting jobs
+            need = jobs[job].procs
+            eligible.sort(key=lambda l: (1.0 - (sites[l].free - need) / sites[l].m,
+                                         (len(sites[l].queue) + 1) / (sites[l].m * 5.0)))
         return eligible
 
     arrivals = list(range(len(jobs)))

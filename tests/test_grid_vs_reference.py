@@ -73,11 +73,12 @@ def _compare(sites, lrms, exchange, policy):
 @SETTINGS
 @given(grids(), st.data())
 def test_exchange_equals_reference(sites, data):
-    """Random transfer policies per site (local, AWF, random rulebases), fixed or AWRT location."""
+    """Random transfer policies per site (local, AWF, random rulebases), fixed, AWRT or least-load
+    location."""
     K = len(sites)
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
     transfer = tuple(data.draw(st.sampled_from(["local", "awf", "rulebase"])) for _ in sites)
-    location = data.draw(st.sampled_from(["fixed", "awrt"]))
+    location = data.draw(st.sampled_from(["fixed", "awrt", "least-load"]))
     stack, rulebase_of, ref_rbs = [], np.full((K, K), -1, dtype=np.int64), {}
     for k in range(K):
         for partner in range(K):
@@ -252,3 +253,25 @@ def test_awrt_cutoff_stops_only_hopeless_runs_and_bounds_are_lower_bounds(seed, 
         else:
             assert one.stopped_bounds[k] > limits[k] and factor < 1.0
             assert (one.stopped_bounds <= true_awrt * (1 + 1e-12)).all()
+
+
+def test_least_load_asks_the_emptier_partner_first():
+    """Site 0 is full when its second job comes; under AWF both partners could take it. Fixed order
+    sends it to site 1 (busy with a 3-processor job), least load after assignment to the idle site 2."""
+    def one(m, submit, procs):
+        n = len(submit)
+        return Workload(f"s{m}", m, arr(submit), arr([100] * n), arr(procs), arr([100] * n),
+                        np.arange(n, dtype=np.int64), np.zeros(n, dtype=np.int64))
+
+    sites = [one(8, [0, 5], [8, 4]), one(8, [1], [3]), one(8, [50], [1])]
+    where = {}
+    for location in ("fixed", "least-load"):
+        schedule = simulate_grid(sites, "fcfs", Exchange("awf", transfer=("awf",) * 3, location=location))
+        check_schedule(schedule)
+        where[location] = int(schedule.site[np.flatnonzero(schedule.jobs.submit == 5)[0]])
+        reference = simulate_reference([Job(int(s), int(r), int(p), int(e), int(o)) for s, r, p, e, o in zip(
+            schedule.jobs.submit, schedule.jobs.run_time, schedule.jobs.procs, schedule.jobs.estimate,
+            schedule.jobs.origin, strict=True)], [8, 8, 8], ["fcfs"] * 3,
+            Policy("exchange", ("awf",) * 3, location))
+        assert schedule.start.tolist() == reference[0] and schedule.site.tolist() == reference[1]
+    assert where == {"fixed": 1, "least-load": 2}

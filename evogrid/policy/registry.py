@@ -24,7 +24,7 @@ first entry is the default where an option has one). An unknown name is an
 error naming the known ones, never a fallback::
 
     LOCATIONS.lookup("near", "--location near")
-    # ScenarioError: --location near: unknown location policy 'near'; expected one of fixed, random, awrt
+    # ScenarioError: --location near: unknown location policy 'near'; expected one of fixed, random, awrt, ...
 
 Adding a feature: give the compiled loop a branch for a new code in
 :func:`evogrid.sim.features.feature_value`, then
@@ -172,6 +172,8 @@ LOCATIONS: Registry[Choice] = Registry("location policy", [
     Choice("random", codes.L_RANDOM, "a seeded shuffle per job"),
     Choice("awrt", codes.L_AWRT, "partners never tried first, then lowest AWRT of the jobs delegated "
                                 "to them so far"),
+    Choice("least-load", codes.L_LEAST_LOAD, "information-rich: least load after assignment, "
+                                            "1 - (free - m_j) / m, ties by fewer waiting jobs (Beichter)"),
 ])
 
 POOL_ARRIVALS: Registry[Choice] = Registry("pool arrival rule", [

@@ -24,7 +24,9 @@ Transfer policies per site: ``T_LOCAL`` (keep own jobs, decline offers),
 chosen per partner by ``rulebase_of[site, partner]``).
 Location policies: ``L_FIXED`` (partner index order), ``L_RANDOM`` (a seeded
 shuffle per job), ``L_AWRT`` (partners never tried first in index order,
-then by the lowest AWRT of the jobs delegated to them that have completed).
+then by the lowest AWRT of the jobs delegated to them that have completed),
+``L_LEAST_LOAD`` (Beichter's least load after assignment, information-rich:
+``1 - (free - m_j) / m`` ascending, ties by ``(waiting jobs + 1) / (5 m)``).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from evogrid.sim.codes import (
     EXCHANGE,
     L_AWRT,
     L_FIXED,
+    L_LEAST_LOAD,
     L_RANDOM,
     POOL,
     T_AWF,
@@ -80,7 +83,10 @@ from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
 
 SCHEMES: dict[str, int] = {"exchange": EXCHANGE, "pool": POOL, "active": ACTIVE}
 TRANSFER_CODES: dict[str, int] = {"local": T_LOCAL, "awf": T_AWF, "rulebase": T_RULEBASE}
-LOCATION_CODES: dict[str, int] = {"fixed": L_FIXED, "random": L_RANDOM, "awrt": L_AWRT}
+LOCATION_CODES: dict[str, int] = {"fixed": L_FIXED, "random": L_RANDOM, "awrt": L_AWRT,
+                                  "least-load": L_LEAST_LOAD}
+#: Beichter's slot factor in the least-load policy's tie-break.
+SLOT_FACTOR = 5.0
 POOL_ARRIVAL_CODES: dict[str, int] = {"first": A_FIRST, "queued": A_QUEUED}
 #: Fields of the ``setup`` array of a grid run.
 SCHEME, POOL_ARRIVALS, LOCATION, SEED = 0, 1, 2, 3
@@ -123,6 +129,18 @@ def _accepts(s, job, partner, jobs, sc, policy, work, log):
 
 
 @njit(cache=True, inline="always")
+def _partner_key(location, k, l, need, sc, delegated):
+    """``(key, tie)`` by which k orders partner l for a job of ``need`` processors, ascending: the
+    AWRT of the jobs k delegated to l (-1 while none has completed), or l's load after taking the
+    job with its waiting jobs as the tie-break."""
+    if location == L_AWRT:
+        num, den = delegated[0], delegated[1]
+        return (num[k, l] / den[k, l] if den[k, l] > 0 else -1.0), 0.0
+    m = sc[l, M_PROCS]
+    return 1.0 - (sc[l, FREE] - need) / m, (sc[l, Q_TAIL] - sc[l, Q_HEAD] + 1) / (m * SLOT_FACTOR)
+
+
+@njit(cache=True, inline="always")
 def _location_order(k, need, location, sc, order, delegated):
     """Fill ``order`` with k's partners to ask for a job of ``need`` processors; returns the count."""
     K = delegated.shape[1]
@@ -135,17 +153,15 @@ def _location_order(k, need, location, sc, order, delegated):
         for i in range(n - 1, 0, -1):
             j = np.random.randint(0, i + 1)
             order[i], order[j] = order[j], order[i]
-    elif location == L_AWRT:
-        # Stable insertion sort by key: untried partners (key -1) first.
-        num, den = delegated[0], delegated[1]
-        for i in range(1, n):
+    elif location == L_AWRT or location == L_LEAST_LOAD:
+        for i in range(1, n):  # a stable insertion sort: ties keep index order
             cur = order[i]
-            key = num[k, cur] / den[k, cur] if den[k, cur] > 0 else -1.0
+            key, tie = _partner_key(location, k, cur, need, sc, delegated)
             j = i - 1
             while j >= 0:
                 o = order[j]
-                ko = num[k, o] / den[k, o] if den[k, o] > 0 else -1.0
-                if ko <= key:
+                ko, to = _partner_key(location, k, o, need, sc, delegated)
+                if ko < key or (ko == key and to <= tie):
                     break
                 order[j + 1] = o
                 j -= 1
