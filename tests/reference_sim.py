@@ -223,6 +223,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
             need = jobs[job].procs
             eligible.sort(key=lambda l: (1.0 - (sites[l].free - need) / sites[l].m,
                                          (len(sites[l].queue) + 1) / (sites[l].m * 5.0)))
+        elif policy.location == "olb":  # the most free processors now, then fewer waiting jobs
+            eligible.sort(key=lambda l: (-sites[l].free, len(sites[l].queue)))
         return eligible
 
     arrivals = list(range(len(jobs)))

@@ -73,12 +73,12 @@ def _compare(sites, lrms, exchange, policy):
 @SETTINGS
 @given(grids(), st.data())
 def test_exchange_equals_reference(sites, data):
-    """Random transfer policies per site (local, AWF, random rulebases), fixed, AWRT or least-load
-    location."""
+    """Random transfer policies per site (local, AWF, random rulebases), fixed, AWRT, least-load or
+    OLB location."""
     K = len(sites)
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
     transfer = tuple(data.draw(st.sampled_from(["local", "awf", "rulebase"])) for _ in sites)
-    location = data.draw(st.sampled_from(["fixed", "awrt", "least-load"]))
+    location = data.draw(st.sampled_from(["fixed", "awrt", "least-load", "olb"]))
     stack, rulebase_of, ref_rbs = [], np.full((K, K), -1, dtype=np.int64), {}
     for k in range(K):
         for partner in range(K):
@@ -257,7 +257,8 @@ def test_awrt_cutoff_stops_only_hopeless_runs_and_bounds_are_lower_bounds(seed, 
 
 def test_least_load_asks_the_emptier_partner_first():
     """Site 0 is full when its second job comes; under AWF both partners could take it. Fixed order
-    sends it to site 1 (busy with a 3-processor job), least load after assignment to the idle site 2."""
+    sends it to site 1 (busy with a 3-processor job), least load after assignment and OLB to the idle
+    site 2."""
     def one(m, submit, procs):
         n = len(submit)
         return Workload(f"s{m}", m, arr(submit), arr([100] * n), arr(procs), arr([100] * n),
@@ -265,7 +266,7 @@ def test_least_load_asks_the_emptier_partner_first():
 
     sites = [one(8, [0, 5], [8, 4]), one(8, [1], [3]), one(8, [50], [1])]
     where = {}
-    for location in ("fixed", "least-load"):
+    for location in ("fixed", "least-load", "olb"):
         schedule = simulate_grid(sites, "fcfs", Exchange("awf", transfer=("awf",) * 3, location=location))
         check_schedule(schedule)
         where[location] = int(schedule.site[np.flatnonzero(schedule.jobs.submit == 5)[0]])
@@ -274,4 +275,4 @@ def test_least_load_asks_the_emptier_partner_first():
             schedule.jobs.origin, strict=True)], [8, 8, 8], ["fcfs"] * 3,
             Policy("exchange", ("awf",) * 3, location))
         assert schedule.start.tolist() == reference[0] and schedule.site.tolist() == reference[1]
-    assert where == {"fixed": 1, "least-load": 2}
+    assert where == {"fixed": 1, "least-load": 2, "olb": 2}

@@ -14,7 +14,7 @@ the table (:meth:`StrategyConfig.with_options`). Every name is checked
 against the registries (:data:`~evogrid.policy.registry.STRATEGIES` and the rest of
 :mod:`evogrid.policy.registry`): an unknown one is a one-line error naming
 the file and field (``x.toml: strategy.location: unknown location policy
-'near'; expected one of fixed, random, awrt, least-load``) or the option.
+'near'; expected one of fixed, random, awrt, least-load, olb``) or the option.
 
 Rulebases are given as :class:`RulebaseSpec`: a file for one site (a window
 name or index), a file for every site, or a directory holding a pool (each

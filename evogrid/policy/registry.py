@@ -174,6 +174,8 @@ LOCATIONS: Registry[Choice] = Registry("location policy", [
                                 "to them so far"),
     Choice("least-load", codes.L_LEAST_LOAD, "information-rich: least load after assignment, "
                                             "1 - (free - m_j) / m, ties by fewer waiting jobs (Beichter)"),
+    Choice("olb", codes.L_OLB, "information-rich: opportunistic load balancing, most free processors "
+                              "now first, ties by fewer waiting jobs"),
 ])
 
 POOL_ARRIVALS: Registry[Choice] = Registry("pool arrival rule", [

@@ -10,7 +10,7 @@ EXCHANGE, POOL, ACTIVE = 0, 1, 2
 #: Transfer policies.
 T_LOCAL, T_AWF, T_RULEBASE = 0, 1, 2
 #: Location policies.
-L_FIXED, L_RANDOM, L_AWRT, L_LEAST_LOAD = 0, 1, 2, 3
+L_FIXED, L_RANDOM, L_AWRT, L_LEAST_LOAD, L_OLB = 0, 1, 2, 3, 4
 #: How a new job meets the central pool.
 A_FIRST, A_QUEUED = 0, 1
 #: Decision features of fuzzy rulebases: transfer decisions (a job on offer) ...

@@ -26,7 +26,9 @@ Location policies: ``L_FIXED`` (partner index order), ``L_RANDOM`` (a seeded
 shuffle per job), ``L_AWRT`` (partners never tried first in index order,
 then by the lowest AWRT of the jobs delegated to them that have completed),
 ``L_LEAST_LOAD`` (Beichter's least load after assignment, information-rich:
-``1 - (free - m_j) / m`` ascending, ties by ``(waiting jobs + 1) / (5 m)``).
+``1 - (free - m_j) / m`` ascending, ties by ``(waiting jobs + 1) / (5 m)``),
+``L_OLB`` (opportunistic load balancing, information-rich: the most free
+processors now first, ties by fewer waiting jobs).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from evogrid.sim.codes import (
     L_AWRT,
     L_FIXED,
     L_LEAST_LOAD,
+    L_OLB,
     L_RANDOM,
     POOL,
     T_AWF,
@@ -84,7 +87,7 @@ from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
 SCHEMES: dict[str, int] = {"exchange": EXCHANGE, "pool": POOL, "active": ACTIVE}
 TRANSFER_CODES: dict[str, int] = {"local": T_LOCAL, "awf": T_AWF, "rulebase": T_RULEBASE}
 LOCATION_CODES: dict[str, int] = {"fixed": L_FIXED, "random": L_RANDOM, "awrt": L_AWRT,
-                                  "least-load": L_LEAST_LOAD}
+                                  "least-load": L_LEAST_LOAD, "olb": L_OLB}
 #: Beichter's slot factor in the least-load policy's tie-break.
 SLOT_FACTOR = 5.0
 POOL_ARRIVAL_CODES: dict[str, int] = {"first": A_FIRST, "queued": A_QUEUED}
@@ -131,13 +134,16 @@ def _accepts(s, job, partner, jobs, sc, policy, work, log):
 @njit(cache=True, inline="always")
 def _partner_key(location, k, l, need, sc, delegated):
     """``(key, tie)`` by which k orders partner l for a job of ``need`` processors, ascending: the
-    AWRT of the jobs k delegated to l (-1 while none has completed), or l's load after taking the
-    job with its waiting jobs as the tie-break."""
+    AWRT of the jobs k delegated to l (-1 while none has completed); l's load after taking the
+    job, with its waiting jobs as the tie-break; or (OLB) l's free processors, most first."""
     if location == L_AWRT:
         num, den = delegated[0], delegated[1]
         return (num[k, l] / den[k, l] if den[k, l] > 0 else -1.0), 0.0
+    waiting = sc[l, Q_TAIL] - sc[l, Q_HEAD]
+    if location == L_OLB:
+        return float(-sc[l, FREE]), float(waiting)
     m = sc[l, M_PROCS]
-    return 1.0 - (sc[l, FREE] - need) / m, (sc[l, Q_TAIL] - sc[l, Q_HEAD] + 1) / (m * SLOT_FACTOR)
+    return 1.0 - (sc[l, FREE] - need) / m, (waiting + 1) / (m * SLOT_FACTOR)
 
 
 @njit(cache=True, inline="always")
@@ -153,7 +159,7 @@ def _location_order(k, need, location, sc, order, delegated):
         for i in range(n - 1, 0, -1):
             j = np.random.randint(0, i + 1)
             order[i], order[j] = order[j], order[i]
-    elif location == L_AWRT or location == L_LEAST_LOAD:
+    elif location != L_FIXED:
         for i in range(1, n):  # a stable insertion sort: ties keep index order
             cur = order[i]
             key, tie = _partner_key(location, k, cur, need, sc, delegated)
