@@ -82,7 +82,7 @@ class FuzzyPolicy:
               size (the unknown-partner rule, docs/training.md).
         others: the transfer policy of sites without a rulebase (``awf`` or ``local``,
             see :func:`~evogrid.policy.registry.plain_transfers`).
-        location: ``fixed``, ``random`` or ``awrt``.
+        location: a name of :data:`~evogrid.policy.registry.LOCATIONS` (``fixed``, ``random``, ``awrt``, ...).
     """
 
     rulebases: Mapping[int, RulebaseChoice]
