@@ -18,6 +18,7 @@ import numpy as np
 
 from evogrid.errors import EvogridError, ScenarioError
 from evogrid.sim import co_admission as ca
+from evogrid.sim import collective as collective_placement
 from evogrid.sim import probe
 from evogrid.sim.schedule import GridJobs, Schedule, _lrms_names, lrms_code
 from evogrid.sim.tsk import TSKStack
@@ -120,7 +121,7 @@ class ReservationRules:
     estimate: str = "load"
     success_hours: float = 6.0
     threshold: float = 0.5
-    swaps: tuple[int, int] = (7, 10)
+    swaps: tuple[int, int] = (collective_placement.L1_SWAPS, collective_placement.L2_SWAPS)
 
     def __post_init__(self) -> None:
         if self.algorithm not in ALGORITHMS:

@@ -100,14 +100,19 @@ def price_before(tariff, cum, k, x):
 
 
 @njit(cache=True, inline="always")
+def interval_price(tariff, cum, k, a, b):
+    """Price of one processor at site k over ``[a, b)`` (s)."""
+    return price_before(tariff, cum, k, b) - price_before(tariff, cum, k, a)
+
+
+@njit(cache=True, inline="always")
 def variant_cost(tariff, cum, parts, r, nparts, variants, v, start, duration):
     """The price of request ``r``'s parts on the sites of ``variants[v]`` over ``[start, start +
     duration)``."""
     cost = 0.0
     for i in range(nparts):
         k = variants[v, i]
-        end_price = price_before(tariff, cum, k, start + duration)
-        cost += parts[i, r] * (end_price - price_before(tariff, cum, k, start))
+        cost += parts[i, r] * interval_price(tariff, cum, k, start, start + duration)
     return cost
 
 

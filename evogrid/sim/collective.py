@@ -30,6 +30,12 @@ _LCG_C = np.uint64(1442695040888963407)
 
 
 @njit(cache=True, inline="always")
+def lcg_seed(seed, r):
+    """The generator's state for request ``r`` of a simulation seeded with ``seed``."""
+    return np.uint64(seed) * _LCG_A + np.uint64(r)
+
+
+@njit(cache=True, inline="always")
 def lcg_next(state):
     """``(draw, state)``: the next 31-bit draw of a 64-bit linear congruential generator."""
     state = state * _LCG_A + _LCG_C

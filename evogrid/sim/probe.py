@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from evogrid.sim.co_admission import price_before
+from evogrid.sim.co_admission import interval_price
 from evogrid.sim.profile import fit_from
 
 #: Preferences of an elastic request, by code (evogrid.workload.reservations.PREFERENCES).
@@ -48,7 +48,7 @@ def probe_candidates(profile, n, window, counts, durations, config, price, cand)
     ``window = (now, earliest start, deadline, backlog clears)`` (s); ``counts = (procs_min,
     procs_max)``; ``durations[n - procs_min]``: seconds on n processors; ``config = (tsn_max,
     tss_gap, estimate, h in s, threshold)``; ``price(start, end)`` per processor is given as
-    ``price = (tariff, cum, site)`` (evogrid.sim.co_admission.price_before).
+    ``price = (tariff, cum, site)`` (evogrid.sim.co_admission.interval_price).
     """
     now, earliest, deadline, clear = window
     tsn_max, gap, estimate, h, threshold = config
@@ -71,8 +71,7 @@ def probe_candidates(profile, n, window, counts, durations, config, price, cand)
                 cand[K_START, found] = s
                 cand[K_DURATION, found] = d
                 cand[K_SUCCESS, found] = success
-                per_procs = price_before(tariff, cum, k, s + d) - price_before(tariff, cum, k, s)
-                cand[K_COST, found] = procs * per_procs
+                cand[K_COST, found] = procs * interval_price(tariff, cum, k, s, s + d)
                 found += 1
             x = s + max(np.int64(gap), 1)
     return found, probes

@@ -56,10 +56,10 @@ from evogrid.sim.co_admission import (
     candidate_starts,
     choose,
     fill_fits,
-    price_before,
+    interval_price,
 )
 from evogrid.sim.codes import F_BEFORE_NEXT, F_LEAD, F_NWP, F_PART, F_RESERVED
-from evogrid.sim.collective import place
+from evogrid.sim.collective import lcg_seed, place
 from evogrid.sim.core import (
     ESTIMATE,
     FREE,
@@ -460,7 +460,7 @@ def collective_admit(r, t, book, rules, jobs, state, profile, held, held_n, book
         machine[k] = sc[k, M_PROCS]
     need = (requests[R_SITE_MIN, r], requests[R_TOTAL_MIN, r], requests[R_SITES_MAX, r])
     limits = (np.int64(config[C_L1]), np.int64(config[C_L2]))
-    rng = np.uint64(np.int64(config[C_SEED])) * np.uint64(6364136223846793005) + np.uint64(r)
+    rng = lcg_seed(np.int64(config[C_SEED]), r)
     avail = np.empty(K, dtype=np.int64)
     chosen = np.empty(K, dtype=np.int64)
     alloc = np.empty(K, dtype=np.int64)
@@ -482,7 +482,7 @@ def collective_admit(r, t, book, rules, jobs, state, profile, held, held_n, book
             k = chosen[i]
             sites[i, r] = k
             procs[i, r] = alloc[i]
-            cost += alloc[i] * (price_before(tariff, cum, k, s + duration) - price_before(tariff, cum, k, s))
+            cost += alloc[i] * interval_price(tariff, cum, k, s, s + duration)
             _hold(k, s, s + duration, alloc[i], held, held_n)
         prices[0, r] = cost
         prices[1, r] = cost
