@@ -59,7 +59,7 @@ def _load_scenario(ref: ScenarioRef) -> Scenario:
 
 @functools.lru_cache(maxsize=8)
 def _load_jobs(ref: ScenarioRef) -> GridJobs:
-    return GridJobs.merge(_load_scenario(ref).workloads)
+    return _load_scenario(ref).grid_jobs()
 
 
 def _run_chunk(fn: Callable, chunk: Sequence[Any]) -> list:

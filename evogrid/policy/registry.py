@@ -77,7 +77,8 @@ class Feature:
         range: [low, high], used to initialise, bound and plot rulebases.
         help: what it measures, one line.
         decisions: which decisions it can inform: ``transfer`` (a job on
-            offer) and/or ``admission`` (a reservation part at a start).
+            offer), ``admission`` (a reservation part at a start) and/or
+            ``ranking`` (a site as a home for a job, evogrid.sim.features.ranking_feature).
     """
 
     name: str
@@ -166,6 +167,8 @@ TRANSFERS: Registry[Choice] = Registry("transfer policy", [
     Choice("local", codes.T_LOCAL, "keep own jobs, decline offers"),
     Choice("awf", codes.T_AWF, "accept when fit: keep or accept a job iff it fits the free processors now"),
     Choice("rulebase", codes.T_RULEBASE, "a TSK fuzzy rulebase per partner decides"),
+    Choice("broker", codes.T_BROKER, "information-rich: send each job to the best qualified site, this one "
+                                    "included, by the location policy (which must rank every site)"),
 ])
 LOCATIONS: Registry[Choice] = Registry("location policy", [
     Choice("fixed", codes.L_FIXED, "partners in index order"),
@@ -176,6 +179,14 @@ LOCATIONS: Registry[Choice] = Registry("location policy", [
                                             "1 - (free - m_j) / m, ties by fewer waiting jobs (Beichter)"),
     Choice("olb", codes.L_OLB, "information-rich: opportunistic load balancing, most free processors "
                               "now first, ties by fewer waiting jobs"),
+    Choice("met", codes.L_MET, "minimum execution time: the fastest site first"),
+    Choice("mct", codes.L_MCT, "information-rich: minimum completion time, the earliest estimated end "
+                              "(work ahead / m, plus the estimate at the site's speed)"),
+    Choice("min-min", codes.L_MIN_MIN, "information-rich: MCT, and jobs submitted together go in order of "
+                                      "their earliest completion"),
+    Choice("max-min", codes.L_MAX_MIN, "information-rich: MCT, and jobs submitted together go in order of "
+                                      "their latest best completion"),
+    Choice("rank", codes.L_RANK, "each site's TSK ranking rulebase scores the sites, highest first"),
 ])
 
 POOL_ARRIVALS: Registry[Choice] = Registry("pool arrival rule", [
@@ -187,13 +198,21 @@ POOL_ARRIVALS: Registry[Choice] = Registry("pool arrival rule", [
                                   "starves wide jobs"),
 ])
 
+#: Features of a job at a site: for transfer decisions (the deciding site) and rankings (the ranked site).
+_JOB_SITE = ("transfer", "ranking")
 FEATURES: Registry[Feature] = Registry("feature", [
     Feature("NWP", codes.F_NWP, (0.0, 10.0),
-            "waiting jobs' processors / m_k (normalised waiting parallelism)", ("transfer", "admission")),
-    Feature("NJP", codes.F_NJP, (0.0, 1.0), "m_j / m_k (normalised job parallelism)"),
-    Feature("UTIL", codes.F_UTIL, (0.0, 1.0), "busy processors / m_k now"),
-    Feature("QLEN", codes.F_QLEN, (0.0, 100.0), "number of jobs waiting in the site's queue"),
-    Feature("EST_HOURS", codes.F_EST_HOURS, (0.0, 48.0), "the job's run-time estimate in hours"),
+            "waiting jobs' processors / m_k (normalised waiting parallelism)",
+            ("transfer", "admission", "ranking")),
+    Feature("NJP", codes.F_NJP, (0.0, 1.0), "m_j / m_k (normalised job parallelism)", _JOB_SITE),
+    Feature("UTIL", codes.F_UTIL, (0.0, 1.0), "busy processors / m_k now", _JOB_SITE),
+    Feature("QLEN", codes.F_QLEN, (0.0, 100.0), "number of jobs waiting in the site's queue", _JOB_SITE),
+    Feature("EST_HOURS", codes.F_EST_HOURS, (0.0, 48.0), "the job's run-time estimate in hours (at the "
+            "site's speed)", _JOB_SITE),
+    Feature("LOAD_AFTER", codes.F_LOAD_AFTER, (0.0, 1.5), "the site's load after taking the job, "
+            "1 - (free - m_j) / m_k", ("ranking",)),
+    Feature("SPEED", codes.F_SPEED, (0.0, 4.0), "the site's speed / the job's home site's speed",
+            ("ranking",)),
     Feature("LEAD", codes.F_LEAD, (0.0, 1.0), "reservation start's lead over now, (s - t) / (s - t + "
             "backlog_k): 0.5 where the site's backlog clears", ("admission",)),
     Feature("PART", codes.F_PART, (0.0, 1.0), "the part's processors / m_k", ("admission",)),
@@ -206,7 +225,7 @@ FEATURES: Registry[Feature] = Registry("feature", [
 
 
 def features_for(decision: str) -> list[str]:
-    """The registered features a ``transfer`` or ``admission`` rulebase may use."""
+    """The registered features a ``transfer``, ``admission`` or ``ranking`` rulebase may use."""
     return [name for name, f in FEATURES.items() if decision in f.decisions]
 
 

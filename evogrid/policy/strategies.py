@@ -247,7 +247,7 @@ def simulate(
         from evogrid.policy.config import scenario_strategy  # config builds on this module
 
         strategy = scenario_strategy(scenario)
-    jobs = GridJobs.merge(scenario.workloads)
+    jobs = scenario.grid_jobs()
     baseline = simulate_local(jobs, scenario.lrms)
     if isinstance(strategy, Local):
         return Result(scenario, baseline, baseline)

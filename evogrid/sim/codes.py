@@ -7,13 +7,16 @@ LRMS codes live with their rules in :mod:`evogrid.sim.lrms`.
 
 #: Exchange schemes: decentralised exchange, central pool, active request.
 EXCHANGE, POOL, ACTIVE = 0, 1, 2
-#: Transfer policies.
-T_LOCAL, T_AWF, T_RULEBASE = 0, 1, 2
-#: Location policies.
+#: Transfer policies (``T_BROKER``: the origin sends each job to the best site by its location policy).
+T_LOCAL, T_AWF, T_RULEBASE, T_BROKER = 0, 1, 2, 3
+#: Location policies: orders of partners (and, for a broker, of every qualified site).
 L_FIXED, L_RANDOM, L_AWRT, L_LEAST_LOAD, L_OLB = 0, 1, 2, 3, 4
+L_MET, L_MCT, L_MIN_MIN, L_MAX_MIN, L_RANK = 5, 6, 7, 8, 9
 #: How a new job meets the central pool.
 A_FIRST, A_QUEUED = 0, 1
 #: Decision features of fuzzy rulebases: transfer decisions (a job on offer) ...
 F_NWP, F_NJP, F_UTIL, F_QLEN, F_EST_HOURS = 0, 1, 2, 3, 4
 #: ... and reservation admission (a part of a request at a candidate start; F_NWP serves both).
 F_LEAD, F_PART, F_RESERVED, F_BEFORE_NEXT = 5, 6, 7, 8
+#: ... and the ranking of a candidate site for a job (with the transfer features, seen at that site).
+F_LOAD_AFTER, F_SPEED = 9, 10

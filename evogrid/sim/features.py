@@ -20,11 +20,13 @@ from evogrid.sim.codes import (
     F_BEFORE_NEXT,
     F_EST_HOURS,
     F_LEAD,
+    F_LOAD_AFTER,
     F_NJP,
     F_NWP,
     F_PART,
     F_QLEN,
     F_RESERVED,
+    F_SPEED,
     F_UTIL,
 )
 from evogrid.sim.core import ESTIMATE, FREE, M_PROCS, PROCS, Q_HEAD, Q_TAIL, W_PROCS
@@ -38,6 +40,8 @@ FEATURE_CODES: dict[str, int] = {"NWP": F_NWP, "NJP": F_NJP, "UTIL": F_UTIL, "QL
 FEATURES = FEATURE_CODES  # the older name
 #: The features of reservation admission rulebases, name -> code, computed by
 #: :func:`evogrid.sim.reservation_loop.admission_feature` (docs/reservations.md).
+#: The features of ranking rulebases (:func:`ranking_feature`), name -> code.
+RANKING_FEATURE_CODES: dict[str, int] = {**FEATURE_CODES, "LOAD_AFTER": F_LOAD_AFTER, "SPEED": F_SPEED}
 ADMISSION_FEATURE_CODES: dict[str, int] = {"NWP": F_NWP, "LEAD": F_LEAD, "PART": F_PART,
                                            "RESERVED": F_RESERVED, "BEFORE_NEXT": F_BEFORE_NEXT}
 
@@ -62,3 +66,20 @@ def feature_value(code, k, job, jobs, sc):
     if code == F_EST_HOURS:
         return jobs[ESTIMATE, job] / SECONDS_PER_HOUR
     return np.nan
+
+
+@njit(cache=True, inline="always")
+def ranking_feature(code, k, l, job, jobs, sc, speed):
+    """Value of feature ``code`` for site l as a home for site k's ``job`` (a ranking rulebase's input).
+
+    ``LOAD_AFTER``: l's load after taking the job, ``1 - (free - m_j) / m_l``;
+    ``SPEED``: ``s_l / s_k``; ``EST_HOURS``: the estimate at l's speed; the
+    other transfer features as l would see them (:func:`feature_value`).
+    """
+    if code == F_LOAD_AFTER:
+        return 1.0 - (sc[l, FREE] - jobs[PROCS, job]) / sc[l, M_PROCS]
+    if code == F_SPEED:
+        return speed[l] / speed[k]
+    if code == F_EST_HOURS:
+        return jobs[ESTIMATE, job] * speed[k] / speed[l] / SECONDS_PER_HOUR
+    return feature_value(code, l, job, jobs, sc)

@@ -28,7 +28,20 @@ then by the lowest AWRT of the jobs delegated to them that have completed),
 ``L_LEAST_LOAD`` (Beichter's least load after assignment, information-rich:
 ``1 - (free - m_j) / m`` ascending, ties by ``(waiting jobs + 1) / (5 m)``),
 ``L_OLB`` (opportunistic load balancing, information-rich: the most free
-processors now first, ties by fewer waiting jobs).
+processors now first, ties by fewer waiting jobs), ``L_MET`` (minimum
+execution time: the fastest site), ``L_MCT`` (minimum completion time,
+information-rich: :func:`_completion_estimate`), ``L_MIN_MIN`` / ``L_MAX_MIN``
+(MCT, and jobs submitted at the same second are routed in Min-Min / Max-Min
+order) and ``L_RANK`` (site k's TSK ranking rulebase, ``rulebase_of[k, k]``,
+scores each site: highest first).
+
+Heterogeneous sites and matchmaking (docs/grid.md): with the ``T_BROKER``
+transfer policy the origin sends each job to the first of all qualified
+sites, itself included, in location order. A site qualifies if it is wide
+enough and holds every attribute the job requires (bit masks); sites that
+hold more of its preferred attributes come first. A job that moves from
+site k to site l runs ``p_j * s_k / s_l`` seconds there (its estimate
+scales alike, both rounded to whole seconds).
 """
 
 from __future__ import annotations
@@ -45,14 +58,21 @@ from evogrid.sim.codes import (
     L_AWRT,
     L_FIXED,
     L_LEAST_LOAD,
+    L_MAX_MIN,
+    L_MCT,
+    L_MET,
+    L_MIN_MIN,
     L_OLB,
     L_RANDOM,
+    L_RANK,
     POOL,
     T_AWF,
+    T_BROKER,
     T_LOCAL,
     T_RULEBASE,
 )
 from evogrid.sim.core import (
+    ESTIMATE,
     FREE,
     HEAP_END,
     HEAP_JOB,
@@ -80,14 +100,18 @@ from evogrid.sim.core import (
     shadow_time,
     stopped_at_cutoff,
 )
-from evogrid.sim.features import feature_value
+from evogrid.sim.features import feature_value, ranking_feature
 from evogrid.sim.lrms import EASY
 from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
 
 SCHEMES: dict[str, int] = {"exchange": EXCHANGE, "pool": POOL, "active": ACTIVE}
-TRANSFER_CODES: dict[str, int] = {"local": T_LOCAL, "awf": T_AWF, "rulebase": T_RULEBASE}
+TRANSFER_CODES: dict[str, int] = {"local": T_LOCAL, "awf": T_AWF, "rulebase": T_RULEBASE,
+                                  "broker": T_BROKER}
 LOCATION_CODES: dict[str, int] = {"fixed": L_FIXED, "random": L_RANDOM, "awrt": L_AWRT,
-                                  "least-load": L_LEAST_LOAD, "olb": L_OLB}
+                                  "least-load": L_LEAST_LOAD, "olb": L_OLB, "met": L_MET, "mct": L_MCT,
+                                  "min-min": L_MIN_MIN, "max-min": L_MAX_MIN, "rank": L_RANK}
+#: Location policies that rank every site, the origin included: a broker can use them.
+SCORING_LOCATIONS = ("least-load", "olb", "met", "mct", "min-min", "max-min", "rank")
 #: Beichter's slot factor in the least-load policy's tie-break.
 SLOT_FACTOR = 5.0
 POOL_ARRIVAL_CODES: dict[str, int] = {"first": A_FIRST, "queued": A_QUEUED}
@@ -108,7 +132,7 @@ def _accepts(s, job, partner, jobs, sc, policy, work, log):
     Inlined, like the rest of the arrival path: a call per rulebase decision
     cost 8-10 % on grids with rulebases at every site (docs/benchmarks.md).
     """
-    _, transfer, rulebase_of, rb_params, rb_meta = policy
+    _, transfer, rulebase_of, rb_params, rb_meta, _ = policy
     if transfer[s] == T_LOCAL:
         return s == jobs[HOME, job]
     if transfer[s] == T_AWF:
@@ -132,46 +156,129 @@ def _accepts(s, job, partner, jobs, sc, policy, work, log):
 
 
 @njit(cache=True, inline="always")
-def _partner_key(location, k, l, need, sc, delegated):
-    """``(key, tie)`` by which k orders partner l for a job of ``need`` processors, ascending: the
-    AWRT of the jobs k delegated to l (-1 while none has completed); l's load after taking the
-    job, with its waiting jobs as the tie-break; or (OLB) l's free processors, most first."""
+def _completion_estimate(l, k, job, t, jobs, state, speed):
+    """MCT's estimate of when ``job`` (from site k) would end at site l, in seconds.
+
+    Its run-time estimate scaled to l's speed, after l's ready time: now if
+    l's queue is empty and the job fits its free processors, else now plus
+    the estimated work ahead (the running jobs' remaining estimated area
+    and the waiting jobs' estimated area) spread over l's m processors.
+    """
+    queue, sc, running, out, _ = state
+    duration = jobs[ESTIMATE, job] * speed[k] / speed[l]
+    if sc[l, Q_HEAD] == sc[l, Q_TAIL] and jobs[PROCS, job] <= sc[l, FREE]:
+        return t + duration
+    area = 0.0
+    for i in range(sc[l, N_HEAP]):
+        r = running[HEAP_JOB, l, i]
+        area += max(0, out[START_TIME, r] + jobs[ESTIMATE, r] - t) * float(jobs[PROCS, r])
+    for i in range(sc[l, Q_HEAD], sc[l, Q_TAIL]):
+        w = queue[l, i]
+        area += float(jobs[ESTIMATE, w]) * jobs[PROCS, w]
+    return t + area / sc[l, M_PROCS] + duration
+
+
+@njit(cache=True, inline="always")
+def _site_key(location, k, l, job, t, jobs, state, policy, work, delegated):
+    """``(key, tie)`` by which k orders site l for ``job``, ascending: the AWRT of the jobs k
+    delegated to l (-1 while none has completed); l's load after taking the job, with its waiting
+    jobs as the tie-break; (OLB) l's free processors, most first; (MET) the job's run time at l;
+    (MCT, Min-Min, Max-Min) its estimated completion there; (rank) minus k's ranking rulebase's
+    output for l."""
+    sc = state[1]
+    speed = policy[5][0]
     if location == L_AWRT:
         num, den = delegated[0], delegated[1]
         return (num[k, l] / den[k, l] if den[k, l] > 0 else -1.0), 0.0
     waiting = sc[l, Q_TAIL] - sc[l, Q_HEAD]
     if location == L_OLB:
         return float(-sc[l, FREE]), float(waiting)
+    if location == L_MET:
+        return speed[k] / speed[l], 0.0
+    if location == L_MCT or location == L_MIN_MIN or location == L_MAX_MIN:
+        return _completion_estimate(l, k, job, t, jobs, state, speed), 0.0
+    if location == L_RANK:
+        rb_params, rb_meta = policy[3], policy[4]
+        x, scratch = work[3], work[4]
+        r = policy[2][k, k]
+        for h in range(rb_meta[r, META_FEATURES]):
+            x[h] = ranking_feature(rb_meta[r, META_CODES + h], k, l, job, jobs, sc, speed)
+        return -rulebase_output(rb_params, rb_meta, r, x, scratch), 0.0
     m = sc[l, M_PROCS]
-    return 1.0 - (sc[l, FREE] - need) / m, (waiting + 1) / (m * SLOT_FACTOR)
+    return 1.0 - (sc[l, FREE] - jobs[PROCS, job]) / m, (waiting + 1) / (m * SLOT_FACTOR)
 
 
 @njit(cache=True, inline="always")
-def _location_order(k, need, location, sc, order, delegated):
-    """Fill ``order`` with k's partners to ask for a job of ``need`` processors; returns the count."""
+def _location_order(k, job, with_home, t, jobs, state, policy, work):
+    """Fill ``work[0]`` with the sites k may send ``job`` to, best first; returns their count.
+
+    Qualified: wide enough, and (matchmaking) holding every attribute the
+    job requires; k itself only ``with_home`` (a broker), and always then:
+    a job may run where it was submitted. Sites that meet more of the job's
+    preferred attributes come first, then the location policy's order;
+    ties keep k first (a broker moves a job only for a better site), then
+    index order.
+    """
+    sc = state[1]
+    order, delegated, keys = work[0], work[2], work[6]
+    location = policy[0][LOCATION]
+    tags, hard, preferred = policy[5][1], policy[5][2], policy[5][3]
     K = delegated.shape[1]
+    need = jobs[PROCS, job]
     n = 0
+    if with_home:
+        order[0] = k
+        n = 1
     for l in range(K):
-        if l != k and sc[l, M_PROCS] >= need:
+        if l != k and sc[l, M_PROCS] >= need and (tags[l] & hard[job]) == hard[job]:
             order[n] = l
             n += 1
     if location == L_RANDOM:
         for i in range(n - 1, 0, -1):
             j = np.random.randint(0, i + 1)
             order[i], order[j] = order[j], order[i]
-    elif location != L_FIXED:
-        for i in range(1, n):  # a stable insertion sort: ties keep index order
-            cur = order[i]
-            key, tie = _partner_key(location, k, cur, need, sc, delegated)
-            j = i - 1
-            while j >= 0:
-                o = order[j]
-                ko, to = _partner_key(location, k, o, need, sc, delegated)
-                if ko < key or (ko == key and to <= tie):
-                    break
-                order[j + 1] = o
-                j -= 1
-            order[j + 1] = cur
+        return n
+    if location == L_FIXED and preferred[job] == 0:
+        return n
+    for i in range(n):
+        l = order[i]
+        keys[0, l] = -_popcount(tags[l] & preferred[job])
+        keys[1, l], keys[2, l] = (0.0, 0.0) if location == L_FIXED else _site_key(
+            location, k, l, job, t, jobs, state, policy, work, delegated)
+    for i in range(1, n):  # a stable insertion sort: ties keep index order
+        cur = order[i]
+        j = i - 1
+        while j >= 0:
+            o = order[j]
+            if _not_after(keys, o, cur):
+                break
+            order[j + 1] = o
+            j -= 1
+        order[j + 1] = cur
+    return n
+
+
+@njit(cache=True, inline="always")
+def _not_after(keys, a, b):
+    """Do site a's keys (columns of ``keys``, compared in row order) come before or tie with b's?"""
+    for r in range(keys.shape[0]):
+        if keys[r, a] != keys[r, b]:
+            return keys[r, a] < keys[r, b]
+    return True
+
+
+@njit(cache=True, inline="always")
+def _scaled(seconds, factor):
+    """``seconds * factor`` rounded to whole seconds; a job that takes time still takes at least 1 s."""
+    return max(np.int64(seconds > 0), np.int64(np.floor(seconds * factor + 0.5)))
+
+
+@njit(cache=True, inline="always")
+def _popcount(x):
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
     return n
 
 
@@ -231,16 +338,24 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     target = k
     if scheme == EXCHANGE:
         order = work[0]
-        n_part = _location_order(k, jobs[PROCS, job], setup[LOCATION], sc, order, work[2])
-        # The origin's own policy decides keep or delegate (o = -1); then each
-        # partner in order. One call site: each inlined copy of the decision
-        # adds seconds to every grid loop's compile.
-        for o in range(-1 if n_part > 0 else 0, n_part):
-            s, partner = (k, order[0]) if o < 0 else (order[o], k)
-            if _accepts(s, job, partner, jobs, sc, policy, work, log):
-                if o >= 0:
-                    target = order[o]
-                break
+        if policy[1][k] == T_BROKER:
+            _location_order(k, job, True, t, jobs, state, policy, work)
+            target = order[0]
+        else:
+            n_part = _location_order(k, job, False, t, jobs, state, policy, work)
+            # The origin's own policy decides keep or delegate (o = -1); then each
+            # partner in order. One call site: each inlined copy of the decision
+            # adds seconds to every grid loop's compile.
+            for o in range(-1 if n_part > 0 else 0, n_part):
+                s, partner = (k, order[0]) if o < 0 else (order[o], k)
+                if _accepts(s, job, partner, jobs, sc, policy, work, log):
+                    if o >= 0:
+                        target = order[o]
+                    break
+        speed = policy[5][0]
+        if speed[target] != speed[k]:  # run time and estimate as at the executing site
+            for row in (RUN_TIME, ESTIMATE):
+                jobs[row, job] = _scaled(jobs[row, job], speed[k] / speed[target])
     # A pool job enters the pool either at once (queued: behind the older
     # pool jobs, so the site's pass over the pool starts it only where its
     # LRMS would) or after failing to start at home (first).
@@ -270,14 +385,19 @@ def _simulate_grid(jobs, machine_procs, codes, policy, log_capacity, cutoff, mod
         jobs: int64, shape (N_JOB_FIELDS, n), arrival order
             (evogrid.sim.core); ``HOME`` is each job's origin site.
         machine_procs, codes: int64, shape (K,), processors and LRMS code per site.
-        policy: ``(setup, transfer, rulebase_of, rb_params, rb_meta)``:
+        policy: ``(setup, transfer, rulebase_of, rb_params, rb_meta, sites)``:
             ``setup`` int64, shape (N_SETUP_FIELDS,): the scheme (EXCHANGE,
             POOL or ACTIVE), the pool arrival rule (A_FIRST or A_QUEUED), the
             location policy code and its seed (L_RANDOM); ``transfer`` int64,
             shape (K,): transfer policy code per site (EXCHANGE);
             ``rulebase_of`` int64, shape (K, K): the rulebase index site k
             uses with partner l (T_RULEBASE sites only); ``rb_params``,
-            ``rb_meta``: a :class:`~evogrid.sim.tsk.TSKStack`'s arrays.
+            ``rb_meta``: a :class:`~evogrid.sim.tsk.TSKStack`'s arrays;
+            ``sites``: ``(speed, tags, hard, preferred)``: float64 shape (K,),
+            the speed factor per site; int64 shape (K,), the attribute bits
+            each site holds; int64 shape (n,), the bits each job requires
+            and prefers. ``jobs`` is modified: a moved job's run time and
+            estimate become those at its executing site.
         log_capacity: how many rulebase decisions to record (0: none).
         cutoff: float64, shape (K,): stop early once a lower bound on site
             k's AWRT exceeds ``cutoff[k]`` (seconds; 0: no limit for k), as in
@@ -300,14 +420,43 @@ def _simulate_grid(jobs, machine_procs, codes, policy, log_capacity, cutoff, mod
            np.zeros((log_capacity, NF + 1)),  # features, then y
            np.zeros(1, dtype=np.int64))
     # location order, freed sites, delegated AWRT sums (area x response, area),
-    # one decision's features and rule exponents, AWRT bounds
+    # one decision's features and rule exponents, AWRT bounds, the sites' order
+    # keys, arrival order (Min-Min and Max-Min reorder jobs submitted together)
     work = (np.empty(K, dtype=np.int64), np.zeros(K, dtype=np.bool_), np.zeros((2, K, K)),
-            np.zeros(max(1, NF)), np.empty(rb_params.shape[1]), np.zeros((2, K)))
+            np.zeros(max(1, NF)), np.empty(rb_params.shape[1]), np.zeros((2, K)), np.zeros((3, K)),
+            np.arange(jobs.shape[1]))
     stopped = _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode)
     m = log[2][0]
     log_ids, log_vals = log[0], log[1]
     return (state[3], log_ids[:m, 0], log_ids[:m, 1], log_vals[:m, :NF], log_vals[:m, NF],
             work[5][0].copy() if stopped else np.empty(0))
+
+
+@njit(cache=True, _nrt=False)
+def _next_in_batch(i, t, jobs, state, policy, work):
+    """Min-Min / Max-Min: bring forward, to ``arrivals[i]``, the job to route next of those submitted at t.
+
+    Of the jobs not yet routed, the one whose best site (first in its
+    location order) promises the earliest (Min-Min) or the latest (Max-Min)
+    estimated completion; ties by arrival order. Each routed job changes
+    the sites' state, so the choice is made again for every job. Not
+    inlined: only these two policies call it.
+    """
+    arrivals, keys, order = work[7], work[6], work[0]
+    latest = policy[0][LOCATION] == L_MAX_MIN
+    best, best_end = i, 0.0
+    h = i
+    while h < jobs.shape[1] and jobs[SUBMIT, arrivals[h]] == t:
+        job = arrivals[h]
+        _location_order(jobs[HOME, job], job, True, t, jobs, state, policy, work)
+        end = keys[1, order[0]]
+        if h == i or (end > best_end if latest else end < best_end):
+            best, best_end = h, end
+        h += 1
+    chosen = arrivals[best]
+    for g in range(best, i, -1):
+        arrivals[g] = arrivals[g - 1]
+    arrivals[i] = chosen
 
 
 @njit(cache=True, _nrt=False)
@@ -326,6 +475,8 @@ def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
     np.random.seed(setup[SEED])
     # With one partner every order is the same: no AWRT bookkeeping needed.
     track_awrt = scheme == EXCHANGE and setup[LOCATION] == L_AWRT and K > 2
+    batched = scheme == EXCHANGE and (setup[LOCATION] == L_MIN_MIN or setup[LOCATION] == L_MAX_MIN)
+    arrivals = work[7]
     # Typed constants, not literals: a literal flowing into a call makes
     # numba compile the callee once more for the literal's type.
     never = np.int64(NEVER)
@@ -353,7 +504,9 @@ def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
             continue
         if stopped_at_cutoff(i, ta, jobs, out, jobs[HOME], cutoff, bounds):
             return True
-        _arrive(i, ta, jobs, codes, state, policy, work, log, mode)
+        if batched and i + 1 < n and jobs[SUBMIT, i + 1] == ta:
+            _next_in_batch(i, ta, jobs, state, policy, work)
+        _arrive(arrivals[i], ta, jobs, codes, state, policy, work, log, mode)
         i += 1
 
 

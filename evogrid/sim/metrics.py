@@ -47,10 +47,15 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
-def awrt_per_site(jobs: GridJobs, start: np.ndarray) -> np.ndarray:
-    """AWRT_k (s) over the jobs submitted at each site, shape (K,), for start times ``start``."""
-    sa = jobs.run_time.astype(np.float64) * jobs.procs
-    response = (start + jobs.run_time - jobs.submit).astype(np.float64)
+def awrt_per_site(jobs: GridJobs, start: np.ndarray, run_time: np.ndarray | None = None) -> np.ndarray:
+    """AWRT_k (s) over the jobs submitted at each site, shape (K,), for start times ``start``.
+
+    ``run_time``: seconds each job ran where it ran (default: as logged; sites
+    of different speeds change it, and with it the job's weight SA_j).
+    """
+    run_time = jobs.run_time if run_time is None else run_time
+    sa = run_time.astype(np.float64) * jobs.procs
+    response = (start + run_time - jobs.submit).astype(np.float64)
     K = jobs.n_sites
     return _safe_div(_per_site_sum(jobs.origin, sa * response, K), _per_site_sum(jobs.origin, sa, K))
 
@@ -73,10 +78,10 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
     """
     jobs = schedule.jobs
     K = jobs.n_sites
-    p = jobs.run_time.astype(np.float64)
+    p = schedule.run_time.astype(np.float64)
     sa = p * jobs.procs
     start = schedule.start
-    end = start + jobs.run_time
+    end = start + schedule.run_time
     wait = (start - jobs.submit).astype(np.float64)
     bsld = np.maximum((wait + p) / np.maximum(p, BSLD_TAU_SECONDS), 1.0)
     xf = (wait + p) / np.maximum(jobs.estimate, 1)
@@ -89,7 +94,7 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
     first_start, makespan = _per_site_span(site, start, end, K)
     span_from_first = np.where(n_exec > 0, makespan - first_start, 0).astype(np.float64)
 
-    awrt = awrt_per_site(jobs, start)
+    awrt = awrt_per_site(jobs, start, schedule.run_time)
     mean_wait = _safe_div(_per_site_sum(origin, wait, K), n_sub.astype(np.float64))
     mean_bsld = _safe_div(_per_site_sum(origin, bsld, K), n_sub.astype(np.float64))
     mean_xf = _safe_div(_per_site_sum(origin, xf, K), n_sub.astype(np.float64))
@@ -123,7 +128,7 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
 def grid_utilization(schedule: Schedule) -> float:
     """U_o: total SA / (sum of m_k * latest end), a fraction (span from time 0, as U_k)."""
     jobs = schedule.jobs
-    sa = float(np.sum(jobs.run_time.astype(np.float64) * jobs.procs))
+    sa = float(np.sum(schedule.run_time.astype(np.float64) * jobs.procs))
     span = float(np.max(schedule.end))
     return sa / (float(jobs.machine_procs.sum()) * span) if span > 0 else float("nan")
 
@@ -157,7 +162,7 @@ def migration_matrices(schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
     submitted at l that ran at k, by count and by squashed area (rows sum to 1)."""
     jobs = schedule.jobs
     K = jobs.n_sites
-    sa = jobs.run_time.astype(np.float64) * jobs.procs
+    sa = schedule.run_time.astype(np.float64) * jobs.procs
     flat = jobs.origin * K + schedule.site
     counts = np.bincount(flat, minlength=K * K).reshape(K, K).astype(np.float64)
     areas = np.bincount(flat, weights=sa, minlength=K * K).reshape(K, K)
@@ -260,7 +265,7 @@ def site_reservation_metrics(schedule: Schedule, requests: Reservations, booking
         r_idx, i_idx = np.nonzero((bookings.sites == k) & bookings.accepted[:, None])
         area = float((parts[r_idx, i_idx] * seconds[r_idx]).sum())
         mine = schedule.site == k
-        job_area = float((schedule.jobs.run_time[mine] * schedule.jobs.procs[mine]).sum())
+        job_area = float((schedule.run_time[mine] * schedule.jobs.procs[mine]).sum())
         end = max(int(schedule.end[mine].max(initial=0)),
                   int((bookings.start[r_idx] + seconds[r_idx]).max(initial=0)))
         out.append({

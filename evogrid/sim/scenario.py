@@ -16,6 +16,13 @@ Two forms:
       window = "traces/my.swf@2-7"  # any SWF file
       procs = 512                   # machine size override (processors)
       lrms = "fcfs"                 # per-site override
+      speed = 2.0                   # optional speed factor (default 1)
+      attributes = { arch = "x86" } # optional, for matchmaking
+      [[requirements]]              # optional: seeded synthetic job requirements
+      attribute = "arch"
+      value = "x86"
+      share = 0.3                   # of the jobs (hard: of those whose home site has it)
+      kind = "hard"                 # or preferred
       [strategy]                    # optional: how sites exchange jobs
       name = "rulebase"             # local, awf, rulebase, pool, aa
       location = "fixed"
@@ -48,7 +55,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evogrid.errors import ScenarioError, validation_message
-from evogrid.sim.schedule import Schedule, lrms_code, simulate_local
+from evogrid.sim.schedule import GridJobs, Schedule, lrms_code, simulate_local
+from evogrid.sim.sites import Sites, sites_from_config
 from evogrid.workload.model import Workload
 from evogrid.workload.preprocess import Preprocessing
 from evogrid.workload.traces import load_window
@@ -62,6 +70,20 @@ class SiteConfig(_Strict):
     window: str = Field(description="window name, e.g. KTH-5, SDSC03@5-11, path.swf")
     procs: int | None = Field(default=None, gt=0, description="machine size override")
     lrms: str | None = Field(default=None, description="fcfs, easy or list")
+    speed: float = Field(default=1.0, gt=0, description="speed factor: a job from site k runs p * s_k / s "
+                                                        "seconds here")
+    attributes: dict[str, str] = Field(default_factory=dict, description="site attributes for matchmaking, "
+                                                                         "e.g. {arch = \"x86\"}")
+
+
+class RequirementConfig(_Strict):
+    """One ``[[requirements]]`` entry: a seeded share of jobs requiring or preferring an attribute value."""
+
+    attribute: str
+    value: str
+    share: float = Field(ge=0, le=1, description="share of the jobs drawn")
+    kind: str = Field(default="hard", description="hard (filters sites) or preferred (ranks them first)")
+    seed: int = 0
 
 
 class PreprocessingConfig(_Strict):
@@ -120,6 +142,8 @@ class ScenarioConfig(_Strict):
         default=None, description="how the sites exchange jobs: validated by evogrid.policy.config")
     reservations: ReservationsConfig | None = Field(
         default=None, description="reservation requests and how the grid admits them")
+    requirements: list[RequirementConfig] = Field(
+        default_factory=list, description="job requirements for matchmaking (synthetic, seeded)")
 
 
 @dataclass(frozen=True)
@@ -138,6 +162,11 @@ class Scenario:
     strategy: dict[str, Any] | None = None
     source: Path | None = None
     reservations: ReservationsConfig | None = None
+    sites: Sites = Sites()
+
+    def grid_jobs(self) -> GridJobs:
+        """The sites' jobs merged for the simulator, with the sites' speeds and the jobs' requirements."""
+        return GridJobs.merge(self.workloads, self.sites)
 
     @classmethod
     def from_config(cls, config: ScenarioConfig, *, label: str = "", source: Path | None = None) -> Scenario:
@@ -152,8 +181,14 @@ class Scenario:
             workloads.append(w)
             lrms.append(name.lower())
         names = [w.name for w in workloads]
+        where = f"{source}: " if source else ""
+        try:
+            sites = sites_from_config([s.speed for s in config.sites], [s.attributes for s in config.sites],
+                                      [r.model_dump() for r in config.requirements])
+        except ScenarioError as exc:
+            raise ScenarioError(f"{where}{exc}") from None
         return cls(config.name or label or "+".join(names), tuple(workloads), tuple(lrms), config.strategy,
-                   source, config.reservations)
+                   source, config.reservations, sites)
 
     @classmethod
     def from_spec(

@@ -11,6 +11,7 @@ import numpy as np
 from evogrid.errors import ScenarioError
 from evogrid.sim import core, grid, lrms
 from evogrid.sim.metrics import awrt_per_site, site_metrics
+from evogrid.sim.sites import Sites
 from evogrid.sim.tsk import TSKStack
 from evogrid.workload.model import Workload
 
@@ -29,7 +30,8 @@ class GridJobs:
 
     All job arrays have shape (n,), int64, sorted by (submit, origin, position
     in the origin's log). ``index`` maps each row back to its position in
-    ``workloads[origin]``.
+    ``workloads[origin]``. ``sites``: speeds, attributes and requirements
+    (evogrid.sim.sites; the default: equal sites, no requirements).
     """
 
     workloads: tuple[Workload, ...]
@@ -40,9 +42,10 @@ class GridJobs:
     origin: np.ndarray
     index: np.ndarray
     machine_procs: np.ndarray
+    sites: Sites = Sites()
 
     @classmethod
-    def merge(cls, workloads: Sequence[Workload]) -> GridJobs:
+    def merge(cls, workloads: Sequence[Workload], sites: Sites | None = None) -> GridJobs:
         """Merge the sites' workloads (their windows all start at time 0)."""
         if not workloads:
             raise ScenarioError("a scenario needs at least one site")
@@ -70,6 +73,7 @@ class GridJobs:
             origin=origin[order],
             index=index[order],
             machine_procs=np.array([w.machine_procs for w in workloads], dtype=np.int64),
+            sites=sites or Sites(),
         )
 
     @property
@@ -80,6 +84,11 @@ class GridJobs:
     def packed(self) -> np.ndarray:
         """The job arrays as the core takes them: shape (N_JOB_FIELDS, n), ``HOME`` = origin."""
         return core.pack_jobs(self.submit, self.run_time, self.estimate, self.procs, self.origin)
+
+    @cached_property
+    def site_arrays(self) -> tuple[np.ndarray, ...]:
+        """``(speed, tags, hard, preferred)`` as the compiled grid loop takes them (evogrid.sim.sites)."""
+        return self.sites.arrays(self.origin, self.n_sites)
 
 
 @dataclass(frozen=True)
@@ -116,6 +125,9 @@ class Schedule:
         stopped_bounds: shape (K,), lower bounds on each site's AWRT (s) when
             the run stopped early at an AWRT cutoff (unstarted jobs have
             start -1); None for a complete schedule.
+        run_time: shape (n,), seconds each job ran where it ran: its logged
+            run time, scaled by the speeds when it moved between sites of
+            different speed (default: ``jobs.run_time``).
     """
 
     jobs: GridJobs
@@ -128,15 +140,18 @@ class Schedule:
     decisions: DecisionLog | None = None
     stopped_bounds: np.ndarray | None = None
     pool_arrivals: str | None = None
+    run_time: np.ndarray = field(default=None)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         if self.moves is None:
             object.__setattr__(self, "moves", (self.site != self.jobs.origin).astype(np.int64))
+        if self.run_time is None:
+            object.__setattr__(self, "run_time", self.jobs.run_time)
 
     @property
     def end(self) -> np.ndarray:
         """Completion times C_j in seconds, shape (n,)."""
-        return self.start + self.jobs.run_time
+        return self.start + self.run_time
 
     def metrics(self) -> list[dict[str, float]]:
         """Per-site metrics (docs/model.md, Metrics); see :func:`evogrid.sim.metrics.site_metrics`."""
@@ -148,7 +163,7 @@ class Schedule:
         """AWRT per site (s), shape (K,); the lower bounds if the run stopped at its cutoff."""
         if self.stopped_bounds is not None:
             return self.stopped_bounds
-        return awrt_per_site(self.jobs, self.start)
+        return awrt_per_site(self.jobs, self.start, self.run_time)
 
 
 def _lrms_names(lrms: str | Sequence[str], n_sites: int) -> tuple[str, ...]:
@@ -188,18 +203,21 @@ class Exchange:
         label: a name for tables (``awf``, ``easy-js``, ...).
         scheme: ``exchange`` (transfer + location policies), ``pool``
             (central job pool) or ``active`` (active request, EASY only).
-        transfer: per site, ``local``, ``awf`` or ``rulebase`` (exchange only).
+        transfer: per site, ``local``, ``awf``, ``rulebase`` or ``broker``
+            (exchange only; a broker sends each job to the first of all
+            qualified sites, itself included, in location order).
         pool_arrivals: how a new job meets the central pool (pool only):
             ``first`` (the published rule read literally: it starts at once at its
             site if it fits, else joins the pool) or ``queued`` (it joins
             the pool behind the older jobs and its site schedules the pool:
             under EASY it starts at once only without delaying the
             reservation of the oldest pool job that site can run).
-        location: ``fixed``, ``random`` or ``awrt`` (exchange only).
+        location: a name of evogrid.sim.grid.LOCATION_CODES (exchange only).
         seed: seeds the random location policy.
         rulebases: the rulebases sites use.
         rulebase_of: int, shape (K, K): the rulebase site k uses with partner
-            l (-1 where none); required for ``rulebase`` sites.
+            l (-1 where none); required for ``rulebase`` sites. The diagonal
+            holds each site's ranking rulebase (location ``rank``).
     """
 
     label: str
@@ -211,8 +229,9 @@ class Exchange:
     rulebases: TSKStack = field(default_factory=TSKStack.empty)
     rulebase_of: np.ndarray | None = None
 
-    def arrays(self, n_sites: int) -> tuple:
+    def arrays(self, jobs: GridJobs) -> tuple:
         """The validated ``policy`` argument of the compiled grid loop (evogrid.sim.grid.run_grid)."""
+        n_sites = jobs.n_sites
         if self.scheme not in grid.SCHEMES:
             raise ScenarioError(f"unknown exchange scheme {self.scheme!r}")
         if self.pool_arrivals not in grid.POOL_ARRIVAL_CODES:
@@ -238,13 +257,25 @@ class Exchange:
                 mine = np.delete(rulebase_of[k], k)
                 if ((mine < 0) | (mine >= n_stack)).any():
                     raise ScenarioError(f"site {k} uses a rulebase but has none for some partner")
+            if name == "broker" and self.location not in grid.SCORING_LOCATIONS:
+                raise ScenarioError(f"a broker needs a location policy that ranks every site "
+                                    f"({', '.join(grid.SCORING_LOCATIONS)}), not {self.location!r}")
+        if self.location == "rank" and self.scheme == "exchange":
+            ranking = np.diag(rulebase_of)
+            if ((ranking < 0) | (ranking >= n_stack)).any():
+                raise ScenarioError("the rank location policy needs a ranking rulebase at every site "
+                                    "(rulebase_of[k, k])")
+        if self.scheme != "exchange" and not jobs.sites.is_default:
+            raise ScenarioError(f"site speeds and job requirements work with the exchange scheme only, "
+                                f"not {self.scheme!r}")
         setup = np.zeros(grid.N_SETUP_FIELDS, dtype=np.int64)
         setup[grid.SCHEME] = grid.SCHEMES[self.scheme]
         setup[grid.POOL_ARRIVALS] = grid.POOL_ARRIVAL_CODES[self.pool_arrivals]
         setup[grid.LOCATION] = grid.LOCATION_CODES[self.location]
         setup[grid.SEED] = int(self.seed)
         transfer_codes = np.array([grid.TRANSFER_CODES[t] for t in transfer], dtype=np.int64)
-        return setup, transfer_codes, rulebase_of, self.rulebases.params, self.rulebases.meta
+        return (setup, transfer_codes, rulebase_of, self.rulebases.params, self.rulebases.meta,
+                jobs.site_arrays)
 
 
 def simulate_grid(
@@ -277,15 +308,22 @@ def simulate_grid(
         raise ScenarioError("active request (aa) needs EASY at every site (--lrms easy)")
     capacity = jobs.n_sites * len(jobs.submit) if record_decisions else 0
     cutoff = np.broadcast_to(np.asarray(awrt_cutoff, dtype=np.float64), (jobs.n_sites,)).copy()
+    policy = exchange.arrays(jobs)
+    packed = jobs.packed
+    if len(set(jobs.sites.speed)) > 1:
+        # The loop rescales moved jobs in place; and a job not yet routed may
+        # still run faster elsewhere, so the AWRT bounds would not be bounds.
+        packed = packed.copy()
+        cutoff[:] = 0.0
     out, d_site, d_partner, d_x, d_y, bounds = grid.run_grid(
-        core.lrms_mode(codes), jobs.packed, jobs.machine_procs, codes, exchange.arrays(jobs.n_sites),
-        capacity, cutoff,
+        core.lrms_mode(codes), packed, jobs.machine_procs, codes, policy, capacity, cutoff,
     )
     decisions = DecisionLog(d_site, d_partner, d_x, d_y) if record_decisions else None
     return Schedule(jobs, names, out[core.START_TIME], out[core.SITE], exchange.label, exchange.scheme,
                     out[core.MOVES], decisions,
                     bounds if len(bounds) else None,
-                    exchange.pool_arrivals if exchange.scheme == "pool" else None)
+                    exchange.pool_arrivals if exchange.scheme == "pool" else None,
+                    packed[core.RUN_TIME] if packed is not jobs.packed else None)
 
 
 def warm_up(lrms: Sequence[str | Sequence[str]] = ("fcfs", "easy", "list", "conservative",
