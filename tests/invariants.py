@@ -9,7 +9,8 @@ from evogrid.sim.schedule import Schedule
 
 
 def check_schedule(schedule: Schedule) -> None:
-    """Assert: each job once, no start before submit, capacity, FCFS order."""
+    """Assert: each job once, no start before submit, capacity, FCFS order; a moved job's site holds
+    the attributes it requires and its run time is scaled by the two sites' speeds."""
     jobs = schedule.jobs
     start, end = schedule.start, schedule.end
     assert (start >= 0).all(), "a job never started"
@@ -33,7 +34,16 @@ def check_schedule(schedule: Schedule) -> None:
             # older pool jobs; with queued arrivals every job waits in the
             # pool in arrival order, and a site stops at the first it can run
             # but not start.)
-            assert (np.diff(start[mine]) >= 0).all(), "FCFS started jobs out of order"
+            # (Min-Min and Max-Min may route jobs submitted at one instant in another order.)
+            order = np.lexsort((start[mine], jobs.submit[mine]))
+            assert (np.diff(start[mine][order]) >= 0).all(), "FCFS started jobs out of order"
+    speed, tags, hard, _ = jobs.site_arrays
+    site, origin = schedule.site, jobs.origin
+    assert ((tags[site] & hard) == hard)[site != origin].all(), "a job moved to a site lacking a requirement"
+    factor = speed[origin] / speed[site]
+    scaled = np.maximum(jobs.run_time > 0, np.floor(jobs.run_time * factor + 0.5)).astype(np.int64)
+    assert (schedule.run_time == np.where(site == origin, jobs.run_time, scaled)).all(), \
+        "a run time not scaled by the speeds"
 
 
 def conservative_violations(m, submit, run_time, procs, estimate, start) -> list[tuple[int, int]]:

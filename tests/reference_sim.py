@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 FEATURE_RANGE_HOURS = 3600.0
 #: Twins of LRMS registered beyond the built-in ones (evogrid.sim.lrms.register): name ->
@@ -49,8 +49,12 @@ class Policy:
     scheme: str = "exchange"  # exchange | pool | active
     transfer: tuple = ()  # per site: local | awf | rulebase
     location: str = "fixed"  # fixed | awrt
-    rulebases: dict = field(default_factory=dict)  # (site, partner) -> (features, rules)
+    rulebases: dict = field(default_factory=dict)  # (site, partner) -> (features, rules); (k, k): ranking
     pool_arrivals: str = "first"  # pool: first (own queue, then the pool) | queued (into the pool)
+    speed: tuple = ()  # per site (default: all 1)
+    tags: tuple = ()  # per site: the attribute bits it holds (default: none)
+    hard: tuple = ()  # per job: the bits it requires (default: none) ...
+    preferred: tuple = ()  # ... and prefers
 
 
 def end_jobs(site, t):
@@ -94,9 +98,15 @@ def tsk(rules, x):
 
 
 def simulate_reference(jobs, machine_procs, lrms, policy=None):
-    """(start times, executing sites) of ``jobs`` (list of Job in arrival order)."""
+    """(start times, executing sites) of ``jobs`` (list of Job in arrival order); with site speeds
+    ``(start, sites, run times)``."""
     policy = policy or Policy(transfer=("local",) * len(machine_procs))
     K = len(machine_procs)
+    jobs = [replace(j) for j in jobs]  # a moved job's run time and estimate change
+    speed = policy.speed or (1.0,) * K
+    tags = policy.tags or (0,) * K
+    hard = policy.hard or (0,) * len(jobs)
+    preferred = policy.preferred or (0,) * len(jobs)
     sites = [Site(m, lr) for m, lr in zip(machine_procs, lrms, strict=True)]
     start = [None] * len(jobs)
     where = [j.origin for j in jobs]
@@ -193,7 +203,9 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
             if head is not None and head not in other.queue:
                 run_lrms(l, other.queue, t)
 
-    def features(s, job, names):
+    def features(s, job, names, origin=None):
+        """Transfer features as site s sees ``job``; with ``origin``, the ranking features of site s
+        as a home for a job from ``origin``."""
         site, j = sites[s], jobs[job]
         values = {
             "NWP": sum(jobs[q].procs for q in site.queue) / site.m,
@@ -202,30 +214,85 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
             "QLEN": float(len(site.queue)),
             "EST_HOURS": j.estimate / FEATURE_RANGE_HOURS,
         }
+        if origin is not None:
+            values["EST_HOURS"] = j.estimate * speed[origin] / speed[s] / FEATURE_RANGE_HOURS
+            values["LOAD_AFTER"] = 1.0 - (site.free - j.procs) / site.m
+            values["SPEED"] = speed[s] / speed[origin]
         return [values[name] for name in names]
 
     def accepts(s, job, partner):
         kind = policy.transfer[s]
         if kind == "local":
             return s == jobs[job].origin
-        if kind == "awf":
+        if kind in ("awf", "broker"):  # a broker takes offers as AWF does
             return jobs[job].procs <= sites[s].free
         names, rules = policy.rulebases[(s, partner)]
         return tsk(rules, features(s, job, names)) > 0
 
-    def partners(k, job):
-        eligible = [l for l in range(K) if l != k and sites[l].m >= jobs[job].procs]
+    def completion(l, k, job, t):
+        """MCT: the job's estimate at l's speed after l's ready time (now if it starts at once, else
+        now plus the estimated work ahead over m_l)."""
+        site, duration = sites[l], jobs[job].estimate * speed[k] / speed[l]
+        if not site.queue and jobs[job].procs <= site.free:
+            return t + duration
+        area = sum(max(0, start[r[3]] + jobs[r[3]].estimate - t) * jobs[r[3]].procs for r in site.running)
+        area += sum(jobs[q].estimate * jobs[q].procs for q in site.queue)
+        return t + area / site.m + duration
+
+    def key(l, k, job, t):
+        need = jobs[job].procs
         if policy.location == "awrt":
-            def key(l):
-                return num[k][l] / den[k][l] if den[k][l] > 0 else -1.0
-            eligible.sort(key=key)  # stable: ties keep index order
-        elif policy.location == "least-load":  # load after taking the job, then fewer waiting jobs
-            need = jobs[job].procs
-            eligible.sort(key=lambda l: (1.0 - (sites[l].free - need) / sites[l].m,
-                                         (len(sites[l].queue) + 1) / (sites[l].m * 5.0)))
-        elif policy.location == "olb":  # the most free processors now, then fewer waiting jobs
-            eligible.sort(key=lambda l: (-sites[l].free, len(sites[l].queue)))
+            return num[k][l] / den[k][l] if den[k][l] > 0 else -1.0, 0.0
+        if policy.location == "least-load":  # load after taking the job, then fewer waiting jobs
+            return 1.0 - (sites[l].free - need) / sites[l].m, (len(sites[l].queue) + 1) / (sites[l].m * 5.0)
+        if policy.location == "olb":  # the most free processors now, then fewer waiting jobs
+            return -sites[l].free, len(sites[l].queue)
+        if policy.location == "met":
+            return speed[k] / speed[l], 0.0
+        if policy.location in ("mct", "min-min", "max-min"):
+            return completion(l, k, job, t), 0.0
+        if policy.location == "rank":
+            names, rules = policy.rulebases[(k, k)]
+            return -tsk(rules, features(l, job, names, origin=k)), 0.0
+        return 0.0, 0.0  # fixed
+
+    def partners(k, job, t, with_home=False):
+        """The sites k may send ``job`` to, best first: the more preferred attributes the better,
+        then the location policy's key; ties: k first, then index order (a stable sort)."""
+        h = hard[job]
+        eligible = ([k] if with_home else []) + [
+            l for l in range(K) if l != k and sites[l].m >= jobs[job].procs and tags[l] & h == h]
+        if policy.location == "random":
+            raise NotImplementedError("the reference has no twin of the seeded shuffle")
+        if policy.location == "fixed" and not preferred[job]:
+            return eligible
+        eligible.sort(key=lambda l: (-bin(tags[l] & preferred[job]).count("1"), *key(l, k, job, t)))
         return eligible
+
+    def route(job, t):
+        k = jobs[job].origin
+        target = k
+        if policy.transfer[k] == "broker":
+            target = partners(k, job, t, with_home=True)[0]
+        else:
+            order = partners(k, job, t)
+            if order and not accepts(k, job, order[0]):
+                target = next((l for l in order if accepts(l, job, k)), k)
+        if speed[target] != speed[k]:
+            factor = speed[k] / speed[target]
+            for name in ("run_time", "estimate"):
+                seconds = getattr(jobs[job], name)
+                setattr(jobs[job], name, max(int(seconds > 0), math.floor(seconds * factor + 0.5)))
+        return target
+
+    def next_in_batch(t):
+        """Min-Min / Max-Min: of the jobs submitted at t not yet routed, the one whose best site
+        promises the earliest / latest completion; ties: arrival order."""
+        batch = [j for j in arrivals if jobs[j].submit == t]
+        ends = [key(partners(jobs[j].origin, j, t, with_home=True)[0], jobs[j].origin, j, t)[0]
+                for j in batch]
+        pick = max if policy.location == "max-min" else min
+        return batch[ends.index(pick(ends))]
 
     arrivals = list(range(len(jobs)))
     while arrivals or any(s.running for s in sites):
@@ -251,7 +318,10 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
                         active_request(k, t)
             continue
         t = next_arrival
-        job = arrivals.pop(0)
+        job = arrivals[0]
+        if policy.scheme == "exchange" and policy.location in ("min-min", "max-min"):
+            job = next_in_batch(t)
+        arrivals.remove(job)
         k = jobs[job].origin
         target = k
         if policy.scheme == "pool" and policy.pool_arrivals == "queued":
@@ -259,9 +329,7 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
             schedule_pool(k, t)
             continue
         if policy.scheme == "exchange":
-            order = partners(k, job)
-            if order and not accepts(k, job, order[0]):
-                target = next((l for l in order if accepts(l, job, k)), k)
+            target = route(job, t)
         sites[target].queue.append(job)
         run_lrms(target, sites[target].queue, t)
         if policy.scheme == "pool" and start[job] is None:
@@ -270,6 +338,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
             schedule_pool(k, t)
         elif policy.scheme == "active":
             active_request(k, t)
+    if policy.speed:
+        return start, where, [j.run_time for j in jobs]
     return start, where
 
 

@@ -41,8 +41,8 @@ def grids(draw):
 
 
 @st.composite
-def rulebases(draw):
-    names = draw(st.lists(st.sampled_from(sorted(FEATURES)), min_size=1, max_size=3, unique=True))
+def rulebases(draw, features=None):
+    names = draw(st.lists(st.sampled_from(sorted(features or FEATURES)), min_size=1, max_size=3, unique=True))
     n_rules = draw(st.integers(1, 4))
     floats = st.floats(-2.0, 12.0, allow_nan=False)
     centers = [[draw(floats) for _ in names] for _ in range(n_rules)]

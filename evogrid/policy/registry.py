@@ -168,7 +168,8 @@ TRANSFERS: Registry[Choice] = Registry("transfer policy", [
     Choice("awf", codes.T_AWF, "accept when fit: keep or accept a job iff it fits the free processors now"),
     Choice("rulebase", codes.T_RULEBASE, "a TSK fuzzy rulebase per partner decides"),
     Choice("broker", codes.T_BROKER, "information-rich: send each job to the best qualified site, this one "
-                                    "included, by the location policy (which must rank every site)"),
+                                    "included, by the location policy (which must rank every site); take "
+                                    "offers as awf"),
 ])
 LOCATIONS: Registry[Choice] = Registry("location policy", [
     Choice("fixed", codes.L_FIXED, "partners in index order"),

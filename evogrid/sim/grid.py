@@ -135,7 +135,7 @@ def _accepts(s, job, partner, jobs, sc, policy, work, log):
     _, transfer, rulebase_of, rb_params, rb_meta, _ = policy
     if transfer[s] == T_LOCAL:
         return s == jobs[HOME, job]
-    if transfer[s] == T_AWF:
+    if transfer[s] == T_AWF or transfer[s] == T_BROKER:  # a broker takes offers as AWF does
         return jobs[PROCS, job] <= sc[s, FREE]
     x, scratch = work[3], work[4]
     r = rulebase_of[s, partner]
@@ -168,13 +168,13 @@ def _completion_estimate(l, k, job, t, jobs, state, speed):
     duration = jobs[ESTIMATE, job] * speed[k] / speed[l]
     if sc[l, Q_HEAD] == sc[l, Q_TAIL] and jobs[PROCS, job] <= sc[l, FREE]:
         return t + duration
-    area = 0.0
+    area = 0  # integer processor-seconds: exact in any summation order
     for i in range(sc[l, N_HEAP]):
         r = running[HEAP_JOB, l, i]
-        area += max(0, out[START_TIME, r] + jobs[ESTIMATE, r] - t) * float(jobs[PROCS, r])
+        area += max(0, out[START_TIME, r] + jobs[ESTIMATE, r] - t) * jobs[PROCS, r]
     for i in range(sc[l, Q_HEAD], sc[l, Q_TAIL]):
         w = queue[l, i]
-        area += float(jobs[ESTIMATE, w]) * jobs[PROCS, w]
+        area += jobs[ESTIMATE, w] * jobs[PROCS, w]
     return t + area / sc[l, M_PROCS] + duration
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from evogrid.sim.features import ADMISSION_FEATURE_CODES, FEATURE_CODES
+from evogrid.sim.features import ADMISSION_FEATURE_CODES, FEATURE_CODES, RANKING_FEATURE_CODES
 
 #: Columns of :attr:`TSKStack.meta`.
 META_RULES, META_FEATURES, META_CODES = 0, 1, 2
@@ -53,7 +53,7 @@ class TSKStack:
         Raises ValueError for a feature code no compiled loop computes (a transfer loop
         makes an admission feature NaN, so such a rulebase never accepts there).
         """
-        known = set(FEATURE_CODES.values()) | set(ADMISSION_FEATURE_CODES.values())
+        known = {*FEATURE_CODES.values(), *ADMISSION_FEATURE_CODES.values(), *RANKING_FEATURE_CODES.values()}
         for *_, codes in rulebases:
             unknown = sorted(set(int(c) for c in codes) - known)
             if unknown:
