@@ -20,6 +20,7 @@ from evogrid import __version__
 from evogrid.errors import EvogridError, ScenarioError
 from evogrid.pipeline import DEMO_GENERATIONS
 from evogrid.policy.registry import (
+    DEFAULT_FEATURES,
     LOCATIONS,
     POOL_ARRIVALS,
     STRATEGIES,
@@ -516,7 +517,9 @@ def _train_admission(config_args: dict, out: Path | None, resume: Path | None, w
 def train(
     scenario: ScenarioArgument = None,
     policy: Annotated[str, typer.Option(
-        help="transfer: a site's job-exchange rulebase (EFS, the dissertation's); admission: one TSK "
+        help="transfer: a site's job-exchange rulebase (EFS, the dissertation's); ranking: a site's "
+             "TSK ranking rulebase, every site a broker that sends each job to the site it scores "
+             "highest (docs/grid.md; untrained sites keep their jobs); admission: one TSK "
              "admission rulebase every site uses for reservation requests, against Meltzer's "
              "Algorithms 2-4, for a scenario with a [reservations] table (docs/reservations.md).")
     ] = "transfer",
@@ -535,7 +538,8 @@ def train(
     rules: RulesOption = 10,
     feature: Annotated[list[str] | None, typer.Option(
         "--feature", help="Rulebase input, repeatable. transfer (default NWP and NJP): "
-        f"{', '.join(features_for('transfer'))}; admission (default LEAD, BEFORE_NEXT, RESERVED): "
+        f"{', '.join(features_for('transfer'))}; ranking (default LOAD_AFTER, NWP, SPEED, NJP): "
+        f"{', '.join(features_for('ranking'))}; admission (default LEAD, BEFORE_NEXT, RESERVED): "
         f"{', '.join(features_for('admission'))} (docs/grid.md, docs/reservations.md).")] = None,
     failure: Annotated[str | None, typer.Option(
         help="admission: what the failure rate counts, requests (default, Meltzer's) or area "
@@ -558,8 +562,8 @@ def train(
     """
     from evogrid.optimize.rundir import resumable_config
 
-    if policy not in ("transfer", "admission"):
-        raise ScenarioError(f"--policy {policy}: expected transfer or admission")
+    if policy not in ("transfer", "ranking", "admission"):
+        raise ScenarioError(f"--policy {policy}: expected transfer, ranking or admission")
     resumed = resume is not None and resumable_config(resume).get("policy") == "admission"
     if policy == "admission" or resumed:
         _train_admission(dict(scenario=scenario, lrms=lrms, generations=generations, mu=mu, lambda_=lambda_,
@@ -568,7 +572,8 @@ def train(
         return
     _train(dict(scenario=scenario, kind="efs", site=site, others=others, optimizer=optimizer,
                 lrms=lrms or "fcfs", generations=generations or 150, mu=mu or 13, lambda_=lambda_ or 91,
-                n_rules=rules, test=test, seed=seed, features=feature or ["NWP", "NJP"]),
+                n_rules=rules, test=test, seed=seed, features=feature or DEFAULT_FEATURES[policy],
+                decision=policy),
            out, resume, workers, backend, scheduler)
 
 
@@ -590,6 +595,9 @@ def coevolve(
     joint: Annotated[bool, typer.Option(
         help="Instead of co-evolution, one ES over all sites' rulebases at once (the EA baseline); "
              "its fitness is --pick's score.")] = False,
+    policy: Annotated[str, typer.Option(
+        help="transfer: the sites' job-exchange rulebases; ranking: their TSK ranking rulebases, "
+             "every site a broker (docs/grid.md).")] = "transfer",
     generations: GenerationsOption = 150,
     mu: MuOption = 13,
     lambda_: LambdaOption = 91,
@@ -613,7 +621,7 @@ def coevolve(
     _train(dict(scenario=scenario, kind="joint" if joint else "coevolution", lrms=lrms, location=location,
                 fitness=fitness, pick=pick, archive=archive,
                 generations=generations, mu=mu, lambda_=lambda_, n_rules=rules, test=test, seed=seed,
-                features=feature or ["NWP", "NJP"]),
+                features=feature or DEFAULT_FEATURES.get(policy, []), decision=policy),
            out, resume, workers, backend, scheduler)
 
 

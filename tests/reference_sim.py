@@ -203,7 +203,7 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
             if head is not None and head not in other.queue:
                 run_lrms(l, other.queue, t)
 
-    def features(s, job, names, origin=None):
+    def features(s, job, names, origin=None, t=None):
         """Transfer features as site s sees ``job``; with ``origin``, the ranking features of site s
         as a home for a job from ``origin``."""
         site, j = sites[s], jobs[job]
@@ -218,6 +218,7 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
             values["EST_HOURS"] = j.estimate * speed[origin] / speed[s] / FEATURE_RANGE_HOURS
             values["LOAD_AFTER"] = 1.0 - (site.free - j.procs) / site.m
             values["SPEED"] = speed[s] / speed[origin]
+            values["WAIT_HOURS"] = (ready(s, job, t) - t) / FEATURE_RANGE_HOURS
         return [values[name] for name in names]
 
     def accepts(s, job, partner):
@@ -229,15 +230,15 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
         names, rules = policy.rulebases[(s, partner)]
         return tsk(rules, features(s, job, names)) > 0
 
-    def completion(l, k, job, t):
-        """MCT: the job's estimate at l's speed after l's ready time (now if it starts at once, else
-        now plus the estimated work ahead over m_l)."""
-        site, duration = sites[l], jobs[job].estimate * speed[k] / speed[l]
+    def ready(l, job, t):
+        """MCT's start estimate at l: now if the job starts at once, else now plus the estimated work
+        ahead over m_l."""
+        site = sites[l]
         if not site.queue and jobs[job].procs <= site.free:
-            return t + duration
+            return float(t)
         area = sum(max(0, start[r[3]] + jobs[r[3]].estimate - t) * jobs[r[3]].procs for r in site.running)
         area += sum(jobs[q].estimate * jobs[q].procs for q in site.queue)
-        return t + area / site.m + duration
+        return t + area / site.m
 
     def key(l, k, job, t):
         need = jobs[job].procs
@@ -250,10 +251,10 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
         if policy.location == "met":
             return speed[k] / speed[l], 0.0
         if policy.location in ("mct", "min-min", "max-min"):
-            return completion(l, k, job, t), 0.0
+            return ready(l, job, t) + jobs[job].estimate * speed[k] / speed[l], 0.0
         if policy.location == "rank":
             names, rules = policy.rulebases[(k, k)]
-            return -tsk(rules, features(l, job, names, origin=k)), 0.0
+            return -tsk(rules, features(l, job, names, origin=k, t=t)), 0.0
         return 0.0, 0.0  # fixed
 
     def partners(k, job, t, with_home=False):

@@ -41,7 +41,7 @@ def test_registries_name_the_compiled_codes():
     for decision, codes in (("transfer", features.FEATURE_CODES),
                             ("admission", features.ADMISSION_FEATURE_CODES)):
         assert {n: FEATURES[n].code for n in features_for(decision)} == codes
-    assert list(STRATEGIES) == ["local", "awf", "rulebase", "pool", "aa"]
+    assert list(STRATEGIES) == ["local", "awf", "rulebase", "broker", "pool", "aa"]
     assert (LOCATIONS.default.name, POOL_ARRIVALS.default.name, STRATEGIES.default.name) == (
         "fixed", "queued", "local")
     assert all(lo < hi for lo, hi in (f.range for f in FEATURES.values()))
@@ -63,7 +63,7 @@ def test_unknown_names_are_one_line_errors():
 
 
 @pytest.mark.parametrize(("table", "fragments"), [
-    ('name = "magic"', ["s.toml: strategy.name: unknown strategy 'magic'", "local, awf, rulebase, pool, aa"]),
+    ('name = "magic"', ["s.toml: strategy.name: unknown strategy 'magic'", "local, awf, rulebase, broker, pool, aa"]),
     ('location = "near"', ["s.toml: strategy.location: unknown location policy 'near'"]),
     ('others = "rulebase"', ["s.toml: strategy.others", "local, awf"]),
     ('name = "pool"\npool_arrivals = "late"', ["s.toml: strategy.pool_arrivals", "queued, first"]),

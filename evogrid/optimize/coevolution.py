@@ -70,7 +70,7 @@ class CoEvolution(Evolution):
         c = self.config
         pairings = list(zip(*ranked, strict=True))
         tasks = [GridTask(c.ref, tuple((k, ind.params) for k, ind in enumerate(p)), tuple(c.features),
-                          c.others, c.location)
+                          c.others, c.location, decision=c.decision)
                  for p in pairings]
         awrt, _ = evaluate(self.evaluator, tasks)
         for pairing, row in zip(pairings, awrt, strict=True):

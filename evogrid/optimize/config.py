@@ -38,6 +38,9 @@ KINDS = ("efs", "coevolution", "joint")
 FITNESSES = ("own", "shared")
 PICKS = ("sum", "worst-relative")
 OPTIMIZERS = ("es", "cma")
+#: What the trained rulebases decide: ``transfer`` (keep or exchange a job, FuzzyPolicy) or
+#: ``ranking`` (score the sites for a job, every site a broker: evogrid.policy.strategies.Broker).
+DECISIONS = ("transfer", "ranking")
 
 
 @dataclass
@@ -64,6 +67,8 @@ class TrainConfig(_OnScenario):
         seed: seed of the whole run.
         cutoff: stop hopeless offspring simulations early (does not change the result).
         test: an unseen scenario (same sites, later months) to evaluate the result on.
+        decision: ``transfer`` rulebases, or ``ranking`` rulebases of brokers (``others`` and
+            ``location`` then do not apply: an untrained site keeps its jobs).
     """
 
     scenario: str
@@ -86,8 +91,11 @@ class TrainConfig(_OnScenario):
     seed: int = 1
     cutoff: bool = True
     test: str | None = None
+    decision: str = "transfer"
 
     def __post_init__(self) -> None:
+        if self.decision not in DECISIONS:
+            raise EvogridError(f"--policy {self.decision}: expected one of {', '.join(DECISIONS)}")
         if self.kind not in KINDS:
             raise EvogridError(f"kind {self.kind!r}: expected one of {', '.join(KINDS)}")
         if self.optimizer not in OPTIMIZERS:
@@ -102,10 +110,10 @@ class TrainConfig(_OnScenario):
             raise EvogridError(f"--pick {self.pick}: expected one of {', '.join(PICKS)}")
         if self.others not in ("awf", "local"):
             raise EvogridError(f"--others {self.others}: expected awf or local")
-        usable = features_for("transfer")
+        usable = features_for(self.decision)
         unknown = [f for f in self.features if f not in usable]
         if unknown or not self.features:
-            raise EvogridError(f"--feature {','.join(unknown)}: expected transfer features "
+            raise EvogridError(f"--feature {','.join(unknown)}: expected {self.decision} features "
                                f"({', '.join(usable)})")
         if self.mu < 1 or self.lambda_ < 1 or self.generations < 1 or self.n_rules < 1:
             raise EvogridError("--mu, --lambda, --generations and --rules must be >= 1")

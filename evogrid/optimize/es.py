@@ -180,7 +180,7 @@ class EFS(Evolution):
         limits = np.zeros(self.n_sites)
         limits[c.site] = cutoff
         return [GridTask(c.ref, ((c.site, ind.params),), tuple(c.features), c.others,
-                         c.location, tuple(limits) if cutoff > 0 else ())
+                         c.location, tuple(limits) if cutoff > 0 else (), c.decision)
                 for ind in individuals]
 
     def evaluate_individuals(self, state: EvolutionState, individuals: list[Individual],
@@ -305,7 +305,7 @@ class JointES(EFS):
     def _tasks(self, individuals: list[Individual], cutoff: float) -> list[GridTask]:
         c = self.config
         return [GridTask(c.ref, tuple(enumerate(self.split(ind.params))), tuple(c.features), c.others,
-                         c.location) for ind in individuals]
+                         c.location, decision=c.decision) for ind in individuals]
 
     def evaluate_individuals(self, state: EvolutionState, individuals: list[Individual],
                              cutoff: float) -> None:

@@ -14,7 +14,8 @@ import numpy as np
 
 from evogrid.optimize.evaluator import ScenarioRef
 from evogrid.optimize.genome import to_rulebase
-from evogrid.policy.strategies import FuzzyPolicy
+from evogrid.policy.rulebase import Rulebase
+from evogrid.policy.strategies import Broker, FuzzyPolicy
 from evogrid.sim.schedule import simulate_grid
 
 
@@ -27,6 +28,7 @@ class GridTask:
         others: transfer policy of the remaining sites (``awf`` or ``local``).
         location: location policy of every site.
         cutoff: per-site AWRT limit (s) at which to stop early (0: none), or empty.
+        decision: ``transfer`` or ``ranking`` (:func:`trained_strategy`).
     """
 
     ref: ScenarioRef
@@ -35,14 +37,24 @@ class GridTask:
     others: str = "awf"
     location: str = "fixed"
     cutoff: tuple[float, ...] = ()
+    decision: str = "transfer"
+
+
+def trained_strategy(rulebases: dict[int, Rulebase], decision: str, others: str,
+                     location: str) -> FuzzyPolicy | Broker:
+    """The grid of a training run: transfer rulebases at the trained sites (``others`` elsewhere), or
+    ranking rulebases at the trained sites of an all-broker grid (the others keep their jobs)."""
+    if decision == "ranking":
+        return Broker("rank", rulebases, label="ranking")
+    return FuzzyPolicy(rulebases, others=others, location=location)
 
 
 def grid_awrt(task: GridTask) -> tuple[np.ndarray, bool]:
     """Per-site AWRT (s), shape (K,), and whether the run stopped at its cutoff
     (then the values are lower bounds)."""
     jobs = task.ref.jobs()
-    policy = FuzzyPolicy({k: to_rulebase(p, task.features) for k, p in task.rulebases},
-                         others=task.others, location=task.location)
+    policy = trained_strategy({k: to_rulebase(p, task.features) for k, p in task.rulebases},
+                              task.decision, task.others, task.location)
     schedule = simulate_grid(jobs, task.ref.scenario().lrms, policy.exchange(jobs),
                              awrt_cutoff=task.cutoff or 0.0)
     return schedule.awrt(), schedule.stopped_bounds is not None

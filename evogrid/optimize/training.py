@@ -32,15 +32,16 @@ from evogrid.optimize.coevolution import CoEvolution
 from evogrid.optimize.config import TrainConfig
 from evogrid.optimize.es import CMAES, EFS, EvolutionState, JointES
 from evogrid.optimize.evaluator import Evaluator
+from evogrid.optimize.fitness import trained_strategy
 from evogrid.optimize.genome import to_rulebase
 from evogrid.optimize.loop import STANDARD_PLOTS, Plots, RunKind, new_run, resolve_plots, resume_run
 from evogrid.policy.rulebase import Rulebase
-from evogrid.policy.strategies import FuzzyPolicy, simulate
+from evogrid.policy.strategies import simulate
 from evogrid.sim.scenario import Scenario
 
 GENERATIONS_CSV = rundir.GENERATIONS_CSV
 SUMMARY = "summary"
-#: LRMS under which the result is tested on the unseen scenario: FCFS as trained, and EASY.
+#: LRMS under which the result is tested on the unseen scenario: FCFS and EASY (and the training LRMS).
 TEST_LRMS = ("fcfs", "easy")
 
 
@@ -85,7 +86,7 @@ def learned_rulebases(config: TrainConfig, best: dict[int, tuple[np.ndarray, flo
             site=names[k], m=int(sizes[k]),
             partner=names[single] if single is not None else [names[l] for l in partners],
             partner_m=int(sizes[single]) if single is not None else None,
-            trained_on=config.scenario, lrms=config.lrms, kind=config.kind,
+            trained_on=config.scenario, lrms=config.lrms, kind=config.kind, decision=config.decision,
             optimizer=config.optimizer_label, generations=config.generations, seed=config.seed,
             fitness_awrt=round(awrt, 2),
         )
@@ -96,8 +97,7 @@ def evaluate_policy(config: TrainConfig, rulebases: dict[int, Rulebase], spec: s
                     window: str) -> list[dict[str, Any]]:
     """Per-site rows: AWRT with local scheduling and with the learned policy, and the change."""
     scenario = Scenario.from_spec(spec, lrms=lrms)
-    policy = FuzzyPolicy(rulebases, others=config.others, location=config.location)
-    res = simulate(scenario, policy)
+    res = simulate(scenario, trained_strategy(rulebases, config.decision, config.others, config.location))
     rows = []
     for k, (row, base) in enumerate(zip(res.metrics(), res.baseline.metrics(), strict=True)):
         rows.append({"window": window, "scenario": scenario.name, "lrms": lrms, "site": row["site"],
@@ -115,7 +115,7 @@ def write_results(config: TrainConfig, state: EvolutionState, out: Path,
     files = [str(rb.save(out / "rulebases" / f"{rulebase_stem(rb)}.json")) for rb in rulebases.values()]
     rows = evaluate_policy(config, rulebases, config.scenario, config.lrms, "train")
     if config.test:
-        for lrms in TEST_LRMS:
+        for lrms in dict.fromkeys((*TEST_LRMS, config.lrms)):
             rows += evaluate_policy(config, rulebases, config.test, lrms, "test")
     rundir.write_rows(out / SUMMARY, rows)
     if (plots := resolve_plots(plots)) is not None:

@@ -39,6 +39,7 @@ from evogrid.policy.registry import (
 )
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import (
+    Broker,
     FuzzyPolicy,
     Strategy,
     pool_for_sites,
@@ -103,6 +104,18 @@ def fuzzy_strategy(config: StrategyConfig, scenario: Scenario, specs: Sequence[R
                             "these sizes")
     picks = {k: rbs[0] if len(rbs) == 1 else rbs for k, rbs in chosen.items()}
     return FuzzyPolicy(picks, others=config.others, location=config.location, seed=config.seed)
+
+
+def broker_strategy(config: StrategyConfig, scenario: Scenario, specs: Sequence[RulebaseSpec]) -> Broker:
+    """The ``broker`` strategy (STRATEGIES' factory): with location ``rank``, one ranking rulebase per
+    site from the specs (sites without one keep their jobs)."""
+    if config.location != "rank":
+        return Broker(config.location)
+    chosen = load_rulebases(specs, scenario)
+    if not chosen:
+        raise ScenarioError("broker with location rank needs ranking rulebases: --rulebase SITE=FILE or "
+                            "rulebases = { SITE = FILE } in the [strategy] table")
+    return Broker("rank", {k: rbs[0] for k, rbs in chosen.items()})
 
 
 StrategyName = STRATEGIES.name_type()

@@ -214,6 +214,8 @@ FEATURES: Registry[Feature] = Registry("feature", [
             "1 - (free - m_j) / m_k", ("ranking",)),
     Feature("SPEED", codes.F_SPEED, (0.0, 4.0), "the site's speed / the job's home site's speed",
             ("ranking",)),
+    Feature("WAIT_HOURS", codes.F_WAIT_HOURS, (0.0, 48.0), "information-rich: MCT's estimated wait at "
+            "the site in hours, the work ahead (estimates) / m_k", ("ranking",)),
     Feature("LEAD", codes.F_LEAD, (0.0, 1.0), "reservation start's lead over now, (s - t) / (s - t + "
             "backlog_k): 0.5 where the site's backlog clears", ("admission",)),
     Feature("PART", codes.F_PART, (0.0, 1.0), "the part's processors / m_k", ("admission",)),
@@ -223,6 +225,11 @@ FEATURES: Registry[Feature] = Registry("feature", [
             "1 if the part ends by the site's next planned start (Meltzer's backfill test), else 0",
             ("admission",)),
 ])
+
+
+#: The features a trained rulebase gets when none are given, per decision.
+DEFAULT_FEATURES: dict[str, list[str]] = {"transfer": ["NWP", "NJP"],
+                                          "ranking": ["LOAD_AFTER", "NWP", "SPEED", "NJP"]}
 
 
 def features_for(decision: str) -> list[str]:
@@ -294,6 +301,12 @@ def _rulebase(config: Any, scenario: Any, specs: Any) -> Any:
     return fuzzy_strategy(config, scenario, specs)
 
 
+def _broker(config: Any, scenario: Any, specs: Any) -> Any:
+    from evogrid.policy.config import broker_strategy
+
+    return broker_strategy(config, scenario, specs)
+
+
 def _pool(config: Any, scenario: Any, specs: Any) -> Any:
     from evogrid.policy.strategies import CentralPool
 
@@ -310,6 +323,9 @@ STRATEGIES: Registry[StrategyKind] = Registry("strategy", [
     StrategyKind("local", _local, "none"),
     StrategyKind("awf", _awf, "accept when fit"),
     StrategyKind("rulebase", _rulebase, "TSK fuzzy policies from --rulebase"),
+    StrategyKind("broker", _broker, "information-rich: each site sends every job to the best qualified "
+                                    "site by --location (mct, min-min, ...; rank: TSK ranking rulebases "
+                                    "from --rulebase)"),
     StrategyKind("pool", _pool, "central job pool: FCFS-JS/EASY-JS/LIST-JS"),
     StrategyKind("aa", _aa, "active request, needs --lrms easy"),
 ])

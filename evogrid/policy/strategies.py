@@ -11,6 +11,8 @@ A strategy turns a grid's sites into an :class:`~evogrid.sim.schedule.Exchange`
 - :class:`Local`: no exchange (the baseline);
 - :class:`AcceptWhenFit` (AWF): accept iff the job fits the free processors;
 - :class:`FuzzyPolicy`: TSK rulebases at some sites, another policy elsewhere;
+- :class:`Broker`: every site sends each job to the best qualified site by a
+  location policy that ranks sites (MCT, Min-Min, ..., or learned TSK rankings);
 - :class:`CentralPool` (FCFS-JS / EASY-JS / LIST-JS) and
   :class:`ActiveRequest` (AA): baselines that break the information policy.
 
@@ -161,6 +163,44 @@ def pool_for_sites(pool: Sequence[Rulebase], sizes: Sequence[int], *,
 
 
 @dataclass(frozen=True)
+class Broker:
+    """Every site brokers its own jobs (information-rich): each job goes to the first qualified site,
+    the origin included, in the location policy's order (docs/grid.md, Matchmaking and brokers).
+
+    Args:
+        location: a location policy that ranks every site (``mct``, ``min-min``, ``max-min``,
+            ``met``, ``olb``, ``least-load``, or ``rank``).
+        rankings: with ``rank``: site index -> its TSK ranking rulebase (features of
+            :func:`~evogrid.policy.registry.features_for` ``("ranking")``). A site without
+            one keeps its own jobs (a constant rulebase: every site ties, and ties keep the job home).
+    """
+
+    location: str = "mct"
+    rankings: Mapping[int, Rulebase] = field(default_factory=dict)
+    label: str = ""
+
+    def exchange(self, jobs: GridJobs) -> Exchange:
+        K = jobs.n_sites
+        label = self.label or f"broker-{self.location}"
+        if self.location != "rank":
+            if self.rankings:
+                raise ScenarioError(f"ranking rulebases need location rank, not {self.location!r}")
+            return Exchange(label, transfer=("broker",) * K, location=self.location)
+        keep = Rulebase.constant(accept=True, features=["LOAD_AFTER"])
+        stack = []
+        for k in range(K):
+            rb = self.rankings.get(k, keep)
+            check_features(rb.features, "ranking", f"ranking rulebase of site {k}")
+            stack.append(rb)
+        if extra := sorted(set(self.rankings) - set(range(K))):
+            raise ScenarioError(f"ranking rulebase for site {extra[0]}, but the scenario has {K} sites")
+        rulebase_of = np.full((K, K), -1, dtype=np.int64)
+        np.fill_diagonal(rulebase_of, np.arange(K))
+        return Exchange(label, transfer=("broker",) * K, location="rank",
+                        rulebases=TSKStack.stack([rb.arrays() for rb in stack]), rulebase_of=rulebase_of)
+
+
+@dataclass(frozen=True)
 class CentralPool:
     """Job sharing through a central pool (FCFS-JS, EASY-JS, LIST-JS by the LRMS).
 
@@ -198,7 +238,7 @@ class ActiveRequest:
         return Exchange(self.label, scheme="active")
 
 
-Strategy = Local | AcceptWhenFit | FuzzyPolicy | CentralPool | ActiveRequest
+Strategy = Local | AcceptWhenFit | FuzzyPolicy | Broker | CentralPool | ActiveRequest
 
 
 @dataclass(frozen=True)

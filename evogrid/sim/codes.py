@@ -19,4 +19,4 @@ F_NWP, F_NJP, F_UTIL, F_QLEN, F_EST_HOURS = 0, 1, 2, 3, 4
 #: ... and reservation admission (a part of a request at a candidate start; F_NWP serves both).
 F_LEAD, F_PART, F_RESERVED, F_BEFORE_NEXT = 5, 6, 7, 8
 #: ... and the ranking of a candidate site for a job (with the transfer features, seen at that site).
-F_LOAD_AFTER, F_SPEED = 9, 10
+F_LOAD_AFTER, F_SPEED, F_WAIT_HOURS = 9, 10, 11

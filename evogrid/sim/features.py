@@ -28,6 +28,7 @@ from evogrid.sim.codes import (
     F_RESERVED,
     F_SPEED,
     F_UTIL,
+    F_WAIT_HOURS,
 )
 from evogrid.sim.core import ESTIMATE, FREE, M_PROCS, PROCS, Q_HEAD, Q_TAIL, W_PROCS
 
@@ -41,7 +42,8 @@ FEATURES = FEATURE_CODES  # the older name
 #: The features of reservation admission rulebases, name -> code, computed by
 #: :func:`evogrid.sim.reservation_loop.admission_feature` (docs/reservations.md).
 #: The features of ranking rulebases (:func:`ranking_feature`), name -> code.
-RANKING_FEATURE_CODES: dict[str, int] = {**FEATURE_CODES, "LOAD_AFTER": F_LOAD_AFTER, "SPEED": F_SPEED}
+RANKING_FEATURE_CODES: dict[str, int] = {**FEATURE_CODES, "LOAD_AFTER": F_LOAD_AFTER, "SPEED": F_SPEED,
+                                         "WAIT_HOURS": F_WAIT_HOURS}
 ADMISSION_FEATURE_CODES: dict[str, int] = {"NWP": F_NWP, "LEAD": F_LEAD, "PART": F_PART,
                                            "RESERVED": F_RESERVED, "BEFORE_NEXT": F_BEFORE_NEXT}
 
@@ -75,6 +77,8 @@ def ranking_feature(code, k, l, job, jobs, sc, speed):
     ``LOAD_AFTER``: l's load after taking the job, ``1 - (free - m_j) / m_l``;
     ``SPEED``: ``s_l / s_k``; ``EST_HOURS``: the estimate at l's speed; the
     other transfer features as l would see them (:func:`feature_value`).
+    ``WAIT_HOURS`` (MCT's estimated wait at l) needs the queues and is
+    computed by the grid loop (evogrid.sim.grid).
     """
     if code == F_LOAD_AFTER:
         return 1.0 - (sc[l, FREE] - jobs[PROCS, job]) / sc[l, M_PROCS]

@@ -30,7 +30,7 @@ then by the lowest AWRT of the jobs delegated to them that have completed),
 ``L_OLB`` (opportunistic load balancing, information-rich: the most free
 processors now first, ties by fewer waiting jobs), ``L_MET`` (minimum
 execution time: the fastest site), ``L_MCT`` (minimum completion time,
-information-rich: :func:`_completion_estimate`), ``L_MIN_MIN`` / ``L_MAX_MIN``
+information-rich: :func:`_ready_time` plus the estimate at the site's speed), ``L_MIN_MIN`` / ``L_MAX_MIN``
 (MCT, and jobs submitted at the same second are routed in Min-Min / Max-Min
 order) and ``L_RANK`` (site k's TSK ranking rulebase, ``rulebase_of[k, k]``,
 scores each site: highest first).
@@ -55,6 +55,7 @@ from evogrid.sim.codes import (
     A_QUEUED,
     ACTIVE,
     EXCHANGE,
+    F_WAIT_HOURS,
     L_AWRT,
     L_FIXED,
     L_LEAST_LOAD,
@@ -100,7 +101,7 @@ from evogrid.sim.core import (
     shadow_time,
     stopped_at_cutoff,
 )
-from evogrid.sim.features import feature_value, ranking_feature
+from evogrid.sim.features import SECONDS_PER_HOUR, feature_value, ranking_feature
 from evogrid.sim.lrms import EASY
 from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
 
@@ -156,18 +157,13 @@ def _accepts(s, job, partner, jobs, sc, policy, work, log):
 
 
 @njit(cache=True, inline="always")
-def _completion_estimate(l, k, job, t, jobs, state, speed):
-    """MCT's estimate of when ``job`` (from site k) would end at site l, in seconds.
-
-    Its run-time estimate scaled to l's speed, after l's ready time: now if
-    l's queue is empty and the job fits its free processors, else now plus
-    the estimated work ahead (the running jobs' remaining estimated area
-    and the waiting jobs' estimated area) spread over l's m processors.
-    """
+def _ready_time(l, job, t, jobs, state):
+    """When site l could start ``job`` by MCT's estimate, in seconds: now if its queue is empty and the
+    job fits its free processors, else now plus the estimated work ahead (the running jobs' remaining
+    estimated area and the waiting jobs' estimated area) spread over its m processors."""
     queue, sc, running, out, _ = state
-    duration = jobs[ESTIMATE, job] * speed[k] / speed[l]
     if sc[l, Q_HEAD] == sc[l, Q_TAIL] and jobs[PROCS, job] <= sc[l, FREE]:
-        return t + duration
+        return float(t)
     area = 0  # integer processor-seconds: exact in any summation order
     for i in range(sc[l, N_HEAP]):
         r = running[HEAP_JOB, l, i]
@@ -175,7 +171,7 @@ def _completion_estimate(l, k, job, t, jobs, state, speed):
     for i in range(sc[l, Q_HEAD], sc[l, Q_TAIL]):
         w = queue[l, i]
         area += jobs[ESTIMATE, w] * jobs[PROCS, w]
-    return t + area / sc[l, M_PROCS] + duration
+    return t + area / sc[l, M_PROCS]
 
 
 @njit(cache=True, inline="always")
@@ -183,8 +179,8 @@ def _site_key(location, k, l, job, t, jobs, state, policy, work, delegated):
     """``(key, tie)`` by which k orders site l for ``job``, ascending: the AWRT of the jobs k
     delegated to l (-1 while none has completed); l's load after taking the job, with its waiting
     jobs as the tie-break; (OLB) l's free processors, most first; (MET) the job's run time at l;
-    (MCT, Min-Min, Max-Min) its estimated completion there; (rank) minus k's ranking rulebase's
-    output for l."""
+    (MCT, Min-Min, Max-Min) its estimated completion there: :func:`_ready_time` plus its estimate
+    at l's speed; (rank) minus k's ranking rulebase's output for l."""
     sc = state[1]
     speed = policy[5][0]
     if location == L_AWRT:
@@ -196,13 +192,15 @@ def _site_key(location, k, l, job, t, jobs, state, policy, work, delegated):
     if location == L_MET:
         return speed[k] / speed[l], 0.0
     if location == L_MCT or location == L_MIN_MIN or location == L_MAX_MIN:
-        return _completion_estimate(l, k, job, t, jobs, state, speed), 0.0
+        return _ready_time(l, job, t, jobs, state) + jobs[ESTIMATE, job] * speed[k] / speed[l], 0.0
     if location == L_RANK:
         rb_params, rb_meta = policy[3], policy[4]
         x, scratch = work[3], work[4]
         r = policy[2][k, k]
         for h in range(rb_meta[r, META_FEATURES]):
-            x[h] = ranking_feature(rb_meta[r, META_CODES + h], k, l, job, jobs, sc, speed)
+            code = rb_meta[r, META_CODES + h]
+            x[h] = ((_ready_time(l, job, t, jobs, state) - t) / SECONDS_PER_HOUR if code == F_WAIT_HOURS
+                    else ranking_feature(code, k, l, job, jobs, sc, speed))
         return -rulebase_output(rb_params, rb_meta, r, x, scratch), 0.0
     m = sc[l, M_PROCS]
     return 1.0 - (sc[l, FREE] - jobs[PROCS, job]) / m, (waiting + 1) / (m * SLOT_FACTOR)
