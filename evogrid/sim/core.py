@@ -366,7 +366,7 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, profile, m
     # For a profile: the kept jobs queue[q, reserved:write] (from the blocked
     # head on), and the fewest processors one of them needs.
     reserved = head
-    pending = NEVER
+    pending = np.int64(NEVER)  # typed, not a literal: that would compile backfill_on_profile twice
     free = sc[k, FREE]  # a register copy: stores to the int64 arrays may alias it
     while read < tail and free > 0:
         job = queue[q, read]
