@@ -49,21 +49,11 @@ from numba.extending import overload
 from evogrid.sim import lrms
 from evogrid.sim.lrms import MIXED, SKIP, START, STOP
 from evogrid.sim.profile import (
-    N_PASS_STATE,
     P_FREE,
-    P_STATE,
     P_TIME,
-    S_N,
-    S_OFF_BOUND,
-    S_PENDING_NEED,
-    S_RESERVED,
-    S_RUNNING_BOUND,
-    S_RUNNING_BOUND_NEED,
     earliest_fit,
     first_short_step,
-    note_unjudged,
     reserve,
-    start_profile_pass,
 )
 
 # Rows of ``jobs``, of ``out`` and of ``running``; columns of ``sc``.
@@ -227,74 +217,103 @@ def _reserve_in_order(q, first, last, m, jobs, queue, profile, n):
     return n
 
 
-@njit(cache=True, _nrt=False)
-def conservative_verdict(k, q, t, job, write, jobs, queue, sc, running, profile):
-    """Conservative backfilling's verdict on ``job``, behind site k's blocked head, which fits the
-    free processors at time ``t``: ``START`` or ``SKIP``.
+@njit(cache=True, inline="always")
+def take_job(k, q, t, job, mode, code, jobs, sc, running, out):
+    """Start waiting ``job`` of queue row q on site k (whose LRMS is ``code``) at time ``t``."""
+    sc[q, W_PROCS] -= jobs[PROCS, job]
+    if q != k:
+        out[SITE, job] = k
+        out[MOVES, job] = 1 if k != jobs[HOME, job] else 0
+    start_job(k, t, job, mode, code, jobs, sc, running, out)
 
-    The kept jobs ``queue[q, S_RESERVED:write]`` are ahead of it and not on the
-    profile yet. They reserve first, in queue order, but lazily: none starts
-    before a lower bound (``S_RUNNING_BOUND`` for the unjudged ones, from
-    the running jobs alone; ``S_OFF_BOUND`` for judged ones, after the step
-    that was too full for them), so a job that fits the profile and ends by
-    the lowest bound starts without placing them (the common case). A job
-    that cannot start stays off the profile, with its bound. The pass's
-    state is in ``profile[P_STATE]`` (evogrid.sim.profile).
+
+@njit(cache=True, _nrt=False)
+def backfill_on_profile(k, q, code, t, reserved, read, write, tail, free, pending,
+                        jobs, queue, sc, running, out, profile):
+    """Conservative backfilling behind site k's blocked head, from ``queue[q, read]`` (a job that fits
+    the ``free`` processors at time ``t``) to the end of the pass; returns the scan's ``(read, write)``.
+
+    Each job that fits the free processors starts if it fits the profile
+    (built here from the running jobs) now, without delaying any job ahead.
+    The kept jobs ``queue[q, reserved:write]`` are ahead of it and not on
+    the profile yet. They reserve first, in queue order, but lazily: none
+    starts before a lower bound (``running_bound`` for the unjudged ones,
+    from the running jobs alone, for the fewest processors one of them needs,
+    ``pending``; ``off_bound`` for judged ones, after the step that was too
+    full for them), so a job that fits the profile and ends by the lowest
+    bound starts without placing them (the common case). A job that cannot
+    start stays off the profile, with its bound.
 
     A call, not inlined: one compiled copy serves every loop, and the other
-    LRMS's loops do not pay its compile time again.
+    LRMS's loops do not pay its compile time again. Once per pass, not per
+    judged job: a call pushes some 50 words (the arrays' fields) on the
+    stack, and one per judged job (4 million on SDSC-BLUE) made the loop
+    run at 0.7 or 1.1 M jobs/s depending on the process (docs/benchmarks.md).
     """
-    st = profile[P_STATE]
-    n = st[S_N]
-    if n == 0:
-        n = build_profile(k, t, sc, running, jobs, profile)
-    need = jobs[PROCS, job]
-    d = jobs[ESTIMATE, job]
-    short = first_short_step(profile, n, need, d)
-    if short < 0 and st[S_RESERVED] < write:
-        if st[S_PENDING_NEED] != NEVER and st[S_RUNNING_BOUND_NEED] != st[S_PENDING_NEED]:
-            bound, _ = shadow_time(k, st[S_PENDING_NEED], sc, running, jobs)
-            st[S_RUNNING_BOUND] = max(bound, t + 1)
-            st[S_RUNNING_BOUND_NEED] = st[S_PENDING_NEED]
-        lowest = st[S_OFF_BOUND]
-        if st[S_PENDING_NEED] != NEVER:
-            lowest = min(lowest, st[S_RUNNING_BOUND])
-        if t + d > lowest:  # it may overlap them: place them all
-            n = _reserve_in_order(q, st[S_RESERVED], write, sc[k, M_PROCS], jobs, queue, profile, n)
-            st[S_RESERVED] = write
-            st[S_PENDING_NEED] = NEVER
-            st[S_OFF_BOUND] = NEVER
+    m = sc[k, M_PROCS]
+    n = build_profile(k, t, sc, running, jobs, profile)
+    running_bound = NEVER
+    running_bound_need = NEVER
+    off_bound = NEVER
+    while read < tail and free > 0:
+        job = queue[q, read]
+        read += 1
+        need = jobs[PROCS, job]
+        if need <= free:
+            d = jobs[ESTIMATE, job]
             short = first_short_step(profile, n, need, d)
-    verdict = SKIP
-    if short < 0:
-        verdict = START
-        # It holds its processors at least until its end is processed (as
-        # build_profile takes it), even with estimate 0.
-        n = reserve(profile, n, 0, need, max(d, 1))
-    else:
-        st[S_OFF_BOUND] = min(st[S_OFF_BOUND], profile[P_TIME, short + 1])
-    st[S_N] = n
-    return verdict
+            if short < 0 and reserved < write:
+                if pending != NEVER and running_bound_need != pending:
+                    bound, _ = shadow_time(k, pending, sc, running, jobs)
+                    running_bound = max(bound, t + 1)
+                    running_bound_need = pending
+                lowest = off_bound
+                if pending != NEVER:
+                    lowest = min(lowest, running_bound)
+                if t + d > lowest:  # it may overlap them: place them all
+                    n = _reserve_in_order(q, reserved, write, m, jobs, queue, profile, n)
+                    reserved = write
+                    pending = NEVER
+                    off_bound = NEVER
+                    short = first_short_step(profile, n, need, d)
+            if short < 0:
+                # It holds its processors at least until its end is processed (as
+                # build_profile takes it), even with estimate 0.
+                n = reserve(profile, n, 0, need, max(d, 1))
+                take_job(k, q, t, job, MIXED, code, jobs, sc, running, out)  # one copy for every mode
+                free -= need
+                continue
+            off_bound = min(off_bound, profile[P_TIME, short + 1])
+        elif need <= m:
+            pending = min(pending, need)
+        queue[q, write] = job
+        write += 1
+    return read, write
 
 
-def judge_on_profile(mode, k, q, t, job, write, jobs, queue, sc, running, profile):
-    """:func:`conservative_verdict` in a loop compiled for ``mode`` (a literal); compiled for
+def backfill_behind_head(mode, k, q, code, t, reserved, read, write, tail, free, pending,
+                         jobs, queue, sc, running, out, profile):
+    """:func:`backfill_on_profile` in a loop compiled for ``mode`` (a literal); compiled for
     modes that can have an LRMS with a profile only (the overload below)."""
 
 
-@overload(judge_on_profile, prefer_literal=True)
-def _judge_on_profile(mode, k, q, t, job, write, jobs, queue, sc, running, profile):
+@overload(backfill_behind_head, prefer_literal=True)
+def _backfill_behind_head(mode, k, q, code, t, reserved, read, write, tail, free, pending,
+                          jobs, queue, sc, running, out, profile):
     # Decided while numba types the loop: a loop of a mode without a profile
-    # never types conservative_verdict, and so never compiles it (3 s cold).
-    code = getattr(mode, "literal_value", MIXED)
-    if code != MIXED and not lrms.USES_PROFILE[code]:
-        def never(mode, k, q, t, job, write, jobs, queue, sc, running, profile):
-            return SKIP
+    # never types backfill_on_profile, and so never compiles it (3 s cold).
+    lrms_of_mode = getattr(mode, "literal_value", MIXED)
+    if lrms_of_mode != MIXED and not lrms.USES_PROFILE[lrms_of_mode]:
+        def never(mode, k, q, code, t, reserved, read, write, tail, free, pending,
+                  jobs, queue, sc, running, out, profile):
+            return read, write
         return never
 
-    def judge(mode, k, q, t, job, write, jobs, queue, sc, running, profile):
-        return conservative_verdict(k, q, t, job, write, jobs, queue, sc, running, profile)
-    return judge
+    def backfill(mode, k, q, code, t, reserved, read, write, tail, free, pending,
+                 jobs, queue, sc, running, out, profile):
+        return backfill_on_profile(k, q, code, t, reserved, read, write, tail, free, pending,
+                                   jobs, queue, sc, running, out, profile)
+    return backfill
 
 
 @njit(cache=True, inline="always")
@@ -328,9 +347,9 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, profile, m
     queue only backfills. An LRMS with a profile (conservative) instead
     reserves each waiting job on site k's availability profile (scratch
     space ``profile``), in queue order, and starts a later job whose
-    reservation is now; the profile is built, and the waiting jobs before
-    a job reserved, only when a job behind the head fits the free
-    processors. The queue is compacted in place; jobs from a queue other
+    reservation is now: from the first job behind the head that fits the
+    free processors on, :func:`backfill_on_profile` does the rest of the
+    pass. The queue is compacted in place; jobs from a queue other
     than k's own get ``SITE`` k. ``head_started``: the job at the queue's
     head when the scan began has started.
     """
@@ -344,12 +363,15 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, profile, m
     head_need = 0
     write = head  # queue[q, head:write]: jobs kept so far
     read = head
+    # For a profile: the kept jobs queue[q, reserved:write] (from the blocked
+    # head on), and the fewest processors one of them needs.
+    reserved = head
+    pending = np.int64(NEVER)  # typed, not a literal: that would compile backfill_on_profile twice
     free = sc[k, FREE]  # a register copy: stores to the int64 arrays may alias it
     while read < tail and free > 0:
         job = queue[q, read]
         need = jobs[PROCS, job]
         verdict = SKIP
-        judged = False
         if need <= m:
             if not blocked:
                 if need <= free:
@@ -359,12 +381,12 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, profile, m
                         break
                     blocked = True
                     head_need = need
-                    if lrms.USES_PROFILE[code]:
-                        start_profile_pass(profile, write)
+                    reserved = write
             elif need <= free:
                 if lrms.USES_PROFILE[code]:
-                    judged = True
-                    verdict = judge_on_profile(mode, k, q, t, job, write, jobs, queue, sc, running, profile)
+                    read, write = backfill_behind_head(mode, k, q, code, t, reserved, read, write, tail, free,
+                                                       pending, jobs, queue, sc, running, out, profile)
+                    break
                 else:
                     if not shadow_known:
                         # Once per pass, and only when some job could use the free
@@ -376,11 +398,7 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, profile, m
                         break
         read += 1
         if verdict == START:
-            sc[q, W_PROCS] -= need
-            if q != k:
-                out[SITE, job] = k
-                out[MOVES, job] = 1 if k != jobs[HOME, job] else 0
-            start_job(k, t, job, mode, code, jobs, sc, running, out)
+            take_job(k, q, t, job, mode, code, jobs, sc, running, out)
             free -= need
             if write == head:
                 head += 1  # nothing kept yet: the queue just gets shorter at the front
@@ -388,8 +406,8 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, profile, m
         else:
             queue[q, write] = job
             write += 1
-            if lrms.USES_PROFILE[code] and need <= m and not judged:
-                note_unjudged(profile, need)
+            if lrms.USES_PROFILE[code] and need <= m:
+                pending = min(pending, need)
     close_queue(q, head, read, write, tail, queue, sc)
     return extra, head > first
 
@@ -451,11 +469,11 @@ def new_state(jobs, machine_procs, codes, n_queues):
         out[START_TIME, j] = -1
         out[SITE, j] = jobs[HOME, j]
         out[MOVES, j] = 0
-    cap = N_PASS_STATE
+    cap = 1
     for k in range(K):
         if lrms.USES_PROFILE[codes[k]]:
             cap = max(cap, widest + n + 2)  # a breakpoint per running job, per reservation, and the first
-    profile = np.empty((3, cap), dtype=np.int64)
+    profile = np.empty((2, cap), dtype=np.int64)
     return queue, sc, running, out, profile
 
 

@@ -1,6 +1,6 @@
 """A site's availability profile: free processors over future time, as a step function.
 
-The profile lives in a scratch array ``profile`` of shape (3, cap), int64:
+The profile lives in a scratch array ``profile`` of shape (2, cap), int64:
 ``profile[P_TIME, i]`` are strictly increasing breakpoints (seconds) and
 ``profile[P_FREE, i]`` the processors free over ``[P_TIME[i], P_TIME[i+1])``
 (the last step lasts for ever); ``n`` breakpoints are in use. The core
@@ -15,35 +15,9 @@ jobs, so it never has to be kept in step with early ends.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
-P_TIME, P_FREE, P_STATE = 0, 1, 2
-#: Columns of ``profile[P_STATE]``, a conservative pass's state (evogrid.sim.core.conservative_verdict):
-#: breakpoints in use (0: not built yet); kept jobs ``queue[q, S_RESERVED:]`` are off the profile;
-#: the fewest processors an unjudged one of them needs, and the time before which the running jobs
-#: alone do not free them (for that count); the time before which no judged one off the profile starts.
-S_N, S_RESERVED, S_PENDING_NEED, S_RUNNING_BOUND, S_RUNNING_BOUND_NEED, S_OFF_BOUND = range(6)
-N_PASS_STATE = 6
-NEVER = np.iinfo(np.int64).max
-
-
-@njit(cache=True, inline="always")
-def start_profile_pass(profile, first_waiting):
-    """Begin a conservative pass whose blocked head is kept at queue position ``first_waiting``."""
-    st = profile[P_STATE]
-    st[S_N] = 0
-    st[S_RESERVED] = first_waiting
-    st[S_PENDING_NEED] = NEVER
-    st[S_RUNNING_BOUND] = NEVER
-    st[S_RUNNING_BOUND_NEED] = NEVER
-    st[S_OFF_BOUND] = NEVER
-
-
-@njit(cache=True, inline="always")
-def note_unjudged(profile, need):
-    """A job needing ``need`` processors waits, unjudged and off the profile."""
-    profile[P_STATE, S_PENDING_NEED] = min(profile[P_STATE, S_PENDING_NEED], need)
+P_TIME, P_FREE = 0, 1
 
 
 @njit(cache=True, inline="always")
