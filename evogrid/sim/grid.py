@@ -157,21 +157,40 @@ def _accepts(s, job, partner, jobs, sc, policy, work, log):
 
 
 @njit(cache=True, inline="always")
-def _ready_time(l, job, t, jobs, state):
+def _ready_time(l, job, t, jobs, state, work):
     """When site l could start ``job`` by MCT's estimate, in seconds: now if its queue is empty and the
     job fits its free processors, else now plus the estimated work ahead (the running jobs' remaining
-    estimated area and the waiting jobs' estimated area) spread over its m processors."""
-    queue, sc, running, out, _ = state
+    estimated area and the waiting jobs' estimated area) spread over its m processors.
+
+    The waiting jobs' area is what was routed to l and has not ended (``work[8]``, kept by the loop)
+    less the running jobs' estimated area: one pass over l's running jobs, however long its queue.
+    """
+    _, sc, running, out, _ = state
     if sc[l, Q_HEAD] == sc[l, Q_TAIL] and jobs[PROCS, job] <= sc[l, FREE]:
         return float(t)
-    area = 0  # integer processor-seconds: exact in any summation order
+    area = work[8][l]  # integer processor-seconds: exact in any order
     for i in range(sc[l, N_HEAP]):
         r = running[HEAP_JOB, l, i]
-        area += max(0, out[START_TIME, r] + jobs[ESTIMATE, r] - t) * jobs[PROCS, r]
-    for i in range(sc[l, Q_HEAD], sc[l, Q_TAIL]):
-        w = queue[l, i]
-        area += jobs[ESTIMATE, w] * jobs[PROCS, w]
+        area += (max(0, out[START_TIME, r] + jobs[ESTIMATE, r] - t) - jobs[ESTIMATE, r]) * jobs[PROCS, r]
     return t + area / sc[l, M_PROCS]
+
+
+@njit(cache=True, inline="always")
+def _needs_area(setup):
+    """Does the location policy read the sites' estimated work ahead (:func:`_ready_time`)?"""
+    location = setup[LOCATION]
+    return setup[SCHEME] == EXCHANGE and (location == L_MCT or location == L_MIN_MIN
+                                          or location == L_MAX_MIN or location == L_RANK)
+
+
+@njit(cache=True, inline="always")
+def _release_area(t, jobs, sc, running, area):
+    """Take the jobs ending at ``t`` out of their site's routed-and-unfinished estimated area."""
+    for s in range(running.shape[1]):
+        for i in range(sc[s, N_HEAP]):
+            if running[HEAP_END, s, i] == t:
+                job = running[HEAP_JOB, s, i]
+                area[s] -= jobs[ESTIMATE, job] * jobs[PROCS, job]
 
 
 @njit(cache=True, inline="always")
@@ -192,14 +211,14 @@ def _site_key(location, k, l, job, t, jobs, state, policy, work, delegated):
     if location == L_MET:
         return speed[k] / speed[l], 0.0
     if location == L_MCT or location == L_MIN_MIN or location == L_MAX_MIN:
-        return _ready_time(l, job, t, jobs, state) + jobs[ESTIMATE, job] * speed[k] / speed[l], 0.0
+        return _ready_time(l, job, t, jobs, state, work) + jobs[ESTIMATE, job] * speed[k] / speed[l], 0.0
     if location == L_RANK:
         rb_params, rb_meta = policy[3], policy[4]
         x, scratch = work[3], work[4]
         r = policy[2][k, k]
         for h in range(rb_meta[r, META_FEATURES]):
             code = rb_meta[r, META_CODES + h]
-            x[h] = ((_ready_time(l, job, t, jobs, state) - t) / SECONDS_PER_HOUR if code == F_WAIT_HOURS
+            x[h] = ((_ready_time(l, job, t, jobs, state, work) - t) / SECONDS_PER_HOUR if code == F_WAIT_HOURS
                     else ranking_feature(code, k, l, job, jobs, sc, speed))
         return -rulebase_output(rb_params, rb_meta, r, x, scratch), 0.0
     m = sc[l, M_PROCS]
@@ -354,6 +373,8 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
         if speed[target] != speed[k]:  # run time and estimate as at the executing site
             for row in (RUN_TIME, ESTIMATE):
                 jobs[row, job] = _scaled(jobs[row, job], speed[k] / speed[target])
+        if _needs_area(setup):
+            work[8][target] += jobs[ESTIMATE, job] * jobs[PROCS, job]
     # A pool job enters the pool either at once (queued: behind the older
     # pool jobs, so the site's pass over the pool starts it only where its
     # LRMS would) or after failing to start at home (first).
@@ -419,10 +440,11 @@ def _simulate_grid(jobs, machine_procs, codes, policy, log_capacity, cutoff, mod
            np.zeros(1, dtype=np.int64))
     # location order, freed sites, delegated AWRT sums (area x response, area),
     # one decision's features and rule exponents, AWRT bounds, the sites' order
-    # keys, arrival order (Min-Min and Max-Min reorder jobs submitted together)
+    # keys, arrival order (Min-Min and Max-Min reorder jobs submitted together), estimated area
+    # (processor-seconds) routed to each site and not ended
     work = (np.empty(K, dtype=np.int64), np.zeros(K, dtype=np.bool_), np.zeros((2, K, K)),
             np.zeros(max(1, NF)), np.empty(rb_params.shape[1]), np.zeros((2, K)), np.zeros((3, K)),
-            np.arange(jobs.shape[1]))
+            np.arange(jobs.shape[1]), np.zeros(K, dtype=np.int64))
     stopped = _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode)
     m = log[2][0]
     log_ids, log_vals = log[0], log[1]
@@ -475,6 +497,7 @@ def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
     track_awrt = scheme == EXCHANGE and setup[LOCATION] == L_AWRT and K > 2
     batched = scheme == EXCHANGE and (setup[LOCATION] == L_MIN_MIN or setup[LOCATION] == L_MAX_MIN)
     arrivals = work[7]
+    needs_area = _needs_area(setup)
     # Typed constants, not literals: a literal flowing into a call makes
     # numba compile the callee once more for the literal's type.
     never = np.int64(NEVER)
@@ -487,6 +510,8 @@ def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
         if tc <= ta:
             if track_awrt:
                 _record_delegated_ends(tc, jobs, sc, running, delegated)
+            if needs_area:
+                _release_area(tc, jobs, sc, running, work[8])
             # All completions at every site first, then the sites' passes in
             # index order: with a pool or active requests, a pass at one site
             # may take jobs another site could now start.
