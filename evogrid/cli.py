@@ -372,6 +372,8 @@ def pareto(
     mode: Annotated[str, typer.Option(
         help="partition: NSGA-II over job-to-site assignments, the offline bound (docs/pareto.md); "
              "policy: NSGA-II over every site's rulebase, the front of online policies; "
+             "ranking: NSGA-II over every site's TSK ranking rulebase (a grid of brokers, "
+             "docs/grid.md), per-site AWRT and the load imbalance; "
              "reservation: NSGA-II over a reservation admission rule's parameters, reservation "
              "failure rate against batch AWRT, for the scenario's [reservations] table "
              "(docs/reservations.md).")] = "partition",
@@ -387,7 +389,7 @@ def pareto(
     seed_strategies: Annotated[bool, typer.Option(
         help="partition: also start from where AWF, the pool and AA ran the jobs (an evogrid addition).")
     ] = False,
-    n_rules: Annotated[int, typer.Option(help="policy: rules per site.")] = 10,
+    n_rules: Annotated[int, typer.Option(help="policy and ranking: rules per site.")] = 10,
     rulebase: Annotated[list[str] | None, typer.Option(
         help="Also plot the point of these rulebases (FILE or SITE=FILE, as for simulate).")] = None,
     workers: WorkersOption = 1,
@@ -435,11 +437,14 @@ def pareto(
     table.add_column("point")
     for n in names:
         table.add_column(n, justify="right")
-    cell = "{:,.3f}".format if result["mode"] == "reservation" else "{:,.0f}".format
+    def cell(i: int, value: float) -> str:  # AWRT in whole seconds; rates and imbalance as fractions
+        fraction = result["mode"] == "reservation" or "AWRT" not in names[i]
+        return f"{value:,.3f}" if fraction else f"{value:,.0f}"
+
     for label, p in result["reference_points"].items():
-        table.add_row(label, *(cell(v) for v in p))
+        table.add_row(label, *(cell(i, v) for i, v in enumerate(p)))
     for i, p in enumerate(result["front"][:: max(1, len(result["front"]) // 10)]):
-        table.add_row(f"front {i}", *(cell(v) for v in p))
+        table.add_row(f"front {i}", *(cell(j, v) for j, v in enumerate(p)))
     console.print(table)
     console.print(f"wrote {run_dir}/front.json, front.csv, generations.csv, pareto.png")
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from evogrid.errors import EvogridError
 from evogrid.optimize.evaluator import ScenarioRef
-from evogrid.policy.registry import LOCATIONS, features_for
+from evogrid.policy.registry import DEFAULT_FEATURES, LOCATIONS, features_for
 
 
 class _OnScenario:
@@ -135,8 +135,9 @@ class TrainConfig(_OnScenario):
 
 # --- Pareto fronts (docs/pareto.md) ------------------------------------------------------------
 
-#: What a Pareto run's genome is: job-to-site assignments (the offline bound) or every site's rulebase.
-PARETO_MODES = ("partition", "policy")
+#: What a Pareto run's genome is: job-to-site assignments (the offline bound), every site's transfer
+#: rulebase, or every site's ranking rulebase (brokers; objectives: AWRT per site and load imbalance).
+PARETO_MODES = ("partition", "policy", "ranking")
 #: Feasibility limit on every site's AWRT, seconds (Lepping 2011; docs/pareto.md).
 AWRT_LIMIT_SECONDS = 100_000.0
 #: Default early stop of hopeless simulations: at this multiple of the limit.
@@ -162,16 +163,27 @@ class ParetoConfig(_OnScenario):
     p_crossover: float = 0.9
     p_gene: float = 0.1
     shift_sigma: float = 2000.0
-    # policy mode
+    # policy and ranking modes (features: the mode's defaults when empty)
     n_rules: int = 10
-    features: list[str] = field(default_factory=lambda: ["NWP", "NJP"])
+    features: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.mode not in PARETO_MODES:
             raise EvogridError(f"--mode {self.mode}: expected one of {', '.join(PARETO_MODES)} "
                                "or reservation")
+        if not self.features:
+            self.features = list(DEFAULT_FEATURES[self.decision])
+        usable = features_for(self.decision)
+        if unknown := [f for f in self.features if f not in usable]:
+            raise EvogridError(f"feature {','.join(unknown)}: expected {self.decision} features "
+                               f"({', '.join(usable)})")
         if self.pop_size < 2 or self.generations < 1:
             raise EvogridError("--pop-size must be >= 2 and --generations >= 1")
+
+    @property
+    def decision(self) -> str:
+        """What the genome's rulebases decide (evogrid.optimize.fitness.trained_strategy)."""
+        return "ranking" if self.mode == "ranking" else "transfer"
 
     @property
     def label(self) -> str:

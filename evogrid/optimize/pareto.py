@@ -44,14 +44,19 @@ from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import (
     AcceptWhenFit,
     ActiveRequest,
+    Broker,
     CentralPool,
     FuzzyPolicy,
     simulate,
     strategy_label,
 )
+from evogrid.sim.metrics import load_imbalance
 from evogrid.sim.scenario import Scenario
+from evogrid.sim.schedule import simulate_local
 
 GENERATIONS_CSV = rundir.GENERATIONS_CSV
+#: The broker heuristics a ranking front is drawn with.
+REFERENCE_BROKERS = ("least-load", "olb", "mct", "min-min", "max-min")
 
 
 @dataclass
@@ -76,15 +81,33 @@ def feasible_front(algorithm) -> np.ndarray:
 
 
 def local_point(config: ParetoConfig) -> np.ndarray:
-    """Per-site AWRT (s) without exchange, shape (K,): every job at its origin."""
+    """Per-site AWRT (s) without exchange, shape (K,): every job at its origin (ranking mode: and the
+    load imbalance, shape (K + 1,))."""
     jobs = config.ref.jobs()
-    return partition_awrt(jobs, config.ref.scenario().lrms, jobs.origin)
+    awrt = partition_awrt(jobs, config.ref.scenario().lrms, jobs.origin)
+    if config.mode != "ranking":
+        return awrt
+    return np.append(awrt, load_imbalance(simulate_local(jobs, config.ref.scenario().lrms)))
+
+
+def objective_names(config: ParetoConfig, sites: list[str]) -> list[str]:
+    """Column names of the front: ``awrt_<site>`` per site (ranking mode: and ``load_imbalance``)."""
+    return [f"awrt_{n}" for n in sites] + (["load_imbalance"] if config.mode == "ranking" else [])
 
 
 def reference_points(config: ParetoConfig, rulebases: dict[int, Rulebase] | None = None) -> dict[str, list]:
-    """Per-site AWRT of local scheduling and of the exchange strategies on the same sites."""
+    """Per-site AWRT of local scheduling and of the exchange strategies on the same sites (ranking mode:
+    AWF and the broker heuristics, each with its load imbalance)."""
     scenario = config.ref.scenario()
     points = {"local": local_point(config).tolist()}
+    if config.mode == "ranking":
+        brokers: list = [AcceptWhenFit(), *(Broker(h) for h in REFERENCE_BROKERS)]
+        if rulebases:
+            brokers.append(Broker("rank", rulebases))
+        for strategy in brokers:
+            res = simulate(scenario, strategy)
+            points[strategy_label(res.schedule)] = [*res.schedule.awrt(), load_imbalance(res.schedule)]
+        return points
     strategies: list = [AcceptWhenFit(), CentralPool()]
     if set(scenario.lrms) == {"easy"}:
         strategies.append(ActiveRequest())
@@ -113,11 +136,12 @@ def _problem(config: ParetoConfig, evaluator: Evaluator):
     cutoff = config.cutoff_factor * config.limit
     if config.mode == "partition":
         return PartitionProblem(config.ref, evaluator, config.limit, cutoff)
-    return RulebaseProblem(config.ref, evaluator, config.n_rules, config.features, config.limit, cutoff)
+    return RulebaseProblem(config.ref, evaluator, config.n_rules, config.features, config.limit, cutoff,
+                           config.decision)
 
 
 def _algorithm(config: ParetoConfig) -> NSGA2:
-    if config.mode == "policy":
+    if config.mode != "partition":
         return NSGA2(pop_size=config.pop_size, eliminate_duplicates=False)
     jobs = config.ref.jobs()
     seeds = strategy_assignments(config) if config.seed_strategies else None
@@ -169,11 +193,13 @@ class NSGA2Front:
     def row(self, state: ParetoState) -> dict[str, Any]:
         """Front size, hypervolume, best AWRT per site (s) and evaluations so far."""
         F = feasible_front(state.algorithm)
-        K = len(self.reference)
-        best = F.min(axis=0) if len(F) else np.full(K, np.nan)
+        best = F.min(axis=0) if len(F) else np.full(len(self.reference), np.nan)
+        K = self.config.ref.jobs().n_sites
+        columns = {f"best_awrt_{k}": f"{b:.2f}" for k, b in enumerate(best[:K])}
+        if len(best) > K:
+            columns["best_load_imbalance"] = f"{best[K]:.4f}"
         return {"generation": self.generation(state), "front_size": len(F),
-                "hypervolume": f"{self.hypervolume(F):.6g}",
-                **{f"best_awrt_{k}": f"{b:.2f}" for k, b in enumerate(best)},
+                "hypervolume": f"{self.hypervolume(F):.6g}", **columns,
                 "evaluations": state.algorithm.evaluator.n_eval}
 
     def best(self, state: ParetoState) -> tuple[np.ndarray, np.ndarray]:
@@ -185,7 +211,8 @@ class NSGA2Front:
         return F[order], X[order]
 
     def hypervolume(self, F: np.ndarray) -> float:
-        """Hypervolume (s^K) dominated by ``F`` and bounded by the local reference point."""
+        """Hypervolume (s^K; ranking mode: times the imbalance) dominated by ``F`` and bounded by the
+        local reference point."""
         inside = F[np.all(self.reference > F, axis=1)] if len(F) else F
         return float(self.hv(inside)) if len(inside) else 0.0
 
@@ -224,6 +251,8 @@ def write_results(config: ParetoConfig, front: NSGA2Front, state: ParetoState, o
         "mode": config.mode,
         "label": f"NSGA-II {config.mode}" + (" (seeded with AWF/pool/AA)" if config.seed_strategies else ""),
         "sites": names,
+        **({"objectives": [f"AWRT {n} (s)" for n in names] + ["load imbalance"]}
+           if config.mode == "ranking" else {}),
         "generations": config.generations,
         "front": F.tolist(),
         "hypervolume": front.hypervolume(F),
@@ -233,7 +262,7 @@ def write_results(config: ParetoConfig, front: NSGA2Front, state: ParetoState, o
     rundir.write_json(out / "front.json", result)
     with (out / "front.csv").open("w", newline="") as fh:
         writer = csv.writer(fh)
-        writer.writerow([f"awrt_{n}" for n in names])
+        writer.writerow(objective_names(config, names))
         writer.writerows(F.tolist())
     jobs = config.ref.jobs()
     if config.mode == "partition":

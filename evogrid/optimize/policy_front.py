@@ -7,6 +7,10 @@ Bounds: centres in the feature's range, widths in [range/1000, range],
 consequent genes in [-1, 1]. The objectives are the per-site AWRT of one
 grid simulation with every site using its rulebase; the same feasibility
 limit as the partition problem applies.
+
+With ``decision="ranking"`` the rulebases are the ranking rulebases of a
+grid of brokers (:class:`~evogrid.policy.strategies.Broker`), and the load
+imbalance (:func:`~evogrid.sim.metrics.load_imbalance`) is one more objective.
 """
 
 from __future__ import annotations
@@ -18,10 +22,12 @@ from pymoo.core.problem import Problem
 
 from evogrid.optimize.config import AWRT_LIMIT_SECONDS
 from evogrid.optimize.evaluator import Evaluator, ScenarioRef
-from evogrid.optimize.fitness import GridTask, grid_awrt
+from evogrid.optimize.fitness import GridTask, grid_awrt, trained_strategy
 from evogrid.optimize.genome import to_rulebase
 from evogrid.policy.registry import feature_ranges
 from evogrid.policy.rulebase import MIN_WIDTH_FRACTION, Rulebase
+from evogrid.sim.metrics import load_imbalance
+from evogrid.sim.schedule import simulate_grid
 
 
 def genome_bounds(n_sites: int, n_rules: int, features: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -61,12 +67,27 @@ def policy_awrt(ref: ScenarioRef, genome: np.ndarray, n_rules: int, features: Se
     return grid_awrt(GridTask(ref, tuple(enumerate(params)), tuple(features), cutoff=limits))[0]
 
 
-def _evaluate_task(task: tuple[ScenarioRef, np.ndarray, int, tuple[str, ...], float]) -> np.ndarray:
-    return policy_awrt(*task)
+def ranking_objectives(ref: ScenarioRef, genome: np.ndarray, n_rules: int,
+                       features: Sequence[str]) -> np.ndarray:
+    """Per-site AWRT (s) and the load imbalance of the grid of brokers ranking with ``genome``'s
+    rulebases, shape (K + 1,). (No early stop: a cutoff's bounds do not hold with site speeds.)"""
+    jobs = ref.jobs()
+    rulebases = dict(enumerate(decode(genome, jobs.n_sites, n_rules, features)))
+    strategy = trained_strategy(rulebases, "ranking", "awf", "rank")
+    schedule = simulate_grid(jobs, ref.scenario().lrms, strategy.exchange(jobs))
+    return np.append(schedule.awrt(), load_imbalance(schedule))
+
+
+def _evaluate_task(task: tuple[ScenarioRef, np.ndarray, int, tuple[str, ...], float, str]) -> np.ndarray:
+    ref, genome, n_rules, features, cutoff, decision = task
+    if decision == "ranking":
+        return ranking_objectives(ref, genome, n_rules, features)
+    return policy_awrt(ref, genome, n_rules, features, cutoff)
 
 
 class RulebaseProblem(Problem):
-    """K objectives (AWRT per site, s) over all sites' rulebase parameters."""
+    """K objectives (AWRT per site, s) over all sites' rulebase parameters; with ``decision="ranking"``
+    the load imbalance as objective K + 1."""
 
     def __init__(
         self,
@@ -76,8 +97,10 @@ class RulebaseProblem(Problem):
         features: Sequence[str] = ("NWP", "NJP"),
         limit: float = AWRT_LIMIT_SECONDS,
         cutoff: float = 0.0,
+        decision: str = "transfer",
     ):
         self.ref = ref
+        self.decision = decision
         self.evaluator = evaluator
         self.n_rules = n_rules
         self.features = tuple(features)
@@ -85,11 +108,12 @@ class RulebaseProblem(Problem):
         self.cutoff = cutoff
         K = ref.jobs().n_sites
         xl, xu = genome_bounds(K, n_rules, self.features)
-        super().__init__(n_var=len(xl), n_obj=K, n_ieq_constr=1, xl=xl, xu=xu,
+        self.n_sites = K
+        super().__init__(n_var=len(xl), n_obj=K + (decision == "ranking"), n_ieq_constr=1, xl=xl, xu=xu,
                          exclude_from_serialization=["evaluator"])
 
     def _evaluate(self, X, out, *args, **kwargs):
-        tasks = [(self.ref, x, self.n_rules, self.features, self.cutoff) for x in X]
+        tasks = [(self.ref, x, self.n_rules, self.features, self.cutoff, self.decision) for x in X]
         F = np.array(self.evaluator.map(_evaluate_task, tasks))
         out["F"] = F
-        out["G"] = F.max(axis=1, keepdims=True) - self.limit
+        out["G"] = F[:, : self.n_sites].max(axis=1, keepdims=True) - self.limit

@@ -133,6 +133,18 @@ def grid_utilization(schedule: Schedule) -> float:
     return sa / (float(jobs.machine_procs.sum()) * span) if span > 0 else float("nan")
 
 
+def load_imbalance(schedule: Schedule) -> float:
+    """The spread of the sites' utilisation over one span [0, latest end]: max_k U_k - min_k U_k, a
+    fraction (0: every site equally busy). U_k = executed SA at k / (m_k x span)."""
+    jobs = schedule.jobs
+    span = float(np.max(schedule.end))
+    if span <= 0:
+        return 0.0
+    sa = _per_site_sum(schedule.site, schedule.run_time.astype(np.float64) * jobs.procs, jobs.n_sites)
+    util = sa / (jobs.machine_procs * span)
+    return float(util.max() - util.min())
+
+
 def busy_procs_over_time(schedule: Schedule, site: int) -> tuple[np.ndarray, np.ndarray]:
     """Step function of processors in use at ``site``: (times s, busy processors)."""
     mine = schedule.site == site
