@@ -63,7 +63,8 @@ def test_unknown_names_are_one_line_errors():
 
 
 @pytest.mark.parametrize(("table", "fragments"), [
-    ('name = "magic"', ["s.toml: strategy.name: unknown strategy 'magic'", "local, awf, rulebase, broker, pool, aa"]),
+    ('name = "magic"', ["s.toml: strategy.name: unknown strategy 'magic'",
+                        "local, awf, rulebase, broker, pool, aa"]),
     ('location = "near"', ["s.toml: strategy.location: unknown location policy 'near'"]),
     ('others = "rulebase"', ["s.toml: strategy.others", "local, awf"]),
     ('name = "pool"\npool_arrivals = "late"', ["s.toml: strategy.pool_arrivals", "queued, first"]),
