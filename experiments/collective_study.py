@@ -1,7 +1,7 @@
 """Collective against simple requests (Cankar's comparison, docs/reservations.md).
 
 Meltzer's seven SDSC-BLUE sites (``experiments/configs/meltzer7.toml``), RW1 co-reservations from the
-first site's jobs with request seeds 1-5, their parts scaled by f = 1, 4, 8, 16 (capped at the machine
+first site's jobs with request seeds 1-5, their parts scaled by f = 1, 4, ..., 64 (capped at the machine
 size) to make them harder to place, and a window without slack (deadline = earliest start +
 duration: the request must start at its earliest start). Simple: Meltzer's fixed parts placed by
 Algorithm 2 (cpu-count). Collective: the same requests on up to N = 2, 3 or 7 sites, at least half
@@ -36,7 +36,7 @@ from evogrid.workload.reservations import collective, merge_requests, wide_jobs
 ROOT = Path(__file__).parent
 OUT = ROOT / "results" / "reservations"
 SEEDS = (1, 2, 3, 4, 5)
-SCALES = (1, 4, 8, 16)
+SCALES = (1, 4, 8, 16, 32, 64)
 SITE_SIZES = (768, 896)
 TRIPLES = ((14, 28, 42), (56, 70, 84), (98, 112, 126))
 

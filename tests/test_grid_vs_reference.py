@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from invariants import check_schedule
 from reference_sim import Job, Policy, simulate_reference
 
+from evogrid.policy.registry import features_for
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import AcceptWhenFit, FuzzyPolicy
 from evogrid.sim.features import FEATURES
@@ -51,6 +52,25 @@ def rulebases(draw, features=None):
     return Rulebase.from_arrays(centers, widths, consequents, names)
 
 
+def random_exchange(data, transfer, location):
+    """An Exchange with a random rulebase for every partner of a ``rulebase`` site and (location
+    ``rank``) a random ranking rulebase per site on the diagonal; and the reference's rulebases."""
+    K = len(transfer)
+    stack, rulebase_of, ref_rbs = [], np.full((K, K), -1, dtype=np.int64), {}
+    for k in range(K):
+        for partner in range(K):
+            if (partner != k and transfer[k] == "rulebase") or (partner == k and location == "rank"):
+                rb = data.draw(rulebases(features_for("ranking") if partner == k else None))
+                rulebase_of[k, partner] = len(stack)
+                stack.append(rb)
+                rules = list(zip(rb.centers.tolist(), rb.widths.tolist(), rb.consequents.tolist(),
+                                 strict=True))
+                ref_rbs[(k, partner)] = (rb.features, rules)
+    exchange = Exchange("random", transfer=transfer, location=location,
+                        rulebases=TSKStack.stack([rb.arrays() for rb in stack]), rulebase_of=rulebase_of)
+    return exchange, ref_rbs
+
+
 def _reference(sites, jobs: GridJobs, lrms, policy):
     ref_jobs = [
         Job(int(s), int(r), int(p), int(e), int(o))
@@ -75,22 +95,10 @@ def _compare(sites, lrms, exchange, policy):
 def test_exchange_equals_reference(sites, data):
     """Random transfer policies per site (local, AWF, random rulebases), fixed, AWRT, least-load or
     OLB location."""
-    K = len(sites)
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
     transfer = tuple(data.draw(st.sampled_from(["local", "awf", "rulebase"])) for _ in sites)
     location = data.draw(st.sampled_from(["fixed", "awrt", "least-load", "olb"]))
-    stack, rulebase_of, ref_rbs = [], np.full((K, K), -1, dtype=np.int64), {}
-    for k in range(K):
-        for partner in range(K):
-            if transfer[k] == "rulebase" and partner != k:
-                rb = data.draw(rulebases())
-                rulebase_of[k, partner] = len(stack)
-                stack.append(rb)
-                rules = list(zip(rb.centers.tolist(), rb.widths.tolist(), rb.consequents.tolist(),
-                                 strict=True))
-                ref_rbs[(k, partner)] = (rb.features, rules)
-    exchange = Exchange("random", transfer=transfer, location=location,
-                        rulebases=TSKStack.stack([rb.arrays() for rb in stack]), rulebase_of=rulebase_of)
+    exchange, ref_rbs = random_exchange(data, transfer, location)
     schedule = _compare(sites, lrms, exchange, Policy("exchange", transfer, location, ref_rbs))
     assert (schedule.moves == (schedule.site != schedule.jobs.origin)).all()
 

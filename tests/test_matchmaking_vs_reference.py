@@ -6,10 +6,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from invariants import check_schedule
 from reference_sim import Policy
-from test_grid_vs_reference import _reference, arr, grids, rulebases
+from test_grid_vs_reference import _reference, arr, grids, random_exchange
 
 from evogrid.errors import ScenarioError
-from evogrid.policy.registry import features_for
 from evogrid.policy.rulebase import Rulebase
 from evogrid.sim.grid import SCORING_LOCATIONS
 from evogrid.sim.schedule import Exchange, GridJobs, simulate_grid, simulate_local
@@ -45,19 +44,7 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     transfer = tuple(data.draw(st.sampled_from(["local", "awf", "rulebase", "broker"])) for _ in sites)
     locations = SCORING_LOCATIONS if "broker" in transfer else ("fixed", "awrt", *SCORING_LOCATIONS)
     location = data.draw(st.sampled_from(locations))
-    stack, rulebase_of, ref_rbs = [], np.full((K, K), -1, dtype=np.int64), {}
-    for k in range(K):
-        for partner in range(K):
-            if (partner != k and transfer[k] == "rulebase") or (partner == k and location == "rank"):
-                names = features_for("ranking") if partner == k else None
-                rb = data.draw(rulebases(names))
-                rulebase_of[k, partner] = len(stack)
-                stack.append(rb)
-                rules = list(zip(rb.centers.tolist(), rb.widths.tolist(), rb.consequents.tolist(),
-                                 strict=True))
-                ref_rbs[(k, partner)] = (rb.features, rules)
-    exchange = Exchange("random", transfer=transfer, location=location,
-                        rulebases=TSKStack.stack([rb.arrays() for rb in stack]), rulebase_of=rulebase_of)
+    exchange, ref_rbs = random_exchange(data, transfer, location)
     schedule = simulate_grid(jobs, lrms, exchange)
     check_schedule(schedule)
     speed, tags, hard, preferred = (a.tolist() for a in jobs.site_arrays)

@@ -6,7 +6,11 @@ The target case (docs/benchmarks.md) is KTH-5 + SDSC03-5, FCFS, a 10-rule
 rulebase at both sites (<= 10 ms warm, one core). For the profile, the same
 jobs also run through the local-only loop and the grid loop with the local,
 AWF, pool and (EASY) active-request strategies, and grids of 3 and 5 sites
-are timed, the 3-site grid also with the shipped co-evolved rulebases.
+are timed, the 3-site grid also with the shipped co-evolved rulebases. The
+5-site grid also runs with heterogeneous sites (speeds 4:2:1:1:2, site
+attributes and hard and preferred job requirements) under brokers with MCT
+and least load (target: within 2x of the same grid under AWF, per job), when
+this commit has them.
 Times are the best of 7 warm runs; merging the workloads is done once
 outside the timing, as an optimiser does.
 """
@@ -23,6 +27,18 @@ from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import AcceptWhenFit, ActiveRequest, CentralPool, FuzzyPolicy, Local
 from evogrid.sim.schedule import GridJobs, simulate_grid, simulate_local
 from evogrid.workload import load_window
+
+try:  # heterogeneous sites came with issue 14; older commits time the rest
+    from evogrid.policy.strategies import Broker
+    from evogrid.sim.sites import Requirement, Sites
+
+    HETEROGENEOUS = Sites(
+        speed=(4.0, 2.0, 1.0, 1.0, 2.0),
+        attributes=({"arch": "x86", "mem": "high"}, {"arch": "x86"}, {"arch": "arm"}, {"arch": "x86"},
+                    {"arch": "x86", "mem": "high"}),
+        requirements=(Requirement("arch", "x86", 0.3), Requirement("mem", "high", 0.2, "preferred", 1)))
+except ImportError:
+    HETEROGENEOUS = None
 
 GRIDS = {
     2: ("KTH-5", "SDSC03-5"),
@@ -54,6 +70,13 @@ def main() -> None:
                        for k, w in enumerate(windows)}
             time_case("3 sites FCFS, shipped co-evolved rulebases, AWRT location", jobs, "fcfs",
                       FuzzyPolicy(evolved, location="awrt"))
+        if K == 5:
+            time_case("5 sites EASY, AWF", jobs, "easy", AcceptWhenFit())
+            if HETEROGENEOUS is not None:
+                heterogeneous = GridJobs.merge([load_window(w) for w in windows], HETEROGENEOUS)
+                for location in ("least-load", "mct"):
+                    time_case(f"5 sites EASY, speeds and requirements, broker {location}", heterogeneous,
+                              "easy", Broker(location), "<= 2x AWF")
         if K != 2:
             continue
         simulate_local(jobs, "fcfs")
