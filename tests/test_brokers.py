@@ -136,3 +136,14 @@ def test_ranking_front_has_the_imbalance_objective(grid421, tmp_path):
     assert set(result["reference_points"]) >= {"local", "AWF", "broker-mct", "broker-max-min"}
     header = (tmp_path / "front" / "front.csv").read_text().splitlines()[0]
     assert header.endswith(",load_imbalance")
+
+
+def test_cli_trains_one_sites_ranking_by_efs(grid421, tmp_path, capsys):
+    code, out, _ = run(capsys, "train", str(grid421), "--policy", "ranking", "--site", "1", "--lrms", "easy",
+                       "--mu", "2", "--lambda", "4", "--generations", "2", "--rules", "2",
+                       "--backend", "serial", "--workers", "1", "--out", str(tmp_path / "efs"))
+    assert code == 0, out
+    (file,) = (tmp_path / "efs" / "rulebases").glob("*.json")
+    rb = Rulebase.load(file)
+    assert rb.provenance["site"] == "SDSC03-1" and rb.provenance["decision"] == "ranking"
+    assert rb.features == ("LOAD_AFTER", "NWP", "SPEED", "NJP")
