@@ -592,8 +592,9 @@ def coevolve(
         help="A member's fitness: own (its site's AWRT, published) or shared (the pairing's "
              "worst AWRT / local AWRT).")] = "own",
     pick: Annotated[str, typer.Option(
-        help="Result pairing: worst-relative (default: smallest max over sites of AWRT / local AWRT) "
-             "or sum (smallest AWRT sum, the published choice).")] = "worst-relative",
+        help="Result pairing: worst-relative (default: smallest max over sites of AWRT / local AWRT), "
+             "sum (smallest AWRT sum, the published choice) or sum-improving (smallest AWRT sum of "
+             "the pairings that make no site worse than local).")] = "worst-relative",
     archive: Annotated[bool, typer.Option(
         help="Pick the result among the pairings of every generation (default), not only the "
              "last (--no-archive, the published choice).")] = True,

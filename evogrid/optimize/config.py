@@ -36,7 +36,7 @@ KINDS = ("efs", "coevolution", "joint")
 #: (``worst-relative`` over an all-generations archive) is our change, because
 #: only it improved every site on unseen months (docs/results.md).
 FITNESSES = ("own", "shared")
-PICKS = ("sum", "worst-relative")
+PICKS = ("sum", "worst-relative", "sum-improving")
 OPTIMIZERS = ("es", "cma")
 #: What the trained rulebases decide: ``transfer`` (keep or exchange a job, FuzzyPolicy) or
 #: ``ranking`` (score the sites for a job, every site a broker: evogrid.policy.strategies.Broker).
@@ -61,8 +61,9 @@ class TrainConfig(_OnScenario):
         beta: two-point step-size factor; p_flip: consequent flip probability (0: 1/N_r).
         fitness: co-evolution: a member's fitness, ``own`` (its site's AWRT) or
             ``shared`` (the pairing's worst AWRT / local AWRT, for every member).
-        pick: co-evolution: the result pairing, ``sum`` (smallest AWRT sum) or
-            ``worst-relative`` (smallest max_k AWRT_k / local AWRT_k); joint: the fitness.
+        pick: co-evolution: the result pairing, ``sum`` (smallest AWRT sum),
+            ``worst-relative`` (smallest max_k AWRT_k / local AWRT_k) or ``sum-improving`` (smallest
+            AWRT sum of the pairings that make no site worse than local); joint: the fitness.
         archive: co-evolution: pick from every generation's pairings, not only the last.
         seed: seed of the whole run.
         cutoff: stop hopeless offspring simulations early (does not change the result).

@@ -156,8 +156,14 @@ def worst_relative(awrt: np.ndarray, local_awrt: np.ndarray) -> float:
 
 
 def pairing_score(pick: str, awrt: np.ndarray, local_awrt: np.ndarray) -> float:
-    """What ``pick`` minimises over a grid's per-site AWRT (s): their sum, or :func:`worst_relative`."""
-    return float(awrt.sum()) if pick == "sum" else worst_relative(awrt, local_awrt)
+    """What ``pick`` minimises over a grid's per-site AWRT (s): their sum, :func:`worst_relative`, or
+    (``sum-improving``) the sum where no site is worse than local, else ``sum(local) * worst + sum``,
+    which ranks every such grid behind every improving one (each sums to at most ``sum(local)``)."""
+    if pick == "worst-relative":
+        return worst_relative(awrt, local_awrt)
+    if pick == "sum-improving" and (worst := worst_relative(awrt, local_awrt)) > 1.0:
+        return float(local_awrt.sum() * worst + awrt.sum())
+    return float(awrt.sum())
 
 
 def set_fitness(ind: Individual, awrt: float, bounded: bool) -> None:
