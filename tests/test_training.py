@@ -222,3 +222,15 @@ def test_joint_es_optimises_every_site_at_once(tmp_path):
     assert sum(r["policy_awrt"] for r in train) == pytest.approx(best_sum, abs=0.05)
     genome = np.arange(3 * config.n_rules * 5.0).reshape(-1, 5)  # site 2's rules come last
     assert algorithm.split(genome)[2][0, 0] == 2 * config.n_rules * 5
+
+
+def test_sum_improving_prefers_any_grid_that_hurts_nobody():
+    from evogrid.optimize.es import pairing_score
+
+    local = np.array([100.0, 100.0])
+    improving, cheap_but_hurting = np.array([99.0, 99.0]), np.array([10.0, 101.0])
+    worse = np.array([5.0, 150.0])
+    score = {name: pairing_score("sum-improving", a, local)
+             for name, a in (("improving", improving), ("hurting", cheap_but_hurting), ("worse", worse))}
+    assert score["improving"] == 198.0 < score["hurting"] < score["worse"]
+    assert pairing_score("sum", cheap_but_hurting, local) == 111.0 < pairing_score("sum", improving, local)
