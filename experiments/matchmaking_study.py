@@ -144,7 +144,9 @@ def report(seeds: int, picks: list[str]) -> None:
     best_seed = min(range(1, seeds + 1), key=lambda s: out["train"][f"learned ({pick})"][s - 1]["mean_awrt"])
     SHIPPED.mkdir(parents=True, exist_ok=True)
     for file in sorted((run_dir(best_seed, pick) / "rulebases").glob("*.json")):
-        shutil.copy(file, SHIPPED / file.name)
+        # Paths relative to the repository, as `evogrid export` and the other shipped files have them.
+        run = str(run_dir(best_seed, pick).relative_to(ROOT))
+        Rulebase.load(file).with_provenance(trained_on=TRAIN, run=run).save(SHIPPED / file.name)
 
 
 def main() -> None:

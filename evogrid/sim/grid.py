@@ -117,8 +117,8 @@ SCORING_LOCATIONS = ("least-load", "olb", "met", "mct", "min-min", "max-min", "r
 SLOT_FACTOR = 5.0
 POOL_ARRIVAL_CODES: dict[str, int] = {"first": A_FIRST, "queued": A_QUEUED}
 #: Fields of the ``setup`` array of a grid run.
-SCHEME, POOL_ARRIVALS, LOCATION, SEED = 0, 1, 2, 3
-N_SETUP_FIELDS = 4
+SCHEME, POOL_ARRIVALS, LOCATION, SEED, MATCHING = 0, 1, 2, 3, 4
+N_SETUP_FIELDS = 5
 
 
 @njit(cache=True, inline="always")
@@ -246,8 +246,9 @@ def _location_order(k, job, with_home, t, jobs, state, policy, work):
     if with_home:
         order[0] = k
         n = 1
+    matching = policy[0][MATCHING] != 0
     for l in range(K):
-        if l != k and sc[l, M_PROCS] >= need and (tags[l] & hard[job]) == hard[job]:
+        if l != k and sc[l, M_PROCS] >= need and (not matching or (tags[l] & hard[job]) == hard[job]):
             order[n] = l
             n += 1
     if location == L_RANDOM:
@@ -255,11 +256,11 @@ def _location_order(k, job, with_home, t, jobs, state, policy, work):
             j = np.random.randint(0, i + 1)
             order[i], order[j] = order[j], order[i]
         return n
-    if location == L_FIXED and preferred[job] == 0:
+    if location == L_FIXED and (not matching or preferred[job] == 0):
         return n
     for i in range(n):
         l = order[i]
-        keys[0, l] = -_popcount(tags[l] & preferred[job])
+        keys[0, l] = -_popcount(tags[l] & preferred[job]) if matching else 0
         keys[1, l], keys[2, l] = (0.0, 0.0) if location == L_FIXED else _site_key(
             location, k, l, job, t, jobs, state, policy, work, delegated)
     for i in range(1, n):  # a stable insertion sort: ties keep index order
@@ -370,7 +371,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
                         target = order[o]
                     break
         speed = policy[5][0]
-        if speed[target] != speed[k]:  # run time and estimate as at the executing site
+        if setup[MATCHING] != 0 and speed[target] != speed[k]:  # run time, estimate as at the executing site
             for row in (RUN_TIME, ESTIMATE):
                 jobs[row, job] = _scaled(jobs[row, job], speed[k] / speed[target])
         if _needs_area(setup):
@@ -407,7 +408,8 @@ def _simulate_grid(jobs, machine_procs, codes, policy, log_capacity, cutoff, mod
         policy: ``(setup, transfer, rulebase_of, rb_params, rb_meta, sites)``:
             ``setup`` int64, shape (N_SETUP_FIELDS,): the scheme (EXCHANGE,
             POOL or ACTIVE), the pool arrival rule (A_FIRST or A_QUEUED), the
-            location policy code and its seed (L_RANDOM); ``transfer`` int64,
+            location policy code, its seed (L_RANDOM) and MATCHING (1 if the
+            sites' speeds differ or jobs have requirements: 0 skips that work); ``transfer`` int64,
             shape (K,): transfer policy code per site (EXCHANGE);
             ``rulebase_of`` int64, shape (K, K): the rulebase index site k
             uses with partner l (T_RULEBASE sites only); ``rb_params``,
@@ -529,7 +531,7 @@ def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
             return True
         if batched and i + 1 < n and jobs[SUBMIT, i + 1] == ta:
             _next_in_batch(i, ta, jobs, state, policy, work)
-        _arrive(arrivals[i], ta, jobs, codes, state, policy, work, log, mode)
+        _arrive(arrivals[i] if batched else i, ta, jobs, codes, state, policy, work, log, mode)
         i += 1
 
 

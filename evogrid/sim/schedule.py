@@ -273,6 +273,7 @@ class Exchange:
         setup[grid.POOL_ARRIVALS] = grid.POOL_ARRIVAL_CODES[self.pool_arrivals]
         setup[grid.LOCATION] = grid.LOCATION_CODES[self.location]
         setup[grid.SEED] = int(self.seed)
+        setup[grid.MATCHING] = int(not jobs.sites.is_default)
         transfer_codes = np.array([grid.TRANSFER_CODES[t] for t in transfer], dtype=np.int64)
         return (setup, transfer_codes, rulebase_of, self.rulebases.params, self.rulebases.meta,
                 jobs.site_arrays)
