@@ -185,12 +185,25 @@ def _needs_area(setup):
 
 @njit(cache=True, inline="always")
 def _release_area(t, jobs, sc, running, area):
-    """Take the jobs ending at ``t`` out of their site's routed-and-unfinished estimated area."""
+    """Take the jobs ending at ``t`` (the next completion) out of their site's routed-and-unfinished
+    estimated area.
+
+    They are the heap entries equal to t, a subtree at the root (no entry is smaller), so the scan
+    goes level by level and stops at the first level without one.
+    """
     for s in range(running.shape[1]):
-        for i in range(sc[s, N_HEAP]):
-            if running[HEAP_END, s, i] == t:
-                job = running[HEAP_JOB, s, i]
-                area[s] -= jobs[ESTIMATE, job] * jobs[PROCS, job]
+        n = sc[s, N_HEAP]
+        first = 0
+        while first < n:
+            found = False
+            for i in range(first, min(2 * first + 1, n)):
+                if running[HEAP_END, s, i] == t:
+                    found = True
+                    job = running[HEAP_JOB, s, i]
+                    area[s] -= jobs[ESTIMATE, job] * jobs[PROCS, job]
+            if not found:
+                break
+            first = 2 * first + 1
 
 
 @njit(cache=True, inline="always")
