@@ -17,7 +17,8 @@ local scheduling, AWF, the broker heuristics (MET, OLB, least load after
 assignment, MCT, Min-Min, Max-Min) and each seed's learned rankings on the
 training and the test months; it writes per-site AWRT, their mean, and
 Beichter's efficiency (mean run time / mean response time) and throughput
-(jobs per hour of the makespan) to ``experiments/results/matchmaking/`` and
+(jobs per hour of the makespan) to ``experiments/results/matchmaking/``, draws
+the test months' per-site AWRT to ``docs/img/brokers_421.png``, and
 copies the rulebases of the last pick's seed with the best training mean
 AWRT to ``trained_rulebases/ranking/speeds421/``.
 """
@@ -34,6 +35,7 @@ import numpy as np
 
 from evogrid.optimize import Evaluator, TrainConfig, run_training
 from evogrid.optimize.config import PICKS
+from evogrid.plots import site_awrt_plot
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import AcceptWhenFit, Broker, Local, Strategy, simulate
 from evogrid.sim.scenario import Scenario
@@ -44,6 +46,7 @@ TEST = "experiments/configs/speeds421_test.toml"
 RUNS = ROOT / "runs" / "experiments" / "ranking"
 RESULTS = ROOT / "experiments" / "results" / "matchmaking"
 SHIPPED = ROOT / "trained_rulebases" / "ranking" / "speeds421"
+IMAGE = ROOT / "docs" / "img" / "brokers_421.png"
 HEURISTICS = ("met", "olb", "least-load", "mct", "min-min", "max-min")
 SECONDS_PER_HOUR = 3600.0
 #: The rankings' inputs: MCT's two terms (estimated wait, estimate at the site's speed), speed, load.
@@ -139,6 +142,15 @@ def report(seeds: int, picks: list[str]) -> None:
                          f"worse than local: {worse} of {len(runs)}.")
         lines += ["", *notes, ""]
     (RESULTS / "matchmaking_results.md").write_text("\n".join(lines))
+    test = out["test"]
+    no_spread = [0.0] * len(out["sites"])
+    bars = {name: (test[name]["awrt"], no_spread) for name in strategies if name != "broker met"}
+    for pick in picks:
+        runs = test[f"learned ({pick})"]
+        per_site = np.array([r["awrt"] for r in runs])
+        bars[f"learned ({pick})"] = (per_site.mean(axis=0).tolist(), per_site.std(axis=0, ddof=1).tolist())
+    site_awrt_plot(IMAGE, out["sites"], bars, "unseen months, speeds 4:2:1, EASY (MET off the scale); "
+                                              f"learned: mean and sd over {seeds} seeds")
     print("\n".join(lines))
     pick = picks[-1]
     best_seed = min(range(1, seeds + 1), key=lambda s: out["train"][f"learned ({pick})"][s - 1]["mean_awrt"])

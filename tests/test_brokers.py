@@ -147,3 +147,11 @@ def test_cli_trains_one_sites_ranking_by_efs(grid421, tmp_path, capsys):
     rb = Rulebase.load(file)
     assert rb.provenance["site"] == "SDSC03-1" and rb.provenance["decision"] == "ranking"
     assert rb.features == ("LOAD_AFTER", "NWP", "SPEED", "NJP")
+
+
+def test_site_awrt_plot_draws_grouped_bars(tmp_path):
+    from evogrid.plots import site_awrt_plot
+
+    path = site_awrt_plot(tmp_path / "bars.png", ["a", "b"], {"local": ([3.0, 2.0], [0.0, 0.0]),
+                                                             "learned": ([1.0, 1.5], [0.2, 0.1])}, "t")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
