@@ -20,7 +20,6 @@ from evogrid import __version__
 from evogrid.errors import EvogridError, ScenarioError
 from evogrid.pipeline import DEMO_GENERATIONS
 from evogrid.policy.registry import (
-    DEFAULT_FEATURES,
     LOCATIONS,
     POOL_ARRIVALS,
     STRATEGIES,
@@ -577,7 +576,7 @@ def train(
         return
     _train(dict(scenario=scenario, kind="efs", site=site, others=others, optimizer=optimizer,
                 lrms=lrms or "fcfs", generations=generations or 150, mu=mu or 13, lambda_=lambda_ or 91,
-                n_rules=rules, test=test, seed=seed, features=feature or DEFAULT_FEATURES[policy],
+                n_rules=rules, test=test, seed=seed, features=feature or [],
                 decision=policy),
            out, resume, workers, backend, scheduler)
 
@@ -627,7 +626,7 @@ def coevolve(
     _train(dict(scenario=scenario, kind="joint" if joint else "coevolution", lrms=lrms, location=location,
                 fitness=fitness, pick=pick, archive=archive,
                 generations=generations, mu=mu, lambda_=lambda_, n_rules=rules, test=test, seed=seed,
-                features=feature or DEFAULT_FEATURES.get(policy, []), decision=policy),
+                features=feature or [], decision=policy),
            out, resume, workers, backend, scheduler)
 
 

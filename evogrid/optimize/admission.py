@@ -46,7 +46,7 @@ import numpy as np
 
 from evogrid.errors import EvogridError
 from evogrid.optimize import rundir
-from evogrid.optimize.config import _OnScenario
+from evogrid.optimize.config import _EvolutionSettings, _OnScenario
 from evogrid.optimize.es import EFS, EvolutionState, _statistics, set_fitness
 from evogrid.optimize.evaluator import Evaluator, ScenarioRef
 from evogrid.optimize.genome import Individual, to_rulebase
@@ -66,7 +66,7 @@ MIN_REFERENCE_FAILURE = 0.01
 
 
 @dataclass
-class AdmissionConfig(_OnScenario):
+class AdmissionConfig(_OnScenario, _EvolutionSettings):
     """Everything that determines an admission-rulebase run (written as config.toml).
 
     Attributes:
@@ -103,16 +103,11 @@ class AdmissionConfig(_OnScenario):
         check_features(self.features, "admission", "--feature")
         if not self.features:
             raise EvogridError("--feature: an admission rulebase needs at least one feature")
-        if self.mu < 1 or self.lambda_ < 1 or self.generations < 1 or self.n_rules < 1:
-            raise EvogridError("--mu, --lambda, --generations and --rules must be >= 1")
+        self.check_sizes()
         if self.failure not in FAILURES:
             raise EvogridError(f"--failure {self.failure}: expected one of {', '.join(FAILURES)}")
         if self.augment < 0:
             raise EvogridError("augment must not be negative")
-
-    @property
-    def flip_probability(self) -> float:
-        return self.p_flip if self.p_flip > 0 else 1.0 / self.n_rules
 
     @property
     def label(self) -> str:

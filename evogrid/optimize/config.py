@@ -16,6 +16,24 @@ from evogrid.optimize.evaluator import ScenarioRef
 from evogrid.policy.registry import DEFAULT_FEATURES, LOCATIONS, features_for
 
 
+class _EvolutionSettings:
+    """What every (mu + lambda)-ES run shares: population sizes, length, rules, the flip rate."""
+
+    mu: int
+    lambda_: int
+    generations: int
+    n_rules: int
+    p_flip: float
+
+    def check_sizes(self) -> None:
+        if self.mu < 1 or self.lambda_ < 1 or self.generations < 1 or self.n_rules < 1:
+            raise EvogridError("--mu, --lambda, --generations and --rules must be >= 1")
+
+    @property
+    def flip_probability(self) -> float:
+        return self.p_flip if self.p_flip > 0 else 1.0 / self.n_rules
+
+
 class _OnScenario:
     """A run's scenario by reference (what its workers load)."""
 
@@ -44,7 +62,7 @@ DECISIONS = ("transfer", "ranking")
 
 
 @dataclass
-class TrainConfig(_OnScenario):
+class TrainConfig(_OnScenario, _EvolutionSettings):
     """Everything that determines a training run (written as config.toml).
 
     Attributes:
@@ -57,7 +75,7 @@ class TrainConfig(_OnScenario):
         location: location policy of every site (with two sites all give the same order).
         optimizer: ``es`` ((mu + lambda)-ES) or ``cma`` (CMA-ES, EFS only).
         mu, lambda_, generations: population sizes and length.
-        n_rules, features: rulebase shape.
+        n_rules, features: rulebase shape (features: the decision's defaults when empty).
         beta: two-point step-size factor; p_flip: consequent flip probability (0: 1/N_r).
         fitness: co-evolution: a member's fitness, ``own`` (its site's AWRT) or
             ``shared`` (the pairing's worst AWRT / local AWRT, for every member).
@@ -83,7 +101,7 @@ class TrainConfig(_OnScenario):
     lambda_: int = 91
     generations: int = 150
     n_rules: int = 10
-    features: list[str] = field(default_factory=lambda: ["NWP", "NJP"])
+    features: list[str] = field(default_factory=list)
     beta: float = 0.6
     p_flip: float = 0.0
     fitness: str = "own"
@@ -111,17 +129,13 @@ class TrainConfig(_OnScenario):
             raise EvogridError(f"--pick {self.pick}: expected one of {', '.join(PICKS)}")
         if self.others not in ("awf", "local"):
             raise EvogridError(f"--others {self.others}: expected awf or local")
+        if not self.features:
+            self.features = list(DEFAULT_FEATURES[self.decision])
         usable = features_for(self.decision)
-        unknown = [f for f in self.features if f not in usable]
-        if unknown or not self.features:
+        if unknown := [f for f in self.features if f not in usable]:
             raise EvogridError(f"--feature {','.join(unknown)}: expected {self.decision} features "
                                f"({', '.join(usable)})")
-        if self.mu < 1 or self.lambda_ < 1 or self.generations < 1 or self.n_rules < 1:
-            raise EvogridError("--mu, --lambda, --generations and --rules must be >= 1")
-
-    @property
-    def flip_probability(self) -> float:
-        return self.p_flip if self.p_flip > 0 else 1.0 / self.n_rules
+        self.check_sizes()
 
     @property
     def optimizer_label(self) -> str:

@@ -16,7 +16,7 @@ from evogrid.optimize.evaluator import ScenarioRef
 from evogrid.optimize.genome import to_rulebase
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import Broker, FuzzyPolicy
-from evogrid.sim.schedule import simulate_grid
+from evogrid.sim.schedule import Schedule, simulate_grid
 
 
 @dataclass(frozen=True)
@@ -49,12 +49,17 @@ def trained_strategy(rulebases: dict[int, Rulebase], decision: str, others: str,
     return FuzzyPolicy(rulebases, others=others, location=location)
 
 
-def grid_awrt(task: GridTask) -> tuple[np.ndarray, bool]:
-    """Per-site AWRT (s), shape (K,), and whether the run stopped at its cutoff
-    (then the values are lower bounds)."""
+def task_schedule(task: GridTask) -> Schedule:
+    """The grid simulation of ``task``: its rulebases at their sites, the fixed policy elsewhere."""
     jobs = task.ref.jobs()
     policy = trained_strategy({k: to_rulebase(p, task.features) for k, p in task.rulebases},
                               task.decision, task.others, task.location)
-    schedule = simulate_grid(jobs, task.ref.scenario().lrms, policy.exchange(jobs),
-                             awrt_cutoff=task.cutoff or 0.0)
+    return simulate_grid(jobs, task.ref.scenario().lrms, policy.exchange(jobs),
+                         awrt_cutoff=task.cutoff or 0.0)
+
+
+def grid_awrt(task: GridTask) -> tuple[np.ndarray, bool]:
+    """Per-site AWRT (s), shape (K,), and whether the run stopped at its cutoff
+    (then the values are lower bounds)."""
+    schedule = task_schedule(task)
     return schedule.awrt(), schedule.stopped_bounds is not None

@@ -84,10 +84,10 @@ def local_point(config: ParetoConfig) -> np.ndarray:
     """Per-site AWRT (s) without exchange, shape (K,): every job at its origin (ranking mode: and the
     load imbalance, shape (K + 1,))."""
     jobs = config.ref.jobs()
-    awrt = partition_awrt(jobs, config.ref.scenario().lrms, jobs.origin)
     if config.mode != "ranking":
-        return awrt
-    return np.append(awrt, load_imbalance(simulate_local(jobs, config.ref.scenario().lrms)))
+        return partition_awrt(jobs, config.ref.scenario().lrms, jobs.origin)
+    local = simulate_local(jobs, config.ref.scenario().lrms)
+    return np.append(local.awrt(), load_imbalance(local))
 
 
 def objective_names(config: ParetoConfig, sites: list[str]) -> list[str]:

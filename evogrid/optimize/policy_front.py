@@ -22,12 +22,11 @@ from pymoo.core.problem import Problem
 
 from evogrid.optimize.config import AWRT_LIMIT_SECONDS
 from evogrid.optimize.evaluator import Evaluator, ScenarioRef
-from evogrid.optimize.fitness import GridTask, grid_awrt, trained_strategy
+from evogrid.optimize.fitness import GridTask, grid_awrt, task_schedule
 from evogrid.optimize.genome import to_rulebase
 from evogrid.policy.registry import feature_ranges
 from evogrid.policy.rulebase import MIN_WIDTH_FRACTION, Rulebase
 from evogrid.sim.metrics import load_imbalance
-from evogrid.sim.schedule import simulate_grid
 
 
 def genome_bounds(n_sites: int, n_rules: int, features: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -71,10 +70,8 @@ def ranking_objectives(ref: ScenarioRef, genome: np.ndarray, n_rules: int,
                        features: Sequence[str]) -> np.ndarray:
     """Per-site AWRT (s) and the load imbalance of the grid of brokers ranking with ``genome``'s
     rulebases, shape (K + 1,). (No early stop: a cutoff's bounds do not hold with site speeds.)"""
-    jobs = ref.jobs()
-    rulebases = dict(enumerate(decode(genome, jobs.n_sites, n_rules, features)))
-    strategy = trained_strategy(rulebases, "ranking", "awf", "rank")
-    schedule = simulate_grid(jobs, ref.scenario().lrms, strategy.exchange(jobs))
+    params = site_params(genome, ref.jobs().n_sites, n_rules, features)
+    schedule = task_schedule(GridTask(ref, tuple(enumerate(params)), tuple(features), decision="ranking"))
     return np.append(schedule.awrt(), load_imbalance(schedule))
 
 

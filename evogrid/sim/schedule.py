@@ -311,7 +311,7 @@ def simulate_grid(
     cutoff = np.broadcast_to(np.asarray(awrt_cutoff, dtype=np.float64), (jobs.n_sites,)).copy()
     policy = exchange.arrays(jobs)
     packed = jobs.packed
-    if len(set(jobs.sites.speed)) > 1:
+    if jobs.sites.speeds_differ:
         # The loop rescales moved jobs in place; and a job not yet routed may
         # still run faster elsewhere, so the AWRT bounds would not be bounds.
         packed = packed.copy()

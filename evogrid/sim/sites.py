@@ -70,9 +70,14 @@ class Sites:
                                     f"{', '.join(held) or 'none'})")
 
     @property
+    def speeds_differ(self) -> bool:
+        """Do some sites run faster than others (so moved jobs change their run times)?"""
+        return len(set(self.speed)) > 1
+
+    @property
     def is_default(self) -> bool:
         """Equal speeds and no requirements: the grid of earlier results, bit for bit."""
-        return len(set(self.speed)) <= 1 and not self.requirements
+        return not self.speeds_differ and not self.requirements
 
     def tags(self) -> list[str]:
         """Every ``key=value`` some site holds, in order of first appearance (bit i is tags()[i])."""
