@@ -206,33 +206,13 @@ def _release_area(t, jobs, sc, running, area):
             first = 2 * first + 1
 
 
-@njit(cache=True, _nrt=False)
-def _informed_key(location, k, l, job, t, jobs, state, policy, work):
-    """(MCT, Min-Min, Max-Min) ``job``'s estimated completion at site l: :func:`_ready_time` plus its
-    estimate at l's speed; (rank) minus k's ranking rulebase's output for l.
-
-    A call, not inlined: the other policies' loops stay small (inlined, this
-    code made the default grids 5-10 % slower).
-    """
-    speed = policy[5][0]
-    if location != L_RANK:
-        return _ready_time(l, job, t, jobs, state, work) + jobs[ESTIMATE, job] * speed[k] / speed[l]
-    rb_params, rb_meta = policy[3], policy[4]
-    x, scratch = work[3], work[4]
-    r = policy[2][k, k]
-    for h in range(rb_meta[r, META_FEATURES]):
-        code = rb_meta[r, META_CODES + h]
-        x[h] = ((_ready_time(l, job, t, jobs, state, work) - t) / SECONDS_PER_HOUR if code == F_WAIT_HOURS
-                else ranking_feature(code, k, l, job, jobs, state[1], speed))
-    return -rulebase_output(rb_params, rb_meta, r, x, scratch)
-
-
 @njit(cache=True, inline="always")
 def _site_key(location, k, l, job, t, jobs, state, policy, work, delegated):
     """``(key, tie)`` by which k orders site l for ``job``, ascending: the AWRT of the jobs k
     delegated to l (-1 while none has completed); l's load after taking the job, with its waiting
     jobs as the tie-break; (OLB) l's free processors, most first; (MET) the job's run time at l;
-    (MCT, Min-Min, Max-Min, rank) :func:`_informed_key`."""
+    (MCT, Min-Min, Max-Min) its estimated completion there: :func:`_ready_time` plus its estimate
+    at l's speed; (rank) minus k's ranking rulebase's output for l."""
     sc = state[1]
     speed = policy[5][0]
     if location == L_AWRT:
@@ -243,8 +223,17 @@ def _site_key(location, k, l, job, t, jobs, state, policy, work, delegated):
         return float(-sc[l, FREE]), float(waiting)
     if location == L_MET:
         return speed[k] / speed[l], 0.0
-    if location == L_MCT or location == L_MIN_MIN or location == L_MAX_MIN or location == L_RANK:
-        return _informed_key(location, k, l, job, t, jobs, state, policy, work), 0.0
+    if location == L_MCT or location == L_MIN_MIN or location == L_MAX_MIN:
+        return _ready_time(l, job, t, jobs, state, work) + jobs[ESTIMATE, job] * speed[k] / speed[l], 0.0
+    if location == L_RANK:
+        rb_params, rb_meta = policy[3], policy[4]
+        x, scratch = work[3], work[4]
+        r = policy[2][k, k]
+        for h in range(rb_meta[r, META_FEATURES]):
+            code = rb_meta[r, META_CODES + h]
+            x[h] = ((_ready_time(l, job, t, jobs, state, work) - t) / SECONDS_PER_HOUR if code == F_WAIT_HOURS
+                    else ranking_feature(code, k, l, job, jobs, sc, speed))
+        return -rulebase_output(rb_params, rb_meta, r, x, scratch), 0.0
     m = sc[l, M_PROCS]
     return 1.0 - (sc[l, FREE] - jobs[PROCS, job]) / m, (waiting + 1) / (m * SLOT_FACTOR)
 
