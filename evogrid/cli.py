@@ -1,14 +1,23 @@
 """The ``evogrid`` command line.
 
-User mistakes (bad files, unknown names, empty windows) end with one line on
-stderr, ``evogrid: error: ...``, and exit code 2; never a traceback.
+User mistakes (bad files, unknown names, empty windows, options out of their
+range, unwritable paths) end with one line on stderr, ``evogrid: error: ...``,
+and exit code 2; never a traceback (``EVOGRID_DEBUG=1`` shows one for every
+error). Every numeric option declares its range: 0 is a value, never "the
+default". SIGINT and SIGTERM stop a run's workers and say how to continue it
+(docs/cli.md).
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import json
+import os
+import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -35,6 +44,16 @@ if TYPE_CHECKING:
 # numpy, numba, pydantic and the optimisers load inside the commands that need them:
 # ``evogrid --help`` and the light commands stay fast.
 
+# Typer may bring its own copy of click (typer._click) or use the click package: its errors and
+# parameter sources come from whichever it uses.
+_click_errors = importlib.import_module(typer.BadParameter.__module__)
+_click_core = importlib.import_module(typer.BadParameter.__module__.rpartition(".")[0] + ".core")
+
+# Typer may bring its own copy of click (typer._click) or use the click package: its errors and
+# parameter sources come from whichever it uses.
+_click_errors = importlib.import_module(typer.BadParameter.__module__)
+_click_core = importlib.import_module(typer.BadParameter.__module__.rpartition(".")[0] + ".core")
+
 app = typer.Typer(
     help="evogrid: simulate federated compute sites on SWF logs and learn job-exchange policies.",
     no_args_is_help=True,
@@ -44,17 +63,29 @@ app = typer.Typer(
 )
 traces_app = typer.Typer(help="Bundled workload logs: list them, show their facts.", no_args_is_help=True)
 app.add_typer(traces_app, name="traces")
-# Pipes and CI logs get a wide console: rich would cut tables at 80 columns.
-console = Console() if sys.stdout.isatty() else Console(width=140)
+# Pipes and CI logs get a console as wide as any table (rich would otherwise cut tables at 80
+# columns and shorten their headers); a terminal keeps its width, and headers fold, never shorten.
+console = Console() if sys.stdout.isatty() else Console(width=100_000)
 
 LRMS_HELP = (
     "Local scheduler at every site: fcfs, easy (EASY backfilling), list (first fit) or conservative "
     "(conservative backfilling: every waiting job holds a reservation)."
 )
 
+
+
+def _nonzero_workers(value: int) -> int:
+    if value == 0:
+        raise typer.BadParameter("0 workers: give a count >= 1, or a negative count as in joblib "
+                                 "(-1: all cores, -2: all but one)")
+    return value
+
+
 # Options shared by the optimisation commands (train, coevolve, pareto).
-SeedOption = Annotated[int, typer.Option(help="Seed of the whole run.")]
-WorkersOption = Annotated[int, typer.Option(help="Parallel workers (-1: all cores).")]
+SeedOption = Annotated[int, typer.Option(min=0, help="Seed of the whole run (>= 0).")]
+WorkersOption = Annotated[int, typer.Option(
+    callback=_nonzero_workers,
+    help="Parallel workers: a count >= 1, or negative as in joblib (-1: all cores, -2: all but one).")]
 BackendOption = Annotated[str, typer.Option(help="serial, loky (processes) or dask (a cluster).")]
 SchedulerOption = Annotated[str | None, typer.Option(
     help="dask scheduler address (tcp://host:8786); default: a LocalCluster on 127.0.0.1.")]
@@ -63,13 +94,18 @@ ScenarioArgument = Annotated[str | None, typer.Argument(
     help="Inline scenario (KTH-5+SDSC03-5) or a .toml file; omit with --resume.")]
 
 
-@app.callback()
-def _root(
-    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
-) -> None:
-    if version:
+def _print_version(value: bool) -> None:
+    if value:
         typer.echo(f"evogrid {__version__}")
         raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", is_eager=True, callback=_print_version, help="Print the version and exit.")] = False,
+) -> None:
+    """evogrid: simulate federated compute sites on SWF logs and learn job-exchange policies."""
 
 
 @traces_app.command("list")
@@ -90,7 +126,8 @@ def traces_list() -> None:
 @traces_app.command("info")
 def traces_info(
     name: Annotated[str, typer.Argument(help="Short name (KTH, SDSC03, ...) or path to an SWF file.")],
-    procs: Annotated[int | None, typer.Option(help="Machine size if the header lacks MaxProcs.")] = None,
+    procs: Annotated[int | None, typer.Option(
+        min=1, help="Machine size (processors) if the header lacks MaxProcs.")] = None,
     lenient: Annotated[bool, typer.Option(help="Skip and count malformed lines.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
@@ -121,8 +158,17 @@ def traces_info(
         return
     table = Table(title=f"{name}: {path.name}", show_header=False)
     for key, value in info.items():
-        table.add_row(key, str(value))
+        table.add_row(key, _plain(value))
     console.print(table)
+
+
+def _plain(value: Any) -> str:
+    """A value as people read it: counts by name, "-" for what the log does not say."""
+    if value is None or value == "":
+        return "-"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v:,}" for k, v in value.items()) or "none"
+    return f"{value:,}" if isinstance(value, int) else str(value)
 
 
 def _metrics_table(title: str, rows: list[dict]) -> Table:
@@ -180,12 +226,13 @@ def simulate_cmd(
     location: Annotated[str | None, typer.Option(
         help=f"Order in which partners are asked (default {LOCATIONS.default.name}): {LOCATIONS.help()}.")
     ] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed of the random location policy (default 0).")] = None,
+    seed: Annotated[int | None, typer.Option(
+        min=0, help="Seed of the random location policy (default 0).")] = None,
     pool_arrivals: Annotated[str | None, typer.Option(
         help=f"With --strategy pool, how a new job meets the pool (default {POOL_ARRIVALS.default.name}): "
              f"{POOL_ARRIVALS.help()}.")] = None,
     lrms: Annotated[str | None, typer.Option(help=LRMS_HELP)] = None,
-    procs: Annotated[int | None, typer.Option(help="Override every site's machine size.")] = None,
+    procs: Annotated[int | None, typer.Option(min=1, help="Override every site's machine size.")] = None,
     lenient: Annotated[bool, typer.Option(help="Skip and count malformed SWF lines.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
     out: Annotated[Path | None, typer.Option(help="Also write the JSON result to this file.")] = None,
@@ -196,6 +243,7 @@ def simulate_cmd(
     from evogrid.sim.scenario import Scenario
 
     loaded = Scenario.from_spec(scenario, lrms=lrms, procs=procs, lenient=lenient)  # `scenario`: the spec
+    loaded.refuse_reservations("evogrid simulate")
     # Command-line options override the scenario file's [strategy] table.
     base = strategy_config(loaded)
     name = strategy or ("rulebase" if rulebase else base.name)
@@ -253,15 +301,20 @@ def reserve(
     workload: Annotated[str | None, typer.Option(
         help="Requests made from the source site's jobs: rw1, rw2, rw3 (Meltzer's co-reservations, "
              "two parts each) or book-ahead (Röblitz et al.: every 10th job, one site).")] = None,
-    source: Annotated[int | None, typer.Option(help="Index of the site whose jobs become requests.")] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed of the requests and of the site orders.")] = None,
-    cost_weight: Annotated[float | None, typer.Option(help="Algorithm 5's k (weight of the cost).")] = None,
-    start_weight: Annotated[float | None, typer.Option(help="Algorithm 5's s (weight of the start).")] = None,
+    source: Annotated[int | None, typer.Option(
+        min=0, help="Index of the site whose jobs become requests.")] = None,
+    seed: Annotated[int | None, typer.Option(
+        min=0, help="Seed of the requests and of the site orders.")] = None,
+    cost_weight: Annotated[float | None, typer.Option(
+        min=0, help="Algorithm 5's k (weight of the cost).")] = None,
+    start_weight: Annotated[float | None, typer.Option(
+        min=0, help="Algorithm 5's s (weight of the start).")] = None,
     lrms: Annotated[str | None, typer.Option(help=LRMS_HELP)] = None,
     out: Annotated[Path | None, typer.Option(
         help="Run directory: summary, per-site and per-request CSV/JSON, a summary plot, Gantt "
              "plots.")] = None,
-    gantt: Annotated[int | None, typer.Option(help="With --out: draw this site's Gantt chart.")] = None,
+    gantt: Annotated[int | None, typer.Option(
+        min=0, help="With --out: draw this site's Gantt chart (site index).")] = None,
     hours: Annotated[str | None, typer.Option(help="Gantt time range in hours, FROM:TO.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
@@ -280,7 +333,12 @@ def reserve(
             lo, hi = (float(x) for x in hours.split(":"))
         except ValueError:
             raise ScenarioError(f"--hours {hours!r}: expected FROM:TO in hours, e.g. 48:96") from None
+        if not 0 <= lo < hi < float("inf"):
+            raise ScenarioError(f"--hours {hours}: expected 0 <= FROM < TO (hours)")
         span = (lo, hi)
+    if (gantt is not None or hours is not None) and (out is None or gantt is None):
+        raise ScenarioError("--gantt SITE draws into the run directory --out, and --hours sets its range: "
+                            "give --out and --gantt")
     result = reservation_study(loaded, chosen, out, _plots() if out is not None else None,
                                None if gantt is None else (gantt, span), workload=workload, source=source,
                                seed=seed, cost_weight=cost_weight, start_weight=start_weight)
@@ -312,7 +370,7 @@ def show(
     scenario: Annotated[str | None, typer.Option(
         help="Also simulate this scenario with the rulebase at --site (others AWF) and overlay the "
              "feature points its decisions visited.")] = None,
-    site: Annotated[int, typer.Option(help="Site index that uses the rulebase in --scenario.")] = 0,
+    site: Annotated[int, typer.Option(min=0, help="Site index that uses the rulebase in --scenario.")] = 0,
     lrms: Annotated[str | None, typer.Option(help=LRMS_HELP)] = None,
     plot: Annotated[Path | None, typer.Option(
         help="Where to write the decision-surface PNG (default: next to the JSON).")] = None,
@@ -340,6 +398,7 @@ def show(
     title = None
     if scenario is not None:
         loaded = Scenario.from_spec(scenario, lrms=lrms)
+        loaded.refuse_reservations("evogrid show")
         if not 0 <= site < len(loaded.workloads):
             raise ScenarioError(f"--site {site}: the scenario has {len(loaded.workloads)} sites")
         res = simulate(loaded, FuzzyPolicy({site: rb}), record_decisions=True)
@@ -367,6 +426,7 @@ def _plots():
 
 @app.command()
 def pareto(
+    ctx: typer.Context,
     scenario: ScenarioArgument = None,
     mode: Annotated[str, typer.Option(
         help="partition: NSGA-II over job-to-site assignments, the offline bound (docs/pareto.md); "
@@ -379,16 +439,17 @@ def pareto(
     lrms: Annotated[str | None, typer.Option(
         help=LRMS_HELP + " Default: easy; reservation mode: the scenario's.")] = None,
     pop_size: Annotated[int | None, typer.Option(
-        help="Population size (default 70; reservation mode 40).")] = None,
+        min=2, help="Population size (default 70; reservation mode 40).")] = None,
     generations: Annotated[int | None, typer.Option(
-        help="Generations (default 200; reservation mode 40).")] = None,
+        min=1, help="Generations (default 200; reservation mode 40).")] = None,
     seed: SeedOption = 1,
     n_changes: Annotated[int, typer.Option(
-        help="partition: random gene changes per initial individual (the first stays local).")] = 5000,
+        min=0, help="partition: random gene changes per initial individual (the first stays local).")
+    ] = 5000,
     seed_strategies: Annotated[bool, typer.Option(
         help="partition: also start from where AWF, the pool and AA ran the jobs (an evogrid addition).")
     ] = False,
-    n_rules: Annotated[int, typer.Option(help="policy and ranking: rules per site.")] = 10,
+    n_rules: Annotated[int, typer.Option(min=1, help="policy and ranking: rules per site.")] = 10,
     rulebase: Annotated[list[str] | None, typer.Option(
         help="Also plot the point of these rulebases (FILE or SITE=FILE, as for simulate).")] = None,
     workers: WorkersOption = 1,
@@ -408,50 +469,71 @@ def pareto(
     )
     from evogrid.optimize.rundir import resumable_config
 
-    with _evaluator(backend, workers, scheduler) as evaluator:
-        if resume is not None:
-            if resumable_config(resume).get("mode") == "reservation":
-                result = resume_reservation_front(resume, evaluator, plots=_plots())
-            else:
-                result = resume_pareto(resume, evaluator, plots=_plots())
-            run_dir = resume
-        else:
-            if scenario is None:
-                raise ScenarioError("give a SCENARIO, or --resume RUN_DIR")
-            run_dir = out or Path("runs") / f"pareto-{mode}-{seed}"
-            if mode == "reservation":
-                config = ReservationFrontConfig(scenario, lrms=lrms, pop_size=pop_size or 40,
-                                                generations=generations or 40, seed=seed)
-                result = run_reservation_front(config, run_dir, evaluator, plots=_plots())
-            else:
-                config = ParetoConfig(scenario, mode=mode, lrms=lrms or "easy", pop_size=pop_size or 70,
-                                      generations=generations or 200, seed=seed, n_changes=n_changes,
-                                      n_rules=n_rules, seed_strategies=seed_strategies)
-                rbs = _parse_rulebase_args(rulebase or [], config.ref.scenario())
-                result = run_pareto(config, run_dir, evaluator,
-                                    rulebases={k: v[0] for k, v in rbs.items()} or None, plots=_plots())
+    _check_resume(ctx)
+    if resume is None and scenario is None:
+        raise ScenarioError("give a SCENARIO, or --resume RUN_DIR")
+    sizes = _given(dict(lrms=lrms, pop_size=pop_size, generations=generations))
+    run_dir = resume or out or Path("runs") / f"pareto-{mode}-{seed}"
+    if resume is not None:
+        resumer = (resume_reservation_front if resumable_config(resume).get("mode") == "reservation"
+                   else resume_pareto)
+
+        def run(evaluator: Any) -> dict:
+            return resumer(resume, evaluator, plots=_plots())
+    elif mode == "reservation":
+        reservation_config = ReservationFrontConfig(scenario, seed=seed, **sizes)
+
+        def run(evaluator: Any) -> dict:
+            return run_reservation_front(reservation_config, run_dir, evaluator, plots=_plots())
+    else:
+        config = ParetoConfig(scenario, mode=mode, seed=seed, n_changes=n_changes, n_rules=n_rules,
+                              seed_strategies=seed_strategies, **sizes)
+        rbs = _parse_rulebase_args(rulebase or [], config.ref.scenario())
+
+        def run(evaluator: Any) -> dict:
+            return run_pareto(config, run_dir, evaluator,
+                              rulebases={k: v[0] for k, v in rbs.items()} or None, plots=_plots())
+    with _interruptible(run_dir), _evaluator(backend, workers, scheduler) as evaluator:
+        result = run(evaluator)
+    _front_table(result)
+    console.print(f"wrote {run_dir}/front.json, front.csv, generations.csv, pareto.png")
+
+
+#: Front rows a table shows at most (front.csv holds every point).
+FRONT_ROWS = 10
+
+
+def _front_table(result: dict) -> None:
+    """The reference points and up to FRONT_ROWS front points, evenly spaced along the front."""
+    front = result["front"]
     names = result.get("objectives") or [f"AWRT {n} (s)" for n in result["sites"]]
-    table = Table(title=f"{result['scenario']}: NSGA-II {result['mode']} front, "
-                        f"{len(result['front'])} points, hypervolume {result['hypervolume']:.4g}")
+    every = max(1, -(-len(front) // FRONT_ROWS))  # ceil: never more than FRONT_ROWS rows
+    shown = list(range(0, len(front), every))
+    count = f"{len(front)} points" + (f" ({len(shown)} shown, every {every}th; all in front.csv)"
+                                      if len(shown) < len(front) else "")
+    table = Table(title=f"{result['scenario']}: NSGA-II {result['mode']} front, {count}, "
+                        f"hypervolume {result['hypervolume']:.4g}")
     table.add_column("point")
     for n in names:
         table.add_column(n, justify="right")
+
     def cell(i: int, value: float) -> str:  # AWRT in whole seconds; rates and imbalance as fractions
         fraction = result["mode"] == "reservation" or "AWRT" not in names[i]
         return f"{value:,.3f}" if fraction else f"{value:,.0f}"
 
     for label, p in result["reference_points"].items():
         table.add_row(label, *(cell(i, v) for i, v in enumerate(p)))
-    for i, p in enumerate(result["front"][:: max(1, len(result["front"]) // 10)]):
-        table.add_row(f"front {i}", *(cell(j, v) for j, v in enumerate(p)))
+    for i in shown:
+        table.add_row(f"front {i}", *(cell(j, v) for j, v in enumerate(front[i])))
     console.print(table)
-    console.print(f"wrote {run_dir}/front.json, front.csv, generations.csv, pareto.png")
+    if not front:
+        console.print(f"empty front: {result.get('empty_reason', 'no feasible point was found')}")
 
 
-GenerationsOption = Annotated[int, typer.Option(help="Generations (default 150).")]
-MuOption = Annotated[int, typer.Option("--mu", help="Parents per species.")]
-LambdaOption = Annotated[int, typer.Option("--lambda", help="Offspring per species and generation.")]
-RulesOption = Annotated[int, typer.Option("--rules", help="Rules per rulebase.")]
+GenerationsOption = Annotated[int, typer.Option(min=1, help="Generations.")]
+MuOption = Annotated[int, typer.Option("--mu", min=1, help="Parents per species.")]
+LambdaOption = Annotated[int, typer.Option("--lambda", min=1, help="Offspring per species and generation.")]
+RulesOption = Annotated[int, typer.Option("--rules", min=1, help="Rules per rulebase.")]
 TestOption = Annotated[str | None, typer.Option(
     help="Unseen scenario (same sites, later months, e.g. KTH@5-11+SDSC03@5-11) to test the result "
          "on, with FCFS and EASY.")]
@@ -461,17 +543,58 @@ FeatureOption = Annotated[list[str] | None, typer.Option(
 TrainOutOption = Annotated[Path | None, typer.Option(help="Run directory (default runs/<kind>-<seed>).")]
 
 
+def _given(args: dict[str, Any]) -> dict[str, Any]:
+    """The options a user gave (None: not given, so the configuration's default holds)."""
+    return {key: value for key, value in args.items() if value is not None}
+
+
+#: What still applies with --resume: how to evaluate, not what to compute.
+RESUME_OPTIONS = frozenset({"resume", "workers", "backend", "scheduler"})
+
+
+def _check_resume(ctx: typer.Context) -> None:
+    """With --resume the run directory's config.toml holds every setting: a SCENARIO or another
+    setting given as well is an error, never silently ignored."""
+    if ctx.params.get("resume") is None:
+        return
+    for param in ctx.command.params:
+        if param.name not in RESUME_OPTIONS and \
+                ctx.get_parameter_source(param.name) is _click_core.ParameterSource.COMMANDLINE:
+            label = param.opts[0] if param.param_type_name == "option" else param.name.upper()
+            raise ScenarioError(f"{label} does not go with --resume: the run directory's config.toml "
+                                "holds the run's settings")
+
+
 def _start_or_resume(start: Any, resume_run: Any, make_config: Any, config_args: dict, out: Path | None,
                      resume: Path | None, evaluator_args: tuple) -> tuple[dict, Path]:
     """``(result, run directory)`` of a new run (``start(config, out, evaluator)``) or a resumed one."""
-    with _evaluator(*evaluator_args) as evaluator:
+    if resume is None and config_args["scenario"] is None:
+        raise ScenarioError("give a SCENARIO, or --resume RUN_DIR")
+    config = None if resume is not None else make_config(config_args)
+    run_dir = resume or out or Path("runs") / f"{config.kind}-{config.seed}"
+    with _interruptible(run_dir), _evaluator(*evaluator_args) as evaluator:
         if resume is not None:
             return resume_run(resume, evaluator, plots=_plots()), resume
-        if config_args["scenario"] is None:
-            raise ScenarioError("give a SCENARIO, or --resume RUN_DIR")
-        config = make_config(config_args)
-        run_dir = out or Path("runs") / f"{config.kind}-{config.seed}"
         return start(config, run_dir, evaluator, plots=_plots()), run_dir
+
+
+@contextlib.contextmanager
+def _interruptible(run_dir: Path) -> Iterator[None]:
+    """Turn SIGINT or SIGTERM during a run into "stopped after generation N; continue with --resume"
+    and exit 130 (SIGINT) or 143 (SIGTERM); the evaluator's ``with`` block has stopped its workers."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        from evogrid.optimize.rundir import GENERATIONS_CSV, csv_rows
+
+        rows = csv_rows(run_dir / GENERATIONS_CSV) if run_dir.is_dir() else []
+        if rows:
+            print(f"evogrid: stopped after generation {rows[-1]['generation']}; "
+                  f"continue with --resume {run_dir}", file=sys.stderr)
+        else:
+            print("evogrid: stopped before the first generation was saved; nothing to resume",
+                  file=sys.stderr)
+        raise typer.Exit(128 + _SIGNAL_RECEIVED.get("signal", signal.SIGINT)) from None
 
 
 def _train(config_args: dict, out: Path | None, resume: Path | None, workers: int, backend: str,
@@ -480,8 +603,8 @@ def _train(config_args: dict, out: Path | None, resume: Path | None, workers: in
     from evogrid.optimize.config import TrainConfig
     from evogrid.optimize.training import resume_training, run_training
 
-    result, run_dir = _start_or_resume(run_training, resume_training, lambda a: TrainConfig(**a), config_args,
-                                       out, resume, (backend, workers, scheduler))
+    result, run_dir = _start_or_resume(run_training, resume_training, lambda a: TrainConfig(**_given(a)),
+                                       config_args, out, resume, (backend, workers, scheduler))
     _summary_table(result["summary"])
     console.print(f"{result['evaluations']:,} simulations ({result['cut_off']:,} stopped early); wrote "
                   f"{run_dir}: rulebases/, summary.csv, generations.csv, convergence.png, improvement.png")
@@ -504,7 +627,7 @@ def _train_admission(config_args: dict, out: Path | None, resume: Path | None, w
 
     result, run_dir = _start_or_resume(
         run_admission, resume_admission,
-        lambda a: AdmissionConfig(**{k: v for k, v in a.items() if v is not None}),
+        lambda a: AdmissionConfig(**_given(a)),
         config_args, out, resume, (backend, workers, scheduler))
     table = Table(title="learned admission rulebase against Meltzer's algorithms")
     for col in ("window", "rule", "failure rate", "by area", "batch AWRT (s)"):
@@ -519,6 +642,7 @@ def _train_admission(config_args: dict, out: Path | None, resume: Path | None, w
 
 @app.command()
 def train(
+    ctx: typer.Context,
     scenario: ScenarioArgument = None,
     policy: Annotated[str, typer.Option(
         help="transfer: a site's job-exchange rulebase (EFS, the dissertation's); ranking: a site's "
@@ -527,7 +651,7 @@ def train(
              "admission rulebase every site uses for reservation requests, against Meltzer's "
              "Algorithms 2-4, for a scenario with a [reservations] table (docs/reservations.md).")
     ] = "transfer",
-    site: Annotated[int, typer.Option(help="Index of the site whose rulebase is trained.")] = 0,
+    site: Annotated[int, typer.Option(min=0, help="Index of the site whose rulebase is trained.")] = 0,
     others: Annotated[str, typer.Option(help="Fixed policy of the other sites: awf or local.")] = "awf",
     optimizer: Annotated[str, typer.Option(
         help="es: (mu + lambda)-ES with self-adaptive step sizes (docs/training.md); "
@@ -535,10 +659,10 @@ def train(
     lrms: Annotated[str | None, typer.Option(
         help=LRMS_HELP + " Training default: fcfs; admission: the scenario's.")] = None,
     generations: Annotated[int | None, typer.Option(
-        help="Generations (default 150; admission 40).")] = None,
-    mu: Annotated[int | None, typer.Option("--mu", help="Parents (default 13; admission 5).")] = None,
+        min=1, help="Generations (default 150; admission 40).")] = None,
+    mu: Annotated[int | None, typer.Option("--mu", min=1, help="Parents (default 13; admission 5).")] = None,
     lambda_: Annotated[int | None, typer.Option(
-        "--lambda", help="Offspring per generation (default 91; admission 35).")] = None,
+        "--lambda", min=1, help="Offspring per generation (default 91; admission 35).")] = None,
     rules: RulesOption = 10,
     feature: Annotated[list[str] | None, typer.Option(
         "--feature", help="Rulebase input, repeatable. transfer (default NWP and NJP): "
@@ -566,6 +690,7 @@ def train(
     """
     from evogrid.optimize.rundir import resumable_config
 
+    _check_resume(ctx)
     if policy not in ("transfer", "ranking", "admission"):
         raise ScenarioError(f"--policy {policy}: expected transfer, ranking or admission")
     resumed = resume is not None and resumable_config(resume).get("policy") == "admission"
@@ -575,7 +700,7 @@ def train(
                          out, resume, workers, backend, scheduler)
         return
     _train(dict(scenario=scenario, kind="efs", site=site, others=others, optimizer=optimizer,
-                lrms=lrms or "fcfs", generations=generations or 150, mu=mu or 13, lambda_=lambda_ or 91,
+                lrms=lrms, generations=generations, mu=mu, lambda_=lambda_,
                 n_rules=rules, test=test, seed=seed, features=feature or [],
                 decision=policy),
            out, resume, workers, backend, scheduler)
@@ -583,6 +708,7 @@ def train(
 
 @app.command()
 def coevolve(
+    ctx: typer.Context,
     scenario: ScenarioArgument = None,
     lrms: Annotated[str, typer.Option(help=LRMS_HELP + " Training default: fcfs.")] = "fcfs",
     location: Annotated[str, typer.Option(
@@ -623,6 +749,7 @@ def coevolve(
     that is best for the site gaining least; --pick sum --no-archive gives
     the published choice (the final pairing with the smallest AWRT sum).
     """
+    _check_resume(ctx)
     _train(dict(scenario=scenario, kind="joint" if joint else "coevolution", lrms=lrms, location=location,
                 fitness=fitness, pick=pick, archive=archive,
                 generations=generations, mu=mu, lambda_=lambda_, n_rules=rules, test=test, seed=seed,
@@ -634,15 +761,30 @@ def coevolve(
 def export(
     run_dir: Annotated[Path, typer.Argument(help="A finished train or coevolve run directory.")],
     to: Annotated[Path | None, typer.Option(
-        help="Copy the rulebases here (e.g. trained_rulebases/), named <prefix><file>.")] = None,
-    prefix: Annotated[str, typer.Option(help="Prefix for the copied file names.")] = "",
+        help="Copy the rulebases into this directory (e.g. trained_rulebases/), named "
+             "<prefix><file>.")] = None,
+    prefix: Annotated[str, typer.Option(
+        help="Prefix for the copied file names (a name part: no '/' and no '..').")] = "",
+    force: Annotated[bool, typer.Option(help="Overwrite files that exist in --to.")] = False,
 ) -> None:
-    """List (and copy) a run's learned rulebases, validating each against the schema."""
+    """List (and copy) a run's learned rulebases, validating each against the schema.
+
+    Copies never overwrite an existing file unless --force is given, and stay inside --to.
+    """
     from evogrid.policy.rulebase import Rulebase
 
     files = sorted((run_dir / "rulebases").glob("*.json"))
     if not files:
         raise ScenarioError(f"{run_dir}: no rulebases/*.json (not a finished training run)")
+    if "/" in prefix or "\\" in prefix or ".." in prefix:
+        raise ScenarioError(f"--prefix {prefix!r}: a file name part, without '/', '\\' or '..'")
+    if to is not None:
+        if to.exists() and not to.is_dir():
+            raise ScenarioError(f"--to {to}: exists and is not a directory")
+        targets = [to / f"{prefix}{file.name}" for file in files]
+        if not force and (existing := [t for t in targets if t.exists()]):
+            raise ScenarioError(f"--to {to}: {existing[0].name} exists ({len(existing)} of the "
+                                f"{len(targets)} files would be overwritten); give --force to overwrite")
     for file in files:
         rb = Rulebase.load(file)
         p = rb.provenance
@@ -672,7 +814,8 @@ def plot(
 @app.command()
 def demo(
     out: Annotated[Path, typer.Option(help="Run directory for the results.")] = Path("runs/demo"),
-    generations: Annotated[int, typer.Option(help="Generations of the EFS training.")] = DEMO_GENERATIONS,
+    generations: Annotated[int, typer.Option(
+        min=1, help="Generations of the EFS training.")] = DEMO_GENERATIONS,
     workers: WorkersOption = 2,
 ) -> None:
     """The main job on the bundled logs, in a few minutes.
@@ -699,13 +842,52 @@ def demo(
                 console.print(step.text)
 
 
+#: The signal that stopped the command (SIGTERM is raised as KeyboardInterrupt, as SIGINT is).
+_SIGNAL_RECEIVED: dict[str, int] = {}
+
+
+def _on_signal(signum: int, frame: object) -> None:
+    _SIGNAL_RECEIVED["signal"] = signum
+    raise KeyboardInterrupt
+
+
+def _error_line(exc: BaseException) -> str | None:
+    """The one line a user error gets, or None for a bug (which keeps its traceback)."""
+    if isinstance(exc, EvogridError):
+        return str(exc)
+    if isinstance(exc, _click_errors.UsageError) and exc.ctx is not None:
+        return f"{exc.format_message()} (see '{exc.ctx.command_path} --help')"
+    if isinstance(exc, _click_errors.ClickException):
+        return exc.format_message()
+    if isinstance(exc, OSError):  # unwritable, missing or impossible paths, a full disk
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc}"
+    return None
+
+
+#: click >= 8.2 raises this for a bare group (older versions print the help themselves).
+_NO_ARGS_IS_HELP = getattr(_click_errors, "NoArgsIsHelpError", ())
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: runs the app, turning user errors into one line and exit 2."""
+    """Console entry point: runs the app; a user error ends as one line on stderr and exit 2
+    (``EVOGRID_DEBUG=1``: with its traceback), SIGINT/SIGTERM as exit 130/143."""
+    signal.signal(signal.SIGTERM, _on_signal)
     try:
-        app(args=argv, standalone_mode=True)
-    except EvogridError as exc:
-        print(f"evogrid: error: {exc}", file=sys.stderr)
-        sys.exit(2)
+        code = app(args=argv, prog_name="evogrid", standalone_mode=False)
+    except _NO_ARGS_IS_HELP as exc:  # bare `evogrid` or a bare group: its help
+        exc.show()
+        code = exc.exit_code
+    except (KeyboardInterrupt, typer.Abort):
+        print("evogrid: interrupted", file=sys.stderr)
+        code = 128 + _SIGNAL_RECEIVED.get("signal", signal.SIGINT)
+    except Exception as exc:
+        line = _error_line(exc)
+        if line is None or os.environ.get("EVOGRID_DEBUG") == "1":
+            raise
+        print("evogrid: error: " + " ".join(line.split()), file=sys.stderr)
+        code = 2
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

@@ -64,9 +64,15 @@ def test_missing_maxprocs(capsys, swf_file):
     assert code == 0
 
 
-def test_empty_window(capsys):
-    code, _, err = run(capsys, "simulate", "KTH@20-21")
+def test_empty_window(capsys, swf_file):
+    path = swf_file([job_row(1, 0, 10, 4), job_row(2, 100 * 86_400, 10, 4)])
+    code, _, err = run(capsys, "simulate", f"{path}@d10-20")
     assert_one_line_error(code, err, "holds no job")
+
+
+def test_window_past_the_end_of_the_log(capsys):
+    code, _, err = run(capsys, "simulate", "KTH@20-21")
+    assert_one_line_error(code, err, "KTH@20-21", "past the end of the log", "at most 12")
 
 
 def test_unknown_trace(capsys):

@@ -115,7 +115,20 @@ def test_windows_are_30_day_months_rebased(swf_file):
     later = w.window(1, None)
     assert later.submit.tolist() == [0, 75 * day - SECONDS_PER_MONTH]
     with pytest.raises(ScenarioError, match="holds no job"):
+        w.window(31, 75, unit_days=1)
+    assert w.window(2, 3).n_jobs == 1  # the last month holding a submission is the longest window
+    with pytest.raises(ScenarioError, match="past the end of the log .* at most 3 30-day months"):
+        w.window(2, 4)
+    with pytest.raises(ScenarioError, match="past the end of the log"):
         w.window(5, 6)
+
+
+def test_a_field_beyond_2_to_the_53_is_a_malformed_line(swf_file):
+    path = swf_file([job_row(1, 0, 10, 1), "2 5 0 1e23 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1"])
+    with pytest.raises(SWFFormatError, match=r"tiny.swf:3: .*field 4 is out of range: 1e23"):
+        parse_swf(path)
+    raw = parse_swf(path, lenient=True)
+    assert raw.malformed == 1 and raw.table.shape[0] == 1
 
 
 @pytest.mark.parametrize("value,procs", [("1664 (72, 1368, 224)", 1664), ("  400 ", 400), ("12x", None),

@@ -137,6 +137,27 @@ class TrainConfig(_OnScenario, _EvolutionSettings):
                                f"({', '.join(usable)})")
         self.check_sizes()
 
+    def check_scenarios(self) -> None:
+        """Check what needs the scenarios loaded: at least two sites (one site has nobody to exchange
+        with and would "learn" +0.0 %), the trained site among them, a test scenario with the same
+        sites, no ``[reservations]`` table (this run would ignore it). Raises EvogridError."""
+        scenario = self.ref.scenario()
+        n_sites = len(scenario.workloads)
+        scenario.refuse_reservations(f"training {self.decision} rulebases")
+        if n_sites < 2:
+            raise EvogridError(f"{self.scenario}: training needs at least two sites (one site has "
+                               "no partner to exchange jobs with)")
+        if self.kind == "efs" and self.site >= n_sites:
+            raise EvogridError(f"--site {self.site}: {self.scenario} has {n_sites} sites "
+                               f"(0 to {n_sites - 1})")
+        if self.test is not None:
+            test = ScenarioRef(self.test, self.lrms).scenario()
+            test.refuse_reservations("testing rulebases")
+            if len(test.workloads) != n_sites:
+                raise EvogridError(f"--test {self.test}: the test scenario has {len(test.workloads)} "
+                                   f"site(s), the training scenario {self.scenario} has {n_sites} sites "
+                                   "(a test runs the same sites on other months)")
+
     @property
     def optimizer_label(self) -> str:
         return f"es({self.mu}+{self.lambda_})" if self.optimizer == "es" else f"cma-es({self.lambda_})"
@@ -194,6 +215,14 @@ class ParetoConfig(_OnScenario):
                                f"({', '.join(usable)})")
         if self.pop_size < 2 or self.generations < 1:
             raise EvogridError("--pop-size must be >= 2 and --generations >= 1")
+
+    def check_scenarios(self) -> None:
+        """At least two sites (a one-site front is one point) and no ``[reservations]`` table (use
+        ``mode="reservation"``). Raises EvogridError."""
+        scenario = self.ref.scenario()
+        scenario.refuse_reservations(f"pareto --mode {self.mode}")
+        if len(scenario.workloads) < 2:
+            raise EvogridError(f"{self.scenario}: a Pareto front of per-site AWRT needs at least two sites")
 
     @property
     def decision(self) -> str:

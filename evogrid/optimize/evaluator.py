@@ -73,7 +73,8 @@ class Evaluator:
         backend: ``serial`` (in this process), ``loky`` (joblib's process
             pool, the default) or ``dask`` (a dask.distributed cluster
             through joblib; needs ``pip install evogrid[distributed]``).
-        n_workers: worker processes for ``loky`` (-1: all cores); for dask,
+        n_workers: worker processes for ``loky`` (negative as in joblib: -1 all cores,
+            -2 all but one; 0 is an error); for dask,
             how many chunks to split a batch into (default: the cluster's
             worker count).
         scheduler: a dask scheduler address (``tcp://host:8786``); without
@@ -85,8 +86,12 @@ class Evaluator:
             raise EvogridError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
         if scheduler and backend != "dask":
             raise EvogridError("--scheduler needs --backend dask")
+        if n_workers == 0:
+            raise EvogridError("0 workers: give a count >= 1, or a negative count as in joblib "
+                               "(-1: all cores, -2: all but one)")
         self.backend = backend
-        self.n_workers = n_workers if n_workers > 0 else (joblib.cpu_count() or 1)
+        # Negative counts as in joblib: -1 all cores, -2 all but one, ... (at least one).
+        self.n_workers = n_workers if n_workers > 0 else max(1, (joblib.cpu_count() or 1) + 1 + n_workers)
         self.scheduler = scheduler
         self._client = None
         self._cluster = None
@@ -139,7 +144,13 @@ class Evaluator:
                     warm_up((lrms[0] if len(set(lrms)) == 1 else lrms,))
                     self._warm.add(lrms)
 
-    def close(self) -> None:
+    def close(self, *, kill_workers: bool = False) -> None:
+        """Release the cluster; ``kill_workers``: also stop loky's reusable workers now (after an
+        interruption: they would otherwise idle for minutes after this process has gone)."""
+        if kill_workers and self.backend == "loky":
+            from joblib.externals.loky import get_reusable_executor
+
+            get_reusable_executor().shutdown(wait=True, kill_workers=True)
         if self._client is not None:
             self._client.close()
         if self._cluster is not None:
@@ -149,8 +160,8 @@ class Evaluator:
     def __enter__(self) -> Evaluator:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        self.close(kill_workers=exc_type is not None and not issubclass(exc_type, Exception))
 
 
 def _split(tasks: list, n: int) -> list[list]:

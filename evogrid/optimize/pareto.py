@@ -229,6 +229,7 @@ def run_pareto(
 ) -> dict[str, Any]:
     """Start a run in ``out`` (which must not hold one); see :func:`~evogrid.optimize.loop.run_loop`.
     ``rulebases``: also a reference point for these; ``plots``: what draws pareto.png (None: nothing)."""
+    config.check_scenarios()
     return new_run(PARETO, config, out, evaluator,
                    lambda: {"kind": "pareto", "reference_points": reference_points(config, rulebases)},
                    progress=progress, stop_after=stop_after, plots=plots)
@@ -244,7 +245,7 @@ def write_results(config: ParetoConfig, front: NSGA2Front, state: ParetoState, o
                   plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
     """front.json, front.csv (and the assignments or rulebases) and, with ``plots``, pareto.png."""
     points = json.loads((out / "run.json").read_text())["reference_points"]
-    F, X = front.best(state)
+    F, X = distinct_points(*front.best(state))
     names = [w.name for w in config.ref.scenario().workloads]
     result = {
         "scenario": config.scenario,
@@ -258,6 +259,7 @@ def write_results(config: ParetoConfig, front: NSGA2Front, state: ParetoState, o
         "hypervolume": front.hypervolume(F),
         "reference_points": points,
         "reference_hypervolumes": {k: front.hypervolume(np.array([v])) for k, v in points.items()},
+        **({"empty_reason": empty_front_reason(config)} if len(F) == 0 else {}),
     }
     rundir.write_json(out / "front.json", result)
     with (out / "front.csv").open("w", newline="") as fh:
@@ -277,6 +279,23 @@ def write_results(config: ParetoConfig, front: NSGA2Front, state: ParetoState, o
     if (plots := resolve_plots(plots)) is not None:
         plots.pareto_plot(out / "pareto.png", names, {result["label"]: F}, points)
     return {"finished": True, **result}
+
+
+def distinct_points(F: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The front without repeated objective vectors (e.g. many rulebases that never exchange a job
+    all reach the local point), keeping the first genome of each, in the front's order."""
+    if len(F) == 0:
+        return F, X
+    _, first = np.unique(F, axis=0, return_index=True)
+    keep = np.sort(first)
+    return F[keep], X[keep]
+
+
+def empty_front_reason(config: ParetoConfig) -> str:
+    """Why a front has no point: no candidate met the feasibility limit."""
+    return (f"no candidate was feasible: every one left some site with an AWRT above the limit of "
+            f"{config.limit:,.0f} s (ParetoConfig.limit); more generations, a larger population or a "
+            "lighter scenario may find one")
 
 
 #: Pareto runs for :func:`~evogrid.optimize.loop.new_run` and :func:`~evogrid.optimize.loop.resume_run`.

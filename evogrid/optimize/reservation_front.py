@@ -37,7 +37,7 @@ from evogrid.optimize import rundir
 from evogrid.optimize.config import _OnScenario
 from evogrid.optimize.evaluator import Evaluator, ScenarioRef
 from evogrid.optimize.loop import STANDARD_PLOTS, Plots, RunKind, new_run, resolve_plots, resume_run
-from evogrid.optimize.pareto import NSGA2Front, ParetoState, feasible_front
+from evogrid.optimize.pareto import NSGA2Front, ParetoState, distinct_points, feasible_front
 from evogrid.sim.booking import ReservationRules, reservation_setup, simulate_reservations
 from evogrid.sim.metrics import refused_area_share
 
@@ -173,7 +173,7 @@ def write_results(config: ReservationFrontConfig, front: ReservationFront, state
     import json
 
     points = json.loads((out / "run.json").read_text())["reference_points"]
-    F, X = front.best(state)
+    F, X = distinct_points(*front.best(state))
     result = {"scenario": config.scenario, "mode": "reservation", "label": config.label,
               "objectives": list(OBJECTIVES), "genes": list(GENES), "generations": config.generations,
               "front": F.tolist(), "genomes": X.tolist(), "hypervolume": front.hypervolume(F),

@@ -61,6 +61,7 @@ def run_training(config: TrainConfig, out: Path, evaluator: Evaluator, *, progre
     Returns :func:`write_results`' summary, or ``{"finished": False, ...}`` after ``stop_after``
     generations. ``plots``: what draws the plots at the end (None: none).
     """
+    config.check_scenarios()
     return new_run(TRAINING, config, out, evaluator,
                    lambda: {"kind": config.kind, "optimizer": config.optimizer_label},
                    progress=progress, stop_after=stop_after, plots=plots)

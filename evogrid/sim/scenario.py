@@ -209,9 +209,10 @@ class Scenario:
                 )
             config = config.model_copy(update=updates)
         else:
-            sites = [SiteConfig(window=part) for part in spec.split("+") if part.strip()]
-            if not sites:
-                raise ScenarioError(f"empty scenario {spec!r}")
+            parts = spec.split("+")
+            if not all(part.strip() for part in parts):
+                raise ScenarioError(f"scenario {spec!r}: a site is missing (an empty name around a '+')")
+            sites = [SiteConfig(window=part) for part in parts]
             config = ScenarioConfig(lrms=lrms or "fcfs", lenient=lenient, sites=sites)
         if procs is not None:
             config = config.model_copy(
@@ -219,6 +220,15 @@ class Scenario:
             )
         toml = path.suffix == ".toml"
         return cls.from_config(config, label=path.stem if toml else spec, source=path if toml else None)
+
+    def refuse_reservations(self, command: str) -> None:
+        """Raise ScenarioError if the scenario has a ``[reservations]`` table, which ``command`` does
+        not run (``evogrid reserve``, ``train --policy admission`` and ``pareto --mode reservation``
+        do): a table read and then ignored would mislead."""
+        if self.reservations is not None:
+            raise ScenarioError(
+                f"{self.source or self.name}: {command} does not run the [reservations] table; use "
+                "evogrid reserve, train --policy admission or pareto --mode reservation, or remove it")
 
     def simulate_local(self) -> Schedule:
         """Every site alone (no exchange): :func:`evogrid.sim.schedule.simulate_local` (level 2 of 3)."""

@@ -82,16 +82,24 @@ class Workload:
         counted in ``dropped`` under ``"outside_window"``.
 
         Raises:
-            ScenarioError: if the window is inverted or holds no job.
+            ScenarioError: if the window is inverted, ends a whole unit or more after the log's last
+                submission, or holds no job.
         """
         if first < 0 or (last is not None and last <= first):
             raise ScenarioError(f"{self.name}: invalid window {first}..{last} (need 0 <= A < B)")
         unit = unit_days * SECONDS_PER_DAY
+        label = name or self.name
+        longest = self.span_seconds // unit + 1  # the last unit that holds a submission, plus one
+        if last is not None and last > longest:
+            what = "day" if unit_days == 1 else "30-day month"
+            raise ScenarioError(
+                f"{label}: the window runs to {what} {last}, past the end of the log (its last "
+                f"submission is on day {self.span_seconds / SECONDS_PER_DAY:.1f}: at most {longest} "
+                f"{what}s)")
         lo = first * unit
         keep = self.submit >= lo
         if last is not None:
             keep &= self.submit < last * unit
-        label = name or self.name
         if not keep.any():
             raise ScenarioError(
                 f"{label}: the window [day {unit_days * first}, "

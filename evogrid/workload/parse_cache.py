@@ -22,7 +22,7 @@ import numpy as np
 from evogrid.workload.swf import COLUMNS, RawTrace, parse_swf
 
 #: Bump when the parser's output changes, so old entries are ignored.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: a used field beyond 2**53 is a malformed line
 
 
 def cache_dir() -> Path:

@@ -42,6 +42,9 @@ USED_FIELDS: dict[int, str] = {
 }
 COLUMNS = tuple(USED_FIELDS.values())
 _FIELD_INDEX = np.array([f - 1 for f in USED_FIELDS], dtype=np.int64)
+#: The largest magnitude a used field may have: 2**53, beyond which float64 (how numpy reads the
+#: file) no longer holds every integer and int64 arithmetic on times could overflow.
+MAX_FIELD = float(2**53)
 
 _HEADER_ITEM = re.compile(rb"^[ \t]*;[ \t]*([A-Za-z][A-Za-z0-9_ ]*?)[ \t]*:[ \t]*(.*?)[ \t\r]*$")
 
@@ -126,7 +129,8 @@ def parse_swf(path: str | Path, *, lenient: bool = False) -> RawTrace:
             full = np.loadtxt(io.BytesIO(data), comments=";", dtype=np.float64, ndmin=2)
     except ValueError:
         return _parse_slow(path, data, header, lenient)
-    if full.shape != (data_lines.size, N_FIELDS) or not np.isfinite(full).all():
+    if full.shape != (data_lines.size, N_FIELDS) or not np.isfinite(full).all() or \
+            (np.abs(full[:, _FIELD_INDEX]) > MAX_FIELD).any():
         return _parse_slow(path, data, header, lenient)
     return RawTrace(path, header, _to_int_table(full), data_lines)
 
@@ -183,6 +187,10 @@ def _parse_slow(path: Path, data: bytes, header: dict[str, str], lenient: bool) 
             else:
                 if not all(np.isfinite(row)):
                     problem = "non-finite number"
+                elif out_of_range := [f + 1 for f in _FIELD_INDEX if abs(row[f]) > MAX_FIELD]:
+                    field = out_of_range[0]
+                    problem = (f"field {field} is out of range: {tokens[field - 1].decode()} "
+                               f"(more than {MAX_FIELD:.0f})")
         if problem is not None:
             if not lenient:
                 raise SWFFormatError(f"{path}:{lineno}: malformed SWF line: {problem}")
