@@ -13,7 +13,15 @@ import numpy as np
 import pytest
 
 from evogrid.errors import EvogridError
-from evogrid.optimize import Evaluator, ParetoConfig, TrainConfig, run_pareto, run_training, rundir
+from evogrid.optimize import (
+    Evaluator,
+    ParetoConfig,
+    TrainConfig,
+    checkpoint,
+    run_pareto,
+    run_training,
+    rundir,
+)
 from evogrid.optimize.loop import Optimizer, run_loop
 from evogrid.optimize.pareto import NSGA2Front
 from evogrid.optimize.training import make_algorithm
@@ -36,6 +44,13 @@ class RandomWalk:
     """A toy optimiser (no simulation): every generation adds a normal step."""
 
     label = "walk"
+    checkpoint_kind = "Walk"
+
+    def to_data(self, state: Walk) -> dict:
+        return {"generation": state.generation, "position": state.position, "rng": state.rng}
+
+    def from_data(self, data: dict) -> Walk:
+        return Walk(**data)
 
     def start(self) -> Walk:
         return Walk(0, 0.0, np.random.default_rng(7))
@@ -73,7 +88,7 @@ def test_run_loop_records_checkpoints_stops_and_resumes_exactly(tmp_path):
     straight = _walk(tmp_path / "straight")
     assert straight["finished"]
     assert [int(r["generation"]) for r in _rows(tmp_path / "straight")] == list(range(7))
-    assert rundir.load_checkpoint(tmp_path / "straight").generation == 6
+    assert checkpoint.load(tmp_path / "straight", "Walk")["generation"] == 6
 
     killed = tmp_path / "killed"
     assert _walk(killed, stop_after=2) == {"finished": False, "generation": 2}

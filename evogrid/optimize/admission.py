@@ -227,7 +227,7 @@ def write_results(config: AdmissionConfig, optimizer: AdmissionES, state: Evolut
     return {"finished": True, "rulebase": str(path), "summary": rows, "evaluations": state.evaluations}
 
 
-ADMISSION = RunKind(AdmissionConfig, AdmissionES, write_results)
+ADMISSION = RunKind("admission", AdmissionConfig, AdmissionES, write_results)
 
 
 def run_admission(config: AdmissionConfig, out: Path, evaluator: Evaluator, *, progress: bool = True,

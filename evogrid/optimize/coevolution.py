@@ -58,6 +58,8 @@ class CoEvolutionState(EvolutionState):
 class CoEvolution(Evolution):
     """Co-evolves every site's rulebase of ``config.scenario``."""
 
+    state_class = CoEvolutionState
+
     def __init__(self, config: TrainConfig, evaluator: Evaluator):
         self.config = config
         self.evaluator = evaluator

@@ -10,7 +10,7 @@ a :class:`~evogrid.optimize.config.TrainConfig`.
 
 Each is an :class:`~evogrid.optimize.loop.Optimizer`: it works on an
 :class:`EvolutionState` (:class:`CMAState` for CMA-ES; everything that
-changes, pickled as the checkpoint) and advances it one generation per
+changes, the checkpoint's data) and advances it one generation per
 :meth:`step`; all randomness comes from the state's generators, so a run
 resumed from a checkpoint continues exactly as an uninterrupted one.
 
@@ -21,7 +21,7 @@ mu parents beat it); its fitness is then that lower bound (``bounded``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import numpy as np
@@ -48,7 +48,7 @@ CMA_SIGMA = 0.1
 
 @dataclass
 class EvolutionState:
-    """What a run's generations change; pickled as the checkpoint.
+    """What a run's generations change; the checkpoint holds it (:meth:`Evolution.to_data`).
 
     Attributes:
         generation: generations done (0: the initial population is evaluated).
@@ -107,9 +107,28 @@ def generation_row(config: TrainConfig, state: EvolutionState, names: list[str])
 
 class Evolution:
     """What the ES optimisers share (:class:`~evogrid.optimize.loop.Optimizer`): the generation
-    counter, the generations.csv row and the progress label; subclasses set ``config``."""
+    counter, the generations.csv row, the progress label and the state as checkpoint data;
+    subclasses set ``config`` (and ``state_class`` if they advance another state)."""
 
     config: TrainConfig
+    #: The state this optimiser advances; its checkpoints carry the class's name as their kind.
+    state_class: type[EvolutionState] = EvolutionState
+
+    @property
+    def checkpoint_kind(self) -> str:
+        return self.state_class.__name__
+
+    def to_data(self, state: EvolutionState) -> dict[str, Any]:
+        """``state`` as plain data (evogrid.optimize.checkpoint): its fields, each individual as its
+        arrays, fitness values and bound flag."""
+        data = {f.name: getattr(state, f.name) for f in fields(state)}
+        data["species"] = [[individual_data(ind) for ind in parents] for parents in state.species]
+        return data
+
+    def from_data(self, data: dict[str, Any]) -> EvolutionState:
+        """The state :meth:`to_data` gave."""
+        species = [[individual_from_data(d) for d in parents] for parents in data["species"]]
+        return self.state_class(**{**data, "species": species})
 
     @property
     def label(self) -> str:
@@ -164,6 +183,18 @@ def pairing_score(pick: str, awrt: np.ndarray, local_awrt: np.ndarray) -> float:
     if pick == "sum-improving" and (worst := worst_relative(awrt, local_awrt)) > 1.0:
         return float(local_awrt.sum() * worst + awrt.sum())
     return float(awrt.sum())
+
+
+def individual_data(ind: Individual) -> dict[str, Any]:
+    """An individual as checkpoint data."""
+    return {"params": ind.params, "steps": ind.steps, "fitness": ind.fitness.values, "bounded": ind.bounded}
+
+
+def individual_from_data(data: dict[str, Any]) -> Individual:
+    ind = Individual(data["params"], data["steps"])
+    ind.fitness = FitnessMin(tuple(data["fitness"]))
+    ind.bounded = bool(data["bounded"])
+    return ind
 
 
 def set_fitness(ind: Individual, awrt: float, bounded: bool) -> None:
@@ -231,6 +262,8 @@ class CMAES(EFS):
     generator; the state (:class:`CMAState`) keeps that generator's state between generations.
     """
 
+    state_class = CMAState
+
     def __init__(self, config: TrainConfig, evaluator: Evaluator):
         super().__init__(config, evaluator)
         ranges = feature_ranges(config.features)
@@ -261,6 +294,15 @@ class CMAES(EFS):
         state.species[0] = [first]
         state.numpy_state = np.random.get_state()
         return state
+
+    def to_data(self, state: CMAState) -> dict[str, Any]:
+        """Also DEAP's strategy, as its attributes (arrays and numbers)."""
+        return {**super().to_data(state), "strategy": dict(vars(state.strategy))}
+
+    def from_data(self, data: dict[str, Any]) -> CMAState:
+        strategy = cma.Strategy.__new__(cma.Strategy)  # its attributes are the whole strategy
+        vars(strategy).update(data["strategy"])
+        return super().from_data({**data, "strategy": strategy})
 
     def step(self, state: CMAState) -> CMAState:
         strategy = state.strategy

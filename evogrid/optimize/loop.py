@@ -7,12 +7,13 @@ evaluates the initial population, :meth:`~Optimizer.step` runs one more
 generation, :meth:`~Optimizer.best` is the result. The states are
 per-algorithm (:class:`~evogrid.optimize.es.EvolutionState` and its
 subclasses, :class:`~evogrid.optimize.pareto.ParetoState`) and hold every
-random generator the algorithm draws from, so a pickled state is a complete
-checkpoint.
+random generator the algorithm draws from; :meth:`~Optimizer.to_data` turns a
+state into plain data, which is the whole checkpoint (evogrid.optimize.checkpoint:
+no pickle), and :meth:`~Optimizer.from_data` turns it back.
 
 :func:`run_loop` drives any optimiser in a run directory
 (:mod:`evogrid.optimize.rundir`; :func:`new_run` and :func:`resume_run`
-prepare it or read it back): after every generation one row of
+prepare it or read it back, holding the directory's lock): after every generation one row of
 ``generations.csv`` (the optimiser's :meth:`~Optimizer.row` and the wall
 time) and then the checkpoint (atomic); ``resume=True`` continues from the
 checkpoint, first dropping CSV rows written after it, and ends with exactly
@@ -37,7 +38,8 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_check
 from rich.console import Console
 from rich.progress import Progress
 
-from evogrid.optimize import rundir
+from evogrid.errors import EvogridError
+from evogrid.optimize import checkpoint, rundir
 
 if TYPE_CHECKING:
     from evogrid.optimize.evaluator import Evaluator
@@ -49,13 +51,24 @@ GENERATIONS_CSV = rundir.GENERATIONS_CSV
 
 @runtime_checkable
 class Optimizer(Protocol[S]):
-    """One generation at a time over a state ``S`` (pickled as the checkpoint).
+    """One generation at a time over a state ``S``, checkpointed as plain data.
 
     Attributes:
         label: what the run is, for the progress bar.
+        checkpoint_kind: the name its checkpoints carry (evogrid.optimize.checkpoint); a checkpoint
+            of another kind is refused.
     """
 
     label: str
+    checkpoint_kind: str
+
+    def to_data(self, state: S) -> Any:
+        """``state`` as plain data: JSON values, numpy arrays, tuples and numpy generators only."""
+        ...
+
+    def from_data(self, data: Any) -> S:
+        """The state :meth:`to_data` gave."""
+        ...
 
     def start(self) -> S:
         """A new state with the initial population evaluated."""
@@ -116,7 +129,7 @@ def run_loop(optimizer: Optimizer[S], out: Path, generations: int, finish: Calla
     state: S | None = None
     done, seconds_before = 0, 0.0
     if resume:
-        state = rundir.load_checkpoint(out)
+        state = optimizer.from_data(checkpoint.load(out, optimizer.checkpoint_kind))
         done = optimizer.generation(state)
         rundir.truncate_csv(csv_path, done)
         seconds_before = rundir.recorded_seconds(csv_path, done)
@@ -126,7 +139,7 @@ def run_loop(optimizer: Optimizer[S], out: Path, generations: int, finish: Calla
     def record(state: S) -> S:
         wall = seconds_before + time.perf_counter() - started
         rundir.append_csv_row(csv_path, {**optimizer.row(state), "wall_seconds": f"{wall:.2f}"})
-        rundir.save_checkpoint(out, state)
+        checkpoint.save(out, optimizer.checkpoint_kind, optimizer.to_data(state))
         return state
 
     with _progress(progress, optimizer.label, generations, done) as show:
@@ -174,33 +187,62 @@ class RunKind(Generic[C]):
     """What :func:`new_run` and :func:`resume_run` need to know of a kind of run.
 
     Attributes:
+        name: ``training``, ``admission`` or ``pareto``: what ``run.json`` says a directory holds,
+            so that resuming it with another command is a clear error.
         config: the configuration class (``config.toml`` holds its fields).
         optimizer: the optimiser for a configuration and an evaluator.
         finish: ``finish(config, optimizer, final state, run directory, plots)`` writes the
             results and returns the run's summary.
     """
 
+    name: str
     config: Callable[..., C]
     optimizer: Callable[[C, Evaluator], Optimizer[Any]]
     finish: Callable[[C, Any, Any, Path, Plots | None], dict[str, Any]]
 
 
+#: run.json's ``kind`` entry -> the RunKind name that resumes it, and the command that does.
+RECORDED_KINDS = {"efs": "training", "coevolution": "training", "joint": "training",
+                  "efs-admission": "admission", "pareto": "pareto"}
+RESUME_COMMANDS = {"training": "evogrid train", "admission": "evogrid train", "pareto": "evogrid pareto"}
+
+
 def new_run(kind: RunKind[C], config: C, out: Path, evaluator: Evaluator,
             record: Callable[[], dict[str, Any]], *, progress: bool = True, stop_after: int | None = None,
             plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
-    """Start a run of ``config`` in ``out`` (which must not hold one): ``config.toml``, then ``run.json``
-    (the run record with the entries ``record()`` gives), then :func:`run_loop`."""
-    rundir.start_run(out, asdict(config))
-    rundir.write_json(out / "run.json", rundir.run_record(
-        config.seed, **record(), backend=evaluator.backend, workers=evaluator.n_workers))
-    return _run(kind, config, out, evaluator, False, progress, stop_after, plots)
+    """Start a run of ``config`` in ``out`` (which must not hold one), holding its lock throughout:
+    ``config.toml``, then ``run.json`` (the run record with the entries ``record()`` gives), then
+    :func:`run_loop`."""
+    with rundir.locked(out):
+        rundir.start_run(out, asdict(config))
+        rundir.write_json(out / "run.json", rundir.run_record(
+            config.seed, **record(), backend=evaluator.backend, workers=evaluator.n_workers))
+        return _run(kind, config, out, evaluator, False, progress, stop_after, plots)
 
 
 def resume_run(kind: RunKind[Any], out: Path, evaluator: Evaluator, *, progress: bool = True,
                stop_after: int | None = None, plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
-    """Continue the run in ``out`` from its last checkpoint, with the configuration of its config.toml."""
-    config = kind.config(**rundir.resumable_config(out))
-    return _run(kind, config, out, evaluator, True, progress, stop_after, plots)
+    """Continue the run in ``out`` from its last checkpoint, with the configuration of its config.toml,
+    holding the directory's lock throughout."""
+    if not out.is_dir():
+        raise EvogridError(f"{out}: no such run directory")
+    with rundir.locked(out):
+        return _run(kind, resumed_config(kind, out), out, evaluator, True, progress, stop_after, plots)
+
+
+def resumed_config(kind: RunKind[C], out: Path) -> C:
+    """The configuration in ``out/config.toml``, checked to be of ``kind``. Raises EvogridError."""
+    settings = rundir.resumable_config(out)
+    found = RECORDED_KINDS.get(rundir.run_record_kind(out) or "")
+    if found is not None and found != kind.name:
+        raise EvogridError(f"{out} holds a {found} run, not a {kind.name} run; continue it with "
+                           f"{RESUME_COMMANDS[found]} --resume {out}")
+    try:
+        return kind.config(**settings)
+    except TypeError as exc:  # a key the configuration does not have, or one it needs
+        raise EvogridError(f"{out / 'config.toml'}: not a {kind.name} configuration ({exc})") from None
+    except (EvogridError, ValueError) as exc:
+        raise EvogridError(f"{out / 'config.toml'}: {exc}") from None
 
 
 def _run(kind: RunKind[C], config: C, out: Path, evaluator: Evaluator, resume: bool, progress: bool,

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 from pymoo.algorithms.moo.nsga2 import NSGA2
+from pymoo.core.population import Population
 from pymoo.indicators.hv import HV
 from pymoo.operators.crossover.pntx import TwoPointCrossover
 
@@ -61,14 +62,49 @@ REFERENCE_BROKERS = ("least-load", "olb", "mct", "min-min", "max-min")
 
 @dataclass
 class ParetoState:
-    """What a Pareto run's generations change; pickled as the checkpoint.
+    """What a Pareto run's generations change (the checkpoint holds :meth:`NSGA2Front.to_data`).
 
     Attributes:
-        algorithm: pymoo's NSGA-II after ``setup``: population, random generator,
-            counters (its problem leaves the evaluator out of the pickle).
+        algorithm: pymoo's NSGA-II after ``setup``: population, random generator, counters.
     """
 
     algorithm: NSGA2
+
+
+#: What a pymoo individual holds that a checkpoint keeps: its arrays, and the data survival and
+#: selection read (NSGA-II's rank and crowding distance, the generation it was made in).
+_INDIVIDUAL_ARRAYS = ("X", "F", "G", "H", "CV")
+_INDIVIDUAL_DATA = ("rank", "crowding", "n_gen", "n_iter")
+
+
+def population_data(pop: Population | None) -> dict[str, Any] | None:
+    """A pymoo population as checkpoint data: one stacked array per attribute."""
+    if pop is None:
+        return None
+    data: dict[str, Any] = {"size": len(pop), "evaluated": [sorted(ind.evaluated or ()) for ind in pop]}
+    for name in _INDIVIDUAL_ARRAYS:
+        values = [getattr(ind, f"_{name}") for ind in pop]
+        data[name] = None if any(v is None for v in values) else np.array(values)
+    for name in _INDIVIDUAL_DATA:
+        values = [ind.data.get(name) for ind in pop]
+        data[name] = None if any(v is None for v in values) else np.array(values)
+    return data
+
+
+def population_from_data(data: dict[str, Any] | None) -> Population | None:
+    """The population :func:`population_data` gave."""
+    if data is None:
+        return None
+    pop = Population.empty(data["size"])
+    for i, ind in enumerate(pop):
+        for name in _INDIVIDUAL_ARRAYS:
+            if data[name] is not None:
+                setattr(ind, f"_{name}", data[name][i])
+        for name in _INDIVIDUAL_DATA:
+            if data[name] is not None:
+                ind.data[name] = data[name][i].item()
+        ind.evaluated = set(data["evaluated"][i])
+    return pop
 
 
 def feasible_front(algorithm) -> np.ndarray:
@@ -176,11 +212,37 @@ class NSGA2Front:
         self.hv = HV(ref_point=self.reference)
         self.label = config.label
 
-    def start(self) -> ParetoState:
-        problem = _problem(self.config, self.evaluator)
+    checkpoint_kind = "ParetoState"
+
+    def setup(self) -> NSGA2:
+        """pymoo's NSGA-II set up on the run's problem, before its first generation."""
         algorithm = _algorithm(self.config)
-        algorithm.setup(problem, termination=("n_gen", self.config.generations), seed=self.config.seed)
-        return self.step(ParetoState(algorithm))
+        algorithm.setup(_problem(self.config, self.evaluator), termination=("n_gen", self.config.generations),
+                        seed=self.config.seed)
+        return algorithm
+
+    def start(self) -> ParetoState:
+        return self.step(ParetoState(self.setup()))
+
+    def to_data(self, state: ParetoState) -> dict[str, Any]:
+        """What pymoo's ``next()`` changes, as plain data: the counters, the generator, the population
+        and the current optimum (genomes, objectives, constraints, ranks and crowding distances)."""
+        a = state.algorithm
+        return {"n_iter": a.n_iter, "n_eval": a.evaluator.n_eval, "random_state": a.random_state,
+                "pop": population_data(a.pop), "opt": population_data(a.opt)}
+
+    def from_data(self, data: dict[str, Any]) -> ParetoState:
+        """A freshly set-up algorithm (the problem, operators and evaluator rebuilt from the config)
+        carrying the checkpointed data."""
+        algorithm = self.setup()
+        algorithm._initialize()  # pymoo's own start of a run (time, counters), as next() would call it
+        algorithm.is_initialized = True
+        algorithm.n_iter = data["n_iter"]
+        algorithm.evaluator.n_eval = data["n_eval"]
+        algorithm.random_state = data["random_state"]
+        algorithm.pop = population_from_data(data["pop"])
+        algorithm.opt = population_from_data(data["opt"])
+        return ParetoState(algorithm)
 
     def step(self, state: ParetoState) -> ParetoState:
         state.algorithm.problem.evaluator = self.evaluator
@@ -299,4 +361,4 @@ def empty_front_reason(config: ParetoConfig) -> str:
 
 
 #: Pareto runs for :func:`~evogrid.optimize.loop.new_run` and :func:`~evogrid.optimize.loop.resume_run`.
-PARETO = RunKind(ParetoConfig, NSGA2Front, write_results)
+PARETO = RunKind("pareto", ParetoConfig, NSGA2Front, write_results)

@@ -152,12 +152,12 @@ class ReservationFront(NSGA2Front):
         self.hv = HV(ref_point=self.reference)
         self.label = config.label
 
-    def start(self) -> ParetoState:
+    def setup(self) -> NSGA2:
         algorithm = NSGA2(pop_size=self.config.pop_size, sampling=initial_population(self.config),
                           eliminate_duplicates=True)
         algorithm.setup(ReservationProblem(self.config.ref, self.evaluator),
                         termination=("n_gen", self.config.generations), seed=self.config.seed)
-        return self.step(ParetoState(algorithm))
+        return algorithm
 
     def row(self, state: ParetoState) -> dict[str, Any]:
         F = feasible_front(state.algorithm)
@@ -189,7 +189,7 @@ def write_results(config: ReservationFrontConfig, front: ReservationFront, state
     return {"finished": True, **result}
 
 
-RESERVATION_FRONT = RunKind(ReservationFrontConfig, ReservationFront, write_results)
+RESERVATION_FRONT = RunKind("pareto", ReservationFrontConfig, ReservationFront, write_results)
 
 
 def run_reservation_front(config: ReservationFrontConfig, out: Path, evaluator: Evaluator, *,

@@ -1,14 +1,17 @@
-"""Run directories: resolved config, versions, atomic files, checkpoints.
+"""Run directories: resolved config, versions, atomic files, checkpoints, the lock (docs/cli.md).
 
 What a run directory holds: docs/training.md and docs/pareto.md.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import fcntl
 import json
-import pickle
+import os
 import platform
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -17,12 +20,38 @@ from typing import Any
 from evogrid._version import __version__
 from evogrid.errors import EvogridError
 from evogrid.files import atomic_write_bytes, write_json
+from evogrid.optimize import checkpoint
 
-CHECKPOINT = "checkpoint.pkl"
 GENERATIONS_CSV = "generations.csv"
+LOCK = ".lock"
 #: The file a finished run of each kind leaves (docs/training.md, docs/pareto.md).
 FINISHED = {"training": "summary.json", "pareto": "front.json"}
 LIBRARIES = ("numpy", "numba", "pymoo", "deap", "joblib", "dask", "distributed")
+
+
+@contextlib.contextmanager
+def locked(out: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the run directory ``out`` (created if missing) while the block runs.
+
+    The lock is ``fcntl.flock`` on ``out/.lock``, which records the holder's PID;
+    a second process gets EvogridError naming that PID at once (no waiting).
+    The operating system releases the lock with its process, so a killed run
+    leaves no stale lock. The file is never removed: a process could be about
+    to lock it, and would then lock a file nobody else sees.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+            raise EvogridError(f"{out} is locked by PID {holder} (a run is under way there)") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def write_toml(path: Path, config: dict[str, Any]) -> None:
@@ -48,10 +77,12 @@ def run_record(seed: int, **extra: Any) -> dict[str, Any]:
 
 
 def start_run(out: Path, config: dict[str, Any], generations_csv: str = GENERATIONS_CSV) -> None:
-    """Prepare ``out`` for a new run: refuse one holding a run, drop an old per-generation
-    CSV, write the resolved ``config.toml``."""
-    if (out / CHECKPOINT).exists():
-        raise EvogridError(f"{out} already holds a run; use --resume {out} or another --out")
+    """Prepare ``out`` (locked by the caller) for a new run: refuse one that holds a run (a
+    checkpoint: it can be resumed), drop the per-generation CSV of a run killed before its first
+    checkpoint, write the resolved ``config.toml``."""
+    if checkpoint.exists(out):
+        raise EvogridError(f"{out} already holds a run; continue it with --resume {out}, or choose "
+                           "another --out")
     out.mkdir(parents=True, exist_ok=True)
     (out / generations_csv).unlink(missing_ok=True)
     write_toml(out / "config.toml", config)
@@ -63,15 +94,26 @@ def finished_kind(run_dir: Path) -> str | None:
 
 
 def resumable_config(out: Path) -> dict[str, Any]:
-    """The ``config.toml`` of a run directory that holds a checkpoint."""
+    """The ``config.toml`` of a run directory that holds a checkpoint. Raises EvogridError."""
     import tomllib
 
-    if not (out / CHECKPOINT).exists():
+    if not checkpoint.exists(out):
         raise EvogridError(f"{out}: no checkpoint to resume from")
+    path = out / "config.toml"
     try:
-        return tomllib.loads((out / "config.toml").read_text())
+        return tomllib.loads(path.read_text())
     except FileNotFoundError:
         raise EvogridError(f"{out}: not a run directory (no config.toml)") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise EvogridError(f"{path}: damaged ({exc})") from None
+
+
+def run_record_kind(out: Path) -> str | None:
+    """The ``kind`` entry of ``out/run.json`` (None if there is none or it cannot be read)."""
+    try:
+        return json.loads((out / "run.json").read_text()).get("kind")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def write_rows(stem: Path, rows: list[dict[str, Any]]) -> None:
@@ -81,18 +123,6 @@ def write_rows(stem: Path, rows: list[dict[str, Any]]) -> None:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-
-
-def save_checkpoint(run_dir: Path, state: Any) -> None:
-    atomic_write_bytes(run_dir / CHECKPOINT, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
-
-
-def load_checkpoint(run_dir: Path) -> Any:
-    try:
-        with (run_dir / CHECKPOINT).open("rb") as fh:
-            return pickle.load(fh)
-    except FileNotFoundError:
-        raise EvogridError(f"{run_dir}: no checkpoint to resume from") from None
 
 
 def csv_rows(path: Path) -> list[dict[str, str]]:

@@ -150,4 +150,4 @@ def _finish(config: TrainConfig, algorithm: EFS | CoEvolution, state: EvolutionS
 
 
 #: Training runs for :func:`~evogrid.optimize.loop.new_run` and :func:`~evogrid.optimize.loop.resume_run`.
-TRAINING = RunKind(TrainConfig, make_algorithm, _finish)
+TRAINING = RunKind("training", TrainConfig, make_algorithm, _finish)
