@@ -8,8 +8,8 @@ crossover and mutation of :mod:`~evogrid.optimize.partition` or
 ``run_pareto(config, out)`` leaves in ``out``: ``config.toml`` (resolved),
 ``run.json`` (seed, versions, reference points), ``generations.csv`` (one row
 per generation: front size, hypervolume against the local point, best AWRT
-per site, evaluations, wall time), ``checkpoint.pkl`` (the state after each
-generation, written atomically), and at the end ``front.json``,
+per site, evaluations, wall time), ``checkpoint.npz`` (the state after each
+generation as plain data, written atomically: :meth:`NSGA2Front.to_data`), and at the end ``front.json``,
 ``front.csv`` and, with ``plots``, ``pareto.png``. ``resume_pareto(out)``
 continues from the checkpoint and ends with exactly the front an
 uninterrupted run gives.

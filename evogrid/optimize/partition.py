@@ -64,7 +64,7 @@ class PartitionProblem(Problem):
 
     Args:
         ref: the scenario (its LRMS is every site's local scheduler).
-        evaluator: runs the simulations (not pickled with checkpoints).
+        evaluator: runs the simulations (rebuilt, not checkpointed, on resume).
         limit: feasibility limit on every AWRT, seconds.
         cutoff: simulations stop once some AWRT certainly exceeds this
             (seconds, 0: never; see ``config.CUTOFF_FACTOR``); such candidates get lower

@@ -9,9 +9,9 @@ leaves in ``out``:
 - ``generations.csv``: per generation and species the best, median and worst
   parent fitness (AWRT, s), the mean step size per feature, evaluations,
   simulations stopped early, wall time;
-- ``checkpoint.pkl``: the optimiser's state
-  (:class:`~evogrid.optimize.es.EvolutionState` or a subclass) after every
-  generation (atomic); ``resume_training(out)`` continues it and ends with
+- ``checkpoint.npz``: the optimiser's state
+  (:class:`~evogrid.optimize.es.EvolutionState` or a subclass) as plain data after
+  every generation (atomic; :mod:`evogrid.optimize.checkpoint`, no pickle); ``resume_training(out)`` continues it and ends with
   exactly the result of an uninterrupted run;
 - at the end ``rulebases/*.json`` (with provenance), ``summary.json`` and
   ``summary.csv`` (AWRT against local scheduling per site, on the training
