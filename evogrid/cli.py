@@ -509,7 +509,7 @@ def _front_table(result: dict) -> None:
     names = result.get("objectives") or [f"AWRT {n} (s)" for n in result["sites"]]
     every = max(1, -(-len(front) // FRONT_ROWS))  # ceil: never more than FRONT_ROWS rows
     shown = list(range(0, len(front), every))
-    count = f"{len(front)} points" + (f" ({len(shown)} shown, every {every}th; all in front.csv)"
+    count = f"{len(front)} points" + (f" ({len(shown)} shown, evenly spaced; all in front.csv)"
                                       if len(shown) < len(front) else "")
     table = Table(title=f"{result['scenario']}: NSGA-II {result['mode']} front, {count}, "
                         f"hypervolume {result['hypervolume']:.4g}")

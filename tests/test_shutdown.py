@@ -64,3 +64,25 @@ def test_a_signal_stops_the_run_and_its_workers(tmp_path, signum, code):
     while any(alive(p) for p in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [p for p in workers if alive(p)], "processes of the run outlived it by 5 s"
+
+
+def test_after_sigkill_resume_gives_the_uninterrupted_result(tmp_path):
+    """SIGKILL leaves no chance to clean up: the lock goes with the process, the atomic checkpoint
+    stays, and --resume ends exactly as a run that was never killed."""
+    settings = ["--generations", "6", "--mu", "2", "--lambda", "6", "--workers", "1", "--backend", "serial"]
+    out, straight = tmp_path / "killed", tmp_path / "straight"
+    argv = [sys.executable, "-m", "evogrid.cli", "train", "KTH-1+SDSC03-1", *settings]
+    proc = subprocess.Popen([*argv, "--out", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while len(csv_rows(out / GENERATIONS_CSV)) < 3 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.kill()
+    proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
+    resumed = subprocess.run([sys.executable, "-m", "evogrid.cli", "train", "--resume", str(out), "--workers",
+                              "1", "--backend", "serial"], capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    subprocess.run([*argv, "--out", str(straight)], check=True, capture_output=True, timeout=300)
+    assert (out / "summary.json").read_text() == (straight / "summary.json").read_text()
+    assert [r.pop("wall_seconds") and r for r in csv_rows(out / GENERATIONS_CSV)] == \
+        [r.pop("wall_seconds") and r for r in csv_rows(straight / GENERATIONS_CSV)]

@@ -11,8 +11,9 @@ leaves in ``out``:
   simulations stopped early, wall time;
 - ``checkpoint.npz``: the optimiser's state
   (:class:`~evogrid.optimize.es.EvolutionState` or a subclass) as plain data after
-  every generation (atomic; :mod:`evogrid.optimize.checkpoint`, no pickle); ``resume_training(out)`` continues it and ends with
-  exactly the result of an uninterrupted run;
+  every generation (atomic; :mod:`evogrid.optimize.checkpoint`, no pickle);
+  ``resume_training(out)`` continues it and ends with exactly the result of an
+  uninterrupted run;
 - at the end ``rulebases/*.json`` (with provenance), ``summary.json`` and
   ``summary.csv`` (AWRT against local scheduling per site, on the training
   scenario and, with ``config.test``, on the unseen test scenario under FCFS
