@@ -49,11 +49,6 @@ if TYPE_CHECKING:
 _click_errors = importlib.import_module(typer.BadParameter.__module__)
 _click_core = importlib.import_module(typer.BadParameter.__module__.rpartition(".")[0] + ".core")
 
-# Typer may bring its own copy of click (typer._click) or use the click package: its errors and
-# parameter sources come from whichever it uses.
-_click_errors = importlib.import_module(typer.BadParameter.__module__)
-_click_core = importlib.import_module(typer.BadParameter.__module__.rpartition(".")[0] + ".core")
-
 app = typer.Typer(
     help="evogrid: simulate federated compute sites on SWF logs and learn job-exchange policies.",
     no_args_is_help=True,
@@ -71,7 +66,6 @@ LRMS_HELP = (
     "Local scheduler at every site: fcfs, easy (EASY backfilling), list (first fit) or conservative "
     "(conservative backfilling: every waiting job holds a reservation)."
 )
-
 
 
 def _nonzero_workers(value: int) -> int:
@@ -105,7 +99,7 @@ def _root(
     version: Annotated[bool, typer.Option(
         "--version", is_eager=True, callback=_print_version, help="Print the version and exit.")] = False,
 ) -> None:
-    """evogrid: simulate federated compute sites on SWF logs and learn job-exchange policies."""
+    pass  # --version is handled by its eager callback
 
 
 @traces_app.command("list")
@@ -585,11 +579,10 @@ def _interruptible(run_dir: Path) -> Iterator[None]:
     try:
         yield
     except KeyboardInterrupt:
-        from evogrid.optimize.rundir import GENERATIONS_CSV, csv_rows
+        from evogrid.optimize import checkpoint
 
-        rows = csv_rows(run_dir / GENERATIONS_CSV) if run_dir.is_dir() else []
-        if rows:
-            print(f"evogrid: stopped after generation {rows[-1]['generation']}; "
+        if checkpoint.exists(run_dir):
+            print(f"evogrid: stopped after generation {checkpoint.saved_generation(run_dir)}; "
                   f"continue with --resume {run_dir}", file=sys.stderr)
         else:
             print("evogrid: stopped before the first generation was saved; nothing to resume",

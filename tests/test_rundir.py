@@ -85,7 +85,8 @@ def test_checkpoints_round_trip_data_and_refuse_anything_else(tmp_path):
     tree = {"generation": 3, "x": np.arange(6, dtype=np.int8).reshape(2, 3), "pair": (1.5, [np.ones(2)]),
             "rng": np.random.default_rng(9), "mt": mt, "inf": float("inf"), "none": None}
     mt.random(3)
-    checkpoint.save(tmp_path, "Toy", tree)
+    checkpoint.save(tmp_path, "Toy", tree, 3)
+    assert checkpoint.saved_generation(tmp_path) == 3
     back = checkpoint.load(tmp_path, "Toy")
     assert back["generation"] == 3 and back["inf"] == float("inf") and back["none"] is None
     assert back["x"].dtype == np.int8 and back["x"].tolist() == tree["x"].tolist()
@@ -95,13 +96,13 @@ def test_checkpoints_round_trip_data_and_refuse_anything_else(tmp_path):
     with pytest.raises(EvogridError, match="a checkpoint of a Toy, not of a Other"):
         checkpoint.load(tmp_path, "Other")
     with pytest.raises(TypeError, match="data only"):
-        checkpoint.save(tmp_path, "Toy", {"f": print})
+        checkpoint.save(tmp_path, "Toy", {"f": print}, 0)
     with pytest.raises(TypeError, match="object arrays"):
-        checkpoint.save(tmp_path, "Toy", {"a": np.array([print], dtype=object)})
+        checkpoint.save(tmp_path, "Toy", {"a": np.array([print], dtype=object)}, 0)
 
 
 def test_damaged_and_foreign_checkpoints_are_one_line_errors(tmp_path):
-    checkpoint.save(tmp_path, "Toy", {"a": np.zeros(3)})
+    checkpoint.save(tmp_path, "Toy", {"a": np.zeros(3)}, 0)
     whole = (tmp_path / checkpoint.FILE).read_bytes()
     for damaged in (b"", whole[:40], whole[: len(whole) // 2], os.urandom(300)):
         (tmp_path / checkpoint.FILE).write_bytes(damaged)
@@ -138,7 +139,7 @@ def test_a_config_of_another_kind_or_damaged_is_a_one_line_error(tmp_path):
     from evogrid.optimize.loop import resumed_config
     from evogrid.optimize.training import TRAINING
 
-    checkpoint.save(tmp_path, "EvolutionState", {})
+    checkpoint.save(tmp_path, "EvolutionState", {}, 0)
     (tmp_path / "config.toml").write_text('scenario = "KTH-1+SDSC03-1"\nmu = 0\n')
     with pytest.raises(EvogridError, match="config.toml: --mu"):
         resumed_config(TRAINING, tmp_path)

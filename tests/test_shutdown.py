@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from evogrid.optimize import checkpoint
 from evogrid.optimize.rundir import GENERATIONS_CSV, csv_rows
 
 
@@ -57,7 +58,8 @@ def test_a_signal_stops_the_run_and_its_workers(tmp_path, signum, code):
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == code, err
-    generation = int(csv_rows(out / GENERATIONS_CSV)[-1]["generation"])
+    generation = checkpoint.saved_generation(out)
+    assert generation >= 0 and csv_rows(out / GENERATIONS_CSV)
     assert f"stopped after generation {generation}; continue with --resume {out}" in err
     assert "Traceback" not in err
     deadline = time.monotonic() + 5

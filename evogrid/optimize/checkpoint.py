@@ -5,7 +5,8 @@ download), so resuming must not run code from it: no pickle. A checkpoint is
 one ``.npz`` file (numpy arrays, read with ``allow_pickle=False``) whose entry
 ``__meta__`` is a JSON record::
 
-    {"format": "evogrid-checkpoint", "schema": 1, "kind": "EvolutionState", "tree": ...}
+    {"format": "evogrid-checkpoint", "schema": 1, "kind": "EvolutionState", "generation": 12,
+     "tree": ...}
 
 ``tree`` is the optimiser's state as plain data (:meth:`~evogrid.optimize.loop.Optimizer.to_data`):
 JSON values, with arrays referenced by key (``{"__array__": "a3"}``), tuples
@@ -42,10 +43,12 @@ _BIT_GENERATORS = {cls.__name__: cls for cls in (np.random.PCG64, np.random.PCG6
                                                  np.random.Philox, np.random.SFC64)}
 
 
-def save(run_dir: Path, kind: str, tree: Any) -> None:
-    """Write ``tree`` (plain data, see the module docstring) as the checkpoint of ``run_dir``, atomically."""
+def save(run_dir: Path, kind: str, tree: Any, generation: int) -> None:
+    """Write ``tree`` (plain data, see the module docstring), the state after ``generation``
+    generations, as the checkpoint of ``run_dir``, atomically."""
     arrays: dict[str, np.ndarray] = {}
-    meta = {"format": FORMAT, "schema": SCHEMA, "kind": kind, "tree": _encode(tree, arrays)}
+    meta = {"format": FORMAT, "schema": SCHEMA, "kind": kind, "generation": generation,
+            "tree": _encode(tree, arrays)}
     buffer = io.BytesIO()
     np.savez(buffer, **{_META: np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)}, **arrays)
     atomic_write_bytes(run_dir / FILE, buffer.getvalue())
@@ -59,6 +62,24 @@ def exists(run_dir: Path) -> bool:
 def load(run_dir: Path, kind: str) -> Any:
     """The tree of ``run_dir``'s checkpoint, which must be of ``kind``. Raises EvogridError."""
     path = run_dir / FILE
+    meta, arrays = _read(run_dir, with_arrays=True)
+    if meta.get("kind") != kind:
+        raise EvogridError(f"{path}: a checkpoint of a {meta.get('kind')}, not of a {kind}")
+    try:
+        return _decode(meta["tree"], arrays)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise EvogridError(f"{path}: a damaged checkpoint ({type(exc).__name__}: {exc})") from None
+
+
+def saved_generation(run_dir: Path) -> int:
+    """The generations the checkpoint of ``run_dir`` has done (where ``--resume`` continues).
+    Raises EvogridError."""
+    return int(_read(run_dir, with_arrays=False)[0].get("generation", 0))
+
+
+def _read(run_dir: Path, *, with_arrays: bool) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """The checkpoint's checked JSON record and (``with_arrays``) its arrays."""
+    path = run_dir / FILE
     if not path.exists():
         if (run_dir / PICKLE_FILE).exists():
             raise EvogridError(f"{run_dir / PICKLE_FILE}: a checkpoint of an older evogrid (a pickle, which "
@@ -67,7 +88,7 @@ def load(run_dir: Path, kind: str) -> Any:
     try:
         with np.load(path, allow_pickle=False) as npz:
             meta = json.loads(npz[_META].tobytes().decode())
-            arrays = {name: npz[name] for name in npz.files if name != _META}
+            arrays = {name: npz[name] for name in npz.files if name != _META} if with_arrays else {}
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
         raise EvogridError(f"{path}: not a readable evogrid checkpoint (truncated or corrupted: "
                            f"{type(exc).__name__})") from None
@@ -76,12 +97,7 @@ def load(run_dir: Path, kind: str) -> Any:
     if meta.get("schema") != SCHEMA:
         raise EvogridError(f"{path}: checkpoint schema {meta.get('schema')}, this evogrid reads schema "
                            f"{SCHEMA}; resume it with the evogrid that wrote it")
-    if meta.get("kind") != kind:
-        raise EvogridError(f"{path}: a checkpoint of a {meta.get('kind')}, not of a {kind}")
-    try:
-        return _decode(meta["tree"], arrays)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise EvogridError(f"{path}: a damaged checkpoint ({type(exc).__name__}: {exc})") from None
+    return meta, arrays
 
 
 def _encode(value: Any, arrays: dict[str, np.ndarray]) -> Any:

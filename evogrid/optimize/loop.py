@@ -139,7 +139,7 @@ def run_loop(optimizer: Optimizer[S], out: Path, generations: int, finish: Calla
     def record(state: S) -> S:
         wall = seconds_before + time.perf_counter() - started
         rundir.append_csv_row(csv_path, {**optimizer.row(state), "wall_seconds": f"{wall:.2f}"})
-        checkpoint.save(out, optimizer.checkpoint_kind, optimizer.to_data(state))
+        checkpoint.save(out, optimizer.checkpoint_kind, optimizer.to_data(state), optimizer.generation(state))
         return state
 
     with _progress(progress, optimizer.label, generations, done) as show:
