@@ -27,6 +27,7 @@ from rich.table import Table
 
 from evogrid import __version__
 from evogrid.errors import EvogridError, ScenarioError
+from evogrid.files import write_json
 from evogrid.pipeline import DEMO_GENERATIONS
 from evogrid.policy.registry import (
     LOCATIONS,
@@ -257,8 +258,7 @@ def simulate_cmd(
         "evogrid": __version__,
     }
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(result, indent=2))
+        write_json(out, result)
     if as_json:
         typer.echo(json.dumps(result, indent=2))
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import matplotlib
@@ -11,6 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.colors import ListedColormap  # noqa: E402
 
+from evogrid.files import atomic_write_bytes  # noqa: E402
 from evogrid.policy.rulebase import Rulebase  # noqa: E402
 
 GRID_POINTS = 300
@@ -20,8 +22,10 @@ def _save(fig: plt.Figure, path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(path)
+    buffer = io.BytesIO()  # written whole or not at all, as every file of a run directory
+    fig.savefig(buffer, format=path.suffix.lstrip(".") or "png")
     plt.close(fig)
+    atomic_write_bytes(path, buffer.getvalue())
     return path
 
 

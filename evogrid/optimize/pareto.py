@@ -17,7 +17,7 @@ uninterrupted run gives.
 
 from __future__ import annotations
 
-import csv
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +29,7 @@ from pymoo.core.population import Population
 from pymoo.indicators.hv import HV
 from pymoo.operators.crossover.pntx import TwoPointCrossover
 
+from evogrid.files import atomic_write_bytes
 from evogrid.optimize import rundir
 from evogrid.optimize.config import ParetoConfig
 from evogrid.optimize.evaluator import Evaluator
@@ -324,14 +325,13 @@ def write_results(config: ParetoConfig, front: NSGA2Front, state: ParetoState, o
         **({"empty_reason": empty_front_reason(config)} if len(F) == 0 else {}),
     }
     rundir.write_json(out / "front.json", result)
-    with (out / "front.csv").open("w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(objective_names(config, names))
-        writer.writerows(F.tolist())
+    rundir.write_csv(out / "front.csv", objective_names(config, names), F.tolist())
     jobs = config.ref.jobs()
     if config.mode == "partition":
         sites = np.array([effective_sites(jobs, x) for x in X], dtype=np.int8)
-        np.savez_compressed(out / "front_assignments.npz", sites=sites, origin=jobs.origin.astype(np.int8))
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, sites=sites, origin=jobs.origin.astype(np.int8))
+        atomic_write_bytes(out / "front_assignments.npz", buffer.getvalue())
     else:
         for i, x in enumerate(X):
             for k, rb in enumerate(decode(x, jobs.n_sites, config.n_rules, config.features)):

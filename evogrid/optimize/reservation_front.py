@@ -21,7 +21,6 @@ and resume work as for the other Pareto runs (evogrid.optimize.loop).
 
 from __future__ import annotations
 
-import csv
 import functools
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -180,10 +179,7 @@ def write_results(config: ReservationFrontConfig, front: ReservationFront, state
               "reference_points": points,
               "reference_hypervolumes": {k: front.hypervolume(np.array([v])) for k, v in points.items()}}
     rundir.write_json(out / "front.json", result)
-    with (out / "front.csv").open("w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow([*OBJECTIVES, *GENES])
-        writer.writerows(np.hstack([F, X]).tolist())
+    rundir.write_csv(out / "front.csv", [*OBJECTIVES, *GENES], np.hstack([F, X]).tolist())
     if (plots := resolve_plots(plots)) is not None:
         plots.reservation_front_plot(out / "pareto.png", {config.label: F}, points)
     return {"finished": True, **result}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import fcntl
+import io
 import json
 import os
 import platform
@@ -117,12 +118,18 @@ def run_record_kind(out: Path) -> str | None:
 
 
 def write_rows(stem: Path, rows: list[dict[str, Any]]) -> None:
-    """``stem.json`` and ``stem.csv`` holding the same table (one dict per row)."""
+    """``stem.json`` and ``stem.csv`` holding the same table (one dict per row), each written atomically."""
     write_json(stem.with_suffix(".json"), rows)
-    with stem.with_suffix(".csv").open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(stem.with_suffix(".csv"), list(rows[0]), [list(r.values()) for r in rows])
+
+
+def write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> None:
+    """A CSV file with ``header``, written atomically."""
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer)
+    writer.writerow(header)
+    writer.writerows(rows)
+    atomic_write_bytes(path, buffer.getvalue().encode())
 
 
 def csv_rows(path: Path) -> list[dict[str, str]]:
@@ -144,11 +151,8 @@ def truncate_csv(path: Path, generation: int) -> None:
     rows = csv_rows(path)
     if not rows:
         return
-    kept = [r for r in rows if int(r["generation"]) <= generation]
-    with path.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(kept)
+    kept = [list(r.values()) for r in rows if int(r["generation"]) <= generation]
+    write_csv(path, list(rows[0]), kept)
 
 
 def append_csv_row(path: Path, row: dict[str, Any]) -> None:
