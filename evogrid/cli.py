@@ -81,9 +81,12 @@ SeedOption = Annotated[int, typer.Option(min=0, help="Seed of the whole run (>= 
 WorkersOption = Annotated[int, typer.Option(
     callback=_nonzero_workers,
     help="Parallel workers: a count >= 1, or negative as in joblib (-1: all cores, -2: all but one).")]
-BackendOption = Annotated[str, typer.Option(help="serial, loky (processes) or dask (a cluster).")]
+BackendOption = Annotated[str, typer.Option(
+    help="serial, loky (processes on this machine), dask or ray (a cluster: pip install "
+         "'evogrid[distributed]' or 'evogrid[ray]').")]
 SchedulerOption = Annotated[str | None, typer.Option(
-    help="dask scheduler address (tcp://host:8786); default: a LocalCluster on 127.0.0.1.")]
+    help="With dask or ray, the address of a running cluster: a dask scheduler (tcp://host:8786) or a "
+         "Ray cluster (ray://host:10001, or auto); default: a local cluster on 127.0.0.1.")]
 ResumeOption = Annotated[Path | None, typer.Option(help="Continue the run in this directory.")]
 ScenarioArgument = Annotated[str | None, typer.Argument(
     help="Inline scenario (KTH-5+SDSC03-5) or a .toml file; omit with --resume.")]
@@ -367,7 +370,8 @@ def show(
     site: Annotated[int, typer.Option(min=0, help="Site index that uses the rulebase in --scenario.")] = 0,
     lrms: Annotated[str | None, typer.Option(help=LRMS_HELP)] = None,
     plot: Annotated[Path | None, typer.Option(
-        help="Where to write the decision-surface PNG (default: next to the JSON).")] = None,
+        help="Where to write the decision-surface PNG (default: runs/show/<rulebase name>.png; never "
+             "next to the rulebase, which may sit in a curated directory).")] = None,
 ) -> None:
     """Print a rulebase's rules and write its decision-surface plot (accept/decline over the features)."""
     from evogrid.plots import decision_surface
@@ -401,7 +405,8 @@ def show(
         title = f"{loaded.name}: decisions of {loaded.workloads[site].name}"
         console.print(_metrics_table(f"{loaded.name}: rulebase at {loaded.workloads[site].name}, others AWF",
                                      res.metrics()))
-    path = decision_surface(rb, plot or rulebase.with_suffix(".png"), visited=visited, title=title)
+    path = decision_surface(rb, plot or Path("runs") / "show" / f"{rulebase.stem}.png", visited=visited,
+                            title=title)
     console.print(f"wrote {path}")
 
 

@@ -115,7 +115,7 @@ def test_simulate_strategies_json(capsys):
     assert kth["delta_awrt_pct"] == pytest.approx(-expected)
 
 
-def test_rulebase_strategy_and_show(capsys, tmp_path):
+def test_rulebase_strategy_and_show(capsys, tmp_path, monkeypatch):
     from evogrid.policy.rulebase import Rulebase
 
     path = Rulebase.random(10, seed=4).with_provenance(site="KTH").save(tmp_path / "kth.json")
@@ -128,11 +128,13 @@ def test_rulebase_strategy_and_show(capsys, tmp_path):
     code, out, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--rulebase", f"KTH-2={path}", "--json")
     assert code == 0, err
     assert json.loads(out)["sites"] == with_strategy["sites"]
+    monkeypatch.chdir(tmp_path / "..")
     code, out, err = run(capsys, "show", str(path), "--scenario", "KTH-2+SDSC03-2")
     assert code == 0, err
     assert "10 rules" in out and "accept" in out
-    png = path.with_suffix(".png")
+    png = tmp_path / ".." / "runs" / "show" / "kth.png"  # never next to the rulebase
     assert png.stat().st_size > 10_000 and png.read_bytes()[:4] == b"\x89PNG"
+    assert not path.with_suffix(".png").exists()
 
 
 def test_bad_rulebase_file(capsys, tmp_path):

@@ -121,10 +121,10 @@ def test_resume_after_a_kill_gives_the_same_front(tmp_path, mode):
 @pytest.mark.xdist_group("dask")
 def test_same_front_on_every_backend_and_worker_count(tmp_path):
     fronts = {}
-    for backend, workers in (("serial", 1), ("loky", 2), ("dask", 2)):
+    for backend, workers in (("serial", 1), ("loky", 2), ("dask", 2), ("ray", 2)):
         with Evaluator(backend, workers) as ev:
             fronts[backend] = run_pareto(_tiny("policy"), tmp_path / backend, ev, progress=False)["front"]
-    assert fronts["serial"] == fronts["loky"] == fronts["dask"]
+    assert fronts["serial"] == fronts["loky"] == fronts["dask"] == fronts["ray"]
 
 
 def test_evaluator_rejects_unknown_backend():
@@ -132,7 +132,7 @@ def test_evaluator_rejects_unknown_backend():
 
     with pytest.raises(EvogridError, match="unknown backend"):
         Evaluator("mpi")
-    with pytest.raises(EvogridError, match="--scheduler needs"):
+    with pytest.raises(EvogridError, match="--scheduler needs --backend dask or ray"):
         Evaluator("loky", 2, scheduler="tcp://127.0.0.1:1")
 
 

@@ -1,4 +1,4 @@
-"""Evaluating many candidates in parallel: serial, joblib/loky, or a dask cluster.
+"""Evaluating many candidates in parallel: serial, joblib/loky, a dask cluster or a Ray cluster.
 
 An optimiser hands the :class:`Evaluator` a function and a list of tasks;
 the evaluator splits the tasks into one chunk per worker, runs the chunks
@@ -25,7 +25,9 @@ from evogrid.errors import EvogridError
 from evogrid.sim.scenario import Scenario
 from evogrid.sim.schedule import GridJobs, warm_up
 
-BACKENDS = ("serial", "loky", "dask")
+BACKENDS = ("serial", "loky", "dask", "ray")
+#: A local Ray cluster's shared-object store (bytes): tasks are a few strings, results a few numbers.
+RAY_OBJECT_STORE_BYTES = 256 * 2**20
 #: Chunks per worker and batch: several, so a worker that finishes early
 #: takes another chunk (simulation times vary between candidates).
 CHUNKS_PER_WORKER = 8
@@ -71,21 +73,26 @@ class Evaluator:
 
     Args:
         backend: ``serial`` (in this process), ``loky`` (joblib's process
-            pool, the default) or ``dask`` (a dask.distributed cluster
-            through joblib; needs ``pip install evogrid[distributed]``).
+            pool, the default), ``dask`` (a dask.distributed cluster
+            through joblib; needs ``pip install evogrid[distributed]``) or
+            ``ray`` (a Ray cluster through Ray's joblib backend; needs
+            ``pip install evogrid[ray]``).
         n_workers: worker processes for ``loky`` (negative as in joblib: -1 all cores,
             -2 all but one; 0 is an error); for dask,
             how many chunks to split a batch into (default: the cluster's
             worker count).
-        scheduler: a dask scheduler address (``tcp://host:8786``); without
-            it, ``dask`` starts a LocalCluster on 127.0.0.1.
+        scheduler: the address of a running cluster: a dask scheduler
+            (``tcp://host:8786``) or a Ray cluster (``ray://host:10001``, or
+            ``auto`` for the one on this machine). Without it, ``dask`` and
+            ``ray`` start a local cluster on 127.0.0.1 with ``n_workers``
+            workers, and stop it on :meth:`close`.
     """
 
     def __init__(self, backend: str = "loky", n_workers: int = 1, scheduler: str | None = None):
         if backend not in BACKENDS:
             raise EvogridError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
-        if scheduler and backend != "dask":
-            raise EvogridError("--scheduler needs --backend dask")
+        if scheduler and backend not in ("dask", "ray"):
+            raise EvogridError("--scheduler needs --backend dask or ray")
         if n_workers == 0:
             raise EvogridError("0 workers: give a count >= 1, or a negative count as in joblib "
                                "(-1: all cores, -2: all but one)")
@@ -95,9 +102,12 @@ class Evaluator:
         self.scheduler = scheduler
         self._client = None
         self._cluster = None
+        self._ray_started = False
         self._warm: set[tuple[str, ...]] = set()
         if backend == "dask":
             self._connect()
+        elif backend == "ray":
+            self._connect_ray()
 
     def _connect(self) -> None:
         try:
@@ -114,6 +124,24 @@ class Evaluator:
         workers = len(self._client.scheduler_info().get("workers", {}))
         self.n_workers = max(self.n_workers if not self.scheduler else workers, 1)
 
+    def _connect_ray(self) -> None:
+        try:
+            import ray
+            from ray.util.joblib import register_ray
+        except ImportError:
+            raise EvogridError("--backend ray needs Ray: pip install 'evogrid[ray]'") from None
+        if not ray.is_initialized():
+            if self.scheduler:
+                ray.init(address=self.scheduler, log_to_driver=False, logging_level="ERROR")
+            else:
+                ray.init(num_cpus=self.n_workers, include_dashboard=False, _node_ip_address="127.0.0.1",
+                         object_store_memory=RAY_OBJECT_STORE_BYTES, log_to_driver=False,
+                         logging_level="ERROR")
+            self._ray_started = True
+        register_ray()
+        if self.scheduler:
+            self.n_workers = max(int(ray.cluster_resources().get("CPU", 1)), 1)
+
     def map(self, fn: Callable, tasks: Sequence[Any]) -> list:
         """``[fn(t) for t in tasks]``, evaluated on the backend; ``fn`` must be picklable."""
         tasks = list(tasks)
@@ -122,7 +150,7 @@ class Evaluator:
             return _run_chunk(fn, tasks)
         self._warm_up(tasks[0])
         chunks = _split(tasks, min(self.n_workers * CHUNKS_PER_WORKER, len(tasks)))
-        backend = "dask" if self.backend == "dask" else "loky"
+        backend = self.backend
         # n_jobs stays the worker count: a different count makes loky resize
         # its pool, and new workers must load the scenario and code again.
         with joblib.parallel_config(backend=backend, n_jobs=self.n_workers):
@@ -156,6 +184,11 @@ class Evaluator:
         if self._cluster is not None:
             self._cluster.close()
         self._client = self._cluster = None
+        if self._ray_started:
+            import ray
+
+            ray.shutdown()
+            self._ray_started = False
 
     def __enter__(self) -> Evaluator:
         return self

@@ -56,9 +56,10 @@ def locked(out: Path) -> Iterator[None]:
 
 
 def write_toml(path: Path, config: dict[str, Any]) -> None:
-    """A flat TOML file: strings, numbers, booleans and lists of those (None is left out)."""
-    lines = [f"{key} = {json.dumps(value)}" for key, value in config.items() if value is not None]
-    atomic_write_bytes(path, ("\n".join(lines) + "\n").encode())
+    """``config`` as TOML (tomli-w), written atomically; None values are left out (TOML has no null)."""
+    import tomli_w
+
+    atomic_write_bytes(path, tomli_w.dumps({k: v for k, v in config.items() if v is not None}).encode())
 
 
 def versions() -> dict[str, str]:
