@@ -234,6 +234,10 @@ def simulate_cmd(
     lenient: Annotated[bool, typer.Option(help="Skip and count malformed SWF lines.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
     out: Annotated[Path | None, typer.Option(help="Also write the JSON result to this file.")] = None,
+    jobs: Annotated[Path | None, typer.Option(
+        help="Also write the schedule, one row per job, to this CSV file: Batsim's out_jobs.csv "
+             "columns (evalys reads it) and evogrid's (origin and executing site, moves; "
+             "docs/jobs_file.md).")] = None,
 ) -> None:
     """Simulate a scenario with an exchange strategy: per-site metrics, deltas vs local, migrations."""
     from evogrid.policy.config import RulebaseSpec, build_strategy, strategy_config
@@ -262,6 +266,10 @@ def simulate_cmd(
     }
     if out is not None:
         write_json(out, result)
+    if jobs is not None:
+        from evogrid.jobs_file import write_jobs_csv
+
+        write_jobs_csv(jobs, res.schedule)
     if as_json:
         typer.echo(json.dumps(result, indent=2))
         return

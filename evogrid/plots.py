@@ -13,6 +13,7 @@ import numpy as np  # noqa: E402
 from matplotlib.colors import ListedColormap  # noqa: E402
 
 from evogrid.files import atomic_write_bytes  # noqa: E402
+from evogrid.jobs_file import processor_layout  # noqa: E402
 from evogrid.policy.rulebase import Rulebase  # noqa: E402
 
 GRID_POINTS = 300
@@ -167,22 +168,12 @@ def improvement_plot(path: str | Path, rows: list[dict]) -> Path:
 
 
 def _processor_blocks(m: int, items: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int, int]]:
-    """Give each item ``(start, end, procs, tag)`` concrete processors of a machine of ``m``, lowest
-    free first, releases before starts at equal times; returns ``(start, end, first_proc, count,
-    tag)`` rectangles, several for an item whose processors are not contiguous."""
-    free = np.ones(m, dtype=bool)
-    owned: dict[int, np.ndarray] = {}
-    events = sorted([(s, 1, i) for i, (s, _, _, _) in enumerate(items)]
-                    + [(e, 0, i) for i, (_, e, _, _) in enumerate(items)])
+    """Give each item ``(start, end, procs, tag)`` concrete processors of a machine of ``m`` (the
+    layout of the per-job files, evogrid.jobs_file.processor_layout); returns ``(start, end,
+    first_proc, count, tag)`` rectangles, several for an item whose processors are not contiguous."""
+    held = processor_layout(m, [i[0] for i in items], [i[1] for i in items], [i[2] for i in items])
     blocks = []
-    for _, kind, i in events:
-        if kind == 0:
-            free[owned.pop(i)] = True
-            continue
-        start, end, procs, tag = items[i]
-        mine = np.flatnonzero(free)[:procs]
-        free[mine] = False
-        owned[i] = mine
+    for (start, end, _, tag), mine in zip(items, held, strict=True):
         breaks = np.flatnonzero(np.diff(mine) > 1) + 1
         for run in np.split(mine, breaks):
             if run.size:

@@ -1,0 +1,121 @@
+"""Per-job schedules out: Batsim's ``out_jobs.csv`` columns plus evogrid's (docs/jobs_file.md).
+
+One row per job of a simulated grid, readable by evalys (``JobSet.from_csv``)
+and by any spreadsheet. The simulator counts processors; it does not place a
+job on particular ones. ``allocated_resources`` therefore comes from a
+deterministic layout (:func:`processor_layout`: lowest free processors
+first, the processors of jobs ending at an instant freed before jobs
+starting then take theirs), the one the Gantt charts draw. Site ``k``'s
+processors are numbered after those of sites ``0..k-1``, so a grid is one
+resource space, as a Batsim platform is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from evogrid.errors import ScenarioError
+from evogrid.files import atomic_write_bytes
+
+if TYPE_CHECKING:
+    from evogrid.sim.schedule import Schedule
+
+#: Batsim's out_jobs.csv columns, in its order, then evogrid's.
+BATSIM_COLUMNS = ("job_id", "workload_name", "profile", "submission_time", "requested_number_of_resources",
+                  "requested_time", "success", "final_state", "starting_time", "execution_time",
+                  "finish_time", "waiting_time", "turnaround_time", "stretch", "allocated_resources",
+                  "consumed_energy", "metadata")
+EVOGRID_COLUMNS = ("origin_site", "site", "moves", "logged_run_time")
+
+
+def processor_layout(m: int, start: Sequence[int], end: Sequence[int],
+                     procs: Sequence[int]) -> list[np.ndarray]:
+    """The processors (indices in ``0..m-1``) each item ``i`` holds from ``start[i]`` to ``end[i]``:
+    lowest free first, in start order (ties: input order), releases before starts at equal times."""
+    free = np.ones(m, dtype=bool)
+    held: list[np.ndarray] = [np.empty(0, dtype=np.int64)] * len(start)
+    events = sorted([(int(s), 1, i) for i, s in enumerate(start)]
+                    + [(int(e), 0, i) for i, e in enumerate(end)])
+    for _, kind, i in events:
+        if kind == 0:
+            free[held[i]] = True
+            continue
+        mine = np.flatnonzero(free)[: int(procs[i])]
+        if mine.size < procs[i]:
+            raise ValueError(f"item {i} needs {procs[i]} processors at {start[i]}, {mine.size} are free")
+        held[i] = mine
+        if end[i] > start[i]:  # an item of no length was released before it started: it holds nothing
+            free[mine] = False
+    return held
+
+
+def interval_string(processors: np.ndarray, offset: int = 0) -> str:
+    """Sorted processor indices as a procset interval string: ``0-3 7 9-10``."""
+    if processors.size == 0:
+        return ""
+    p = np.sort(processors) + offset
+    breaks = np.flatnonzero(np.diff(p) > 1) + 1
+    runs = np.split(p, breaks)
+    return " ".join(f"{r[0]}" if r.size == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+
+
+def jobs_table(schedule: Schedule) -> dict[str, list]:
+    """The per-job columns of a complete schedule (times in seconds), rows in the merged arrival order."""
+    if schedule.stopped_bounds is not None or (schedule.start < 0).any():
+        raise ScenarioError("the simulation stopped early: no per-job schedule to write")
+    jobs = schedule.jobs
+    names = [w.name for w in jobs.workloads]
+    offsets = np.concatenate([[0], np.cumsum(jobs.machine_procs)[:-1]])
+    allocated = [""] * len(jobs.submit)
+    for k in range(jobs.n_sites):
+        mine = np.flatnonzero(schedule.site == k)
+        held = processor_layout(int(jobs.machine_procs[k]), schedule.start[mine], schedule.end[mine],
+                                jobs.procs[mine])
+        for j, processors in zip(mine, held, strict=True):
+            allocated[j] = interval_string(processors, int(offsets[k]))
+    ids = [int(jobs.workloads[o].job_id[i]) for o, i in zip(jobs.origin, jobs.index, strict=True)]
+    run = schedule.run_time
+    wait = schedule.start - jobs.submit
+    turnaround = wait + run
+    return {
+        "job_id": [f"{names[o]}!{i}" for o, i in zip(jobs.origin, ids, strict=True)],
+        "workload_name": [names[o] for o in jobs.origin],
+        "profile": ["delay"] * len(ids),
+        "submission_time": jobs.submit.tolist(),
+        "requested_number_of_resources": jobs.procs.tolist(),
+        "requested_time": jobs.estimate.tolist(),
+        "success": [1] * len(ids),
+        "final_state": ["COMPLETED_SUCCESSFULLY"] * len(ids),
+        "starting_time": schedule.start.tolist(),
+        "execution_time": run.tolist(),
+        "finish_time": schedule.end.tolist(),
+        "waiting_time": wait.tolist(),
+        "turnaround_time": turnaround.tolist(),
+        "stretch": (turnaround / np.maximum(run, 1)).tolist(),
+        "allocated_resources": allocated,
+        "consumed_energy": [-1] * len(ids),
+        "metadata": [""] * len(ids),
+        "origin_site": [names[o] for o in jobs.origin],
+        "site": [names[s] for s in schedule.site],
+        "moves": schedule.moves.tolist(),
+        "logged_run_time": jobs.run_time.tolist(),
+    }
+
+
+def write_jobs_csv(path: Path, schedule: Schedule) -> Path:
+    """Write :func:`jobs_table` as CSV (Batsim's columns first), atomically."""
+    import csv
+    import io
+
+    table = jobs_table(schedule)
+    columns = [*BATSIM_COLUMNS, *EVOGRID_COLUMNS]
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer)
+    writer.writerow(columns)
+    writer.writerows(zip(*(table[c] for c in columns), strict=True))
+    atomic_write_bytes(path, buffer.getvalue().encode())
+    return path

@@ -1,0 +1,99 @@
+"""Per-job schedules out (docs/jobs_file.md): Batsim's columns, a feasible layout, evalys reads them."""
+
+import csv
+
+import numpy as np
+import pytest
+from evalys.jobset import JobSet
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import evogrid as eg
+from evogrid.cli import main
+from evogrid.jobs_file import BATSIM_COLUMNS, interval_string, jobs_table, processor_layout
+
+
+def _check_layout(m, start, end, procs, held):
+    """Every item holds exactly its count of distinct processors below m, and no processor is held by
+    two items at once."""
+    for p, mine in zip(procs, held, strict=True):
+        assert len(set(mine.tolist())) == p and (mine >= 0).all() and (mine < m).all()
+    by_processor: dict[int, list[tuple[int, int]]] = {}
+    for s, e, mine in zip(start, end, held, strict=True):
+        if e > s:
+            for q in mine.tolist():
+                by_processor.setdefault(q, []).append((s, e))
+    for spans in by_processor.values():
+        spans.sort()
+        assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:], strict=False))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 12).flatmap(lambda m: st.tuples(st.just(m), st.lists(
+    st.tuples(st.integers(0, 50), st.integers(0, 20), st.integers(1, m)), min_size=1, max_size=30))))
+def test_the_layout_is_feasible_whenever_the_counts_are(case):
+    """Items admitted by processor count alone (as the simulator admits jobs) always get a layout."""
+    m, raw = case
+    items, running = [], []
+    for s, length, p in sorted(raw):
+        running = [(e, q) for e, q in running if e > s]
+        if sum(q for _, q in running) + p <= m:
+            items.append((s, s + length, p))
+            if length:
+                running.append((s + length, p))
+    start, end, procs = (list(x) for x in zip(*items, strict=True))
+    _check_layout(m, start, end, procs, processor_layout(m, start, end, procs))
+
+
+def test_interval_strings_are_procsets():
+    assert interval_string(np.array([3, 0, 1, 2, 7, 9, 10]), offset=100) == "100-103 107 109-110"
+    assert interval_string(np.array([5])) == "5"
+    with pytest.raises(ValueError, match="needs 3 processors"):
+        processor_layout(2, [0], [10], [3])
+
+
+def test_a_grid_schedule_as_batsim_jobs_that_evalys_reads(tmp_path, capsys):
+    path = tmp_path / "jobs.csv"
+    with pytest.raises(SystemExit) as exc:
+        main(["simulate", "KTH@d0-10+SDSC03@d0-10", "--lrms", "easy", "--strategy", "awf", "--jobs", str(path)])
+    assert exc.value.code == 0, capsys.readouterr().err
+    with path.open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert tuple(rows[0])[: len(BATSIM_COLUMNS)] == BATSIM_COLUMNS
+    scenario = eg.Scenario.from_spec("KTH@d0-10+SDSC03@d0-10", lrms="easy")
+    schedule = eg.simulate(scenario, eg.AcceptWhenFit()).schedule
+    assert len(rows) == len(schedule.start)
+    moved = [r for r in rows if r["site"] != r["origin_site"]]
+    assert moved and all(int(r["moves"]) == 1 for r in moved)
+    for r in rows:
+        assert int(r["finish_time"]) - int(r["starting_time"]) == int(r["execution_time"])
+        assert int(r["waiting_time"]) == int(r["starting_time"]) - int(r["submission_time"]) >= 0
+    kth_m = scenario.workloads[0].machine_procs
+    for r in rows:  # the executing site's processors: KTH's first, then SDSC-BLUE's
+        first = int(r["allocated_resources"].split()[0].split("-")[0])
+        assert (first < kth_m) == (r["site"] == "KTH@d0-10"), r
+    table = jobs_table(schedule)
+    for k, w in enumerate(scenario.workloads):
+        mine = np.flatnonzero(schedule.site == k)
+        offset = sum(v.machine_procs for v in scenario.workloads[:k])
+        held = [np.array([q - offset for part in table["allocated_resources"][j].split()
+                          for q in _expand(part)]) for j in mine]
+        _check_layout(w.machine_procs, schedule.start[mine].tolist(), schedule.end[mine].tolist(),
+                      schedule.jobs.procs[mine].tolist(), held)
+    jobset = JobSet.from_csv(str(path))
+    assert len(jobset.df) == len(rows)
+    assert (jobset.res_bounds.inf, jobset.res_bounds.sup) == (0, sum(w.machine_procs
+                                                                     for w in scenario.workloads) - 1)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    jobset.gantt()
+    plt.savefig(tmp_path / "gantt.png")
+    assert (tmp_path / "gantt.png").stat().st_size > 10_000
+
+
+def _expand(part: str) -> list[int]:
+    lo, _, hi = part.partition("-")
+    return list(range(int(lo), int(hi or lo) + 1))
