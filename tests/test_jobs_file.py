@@ -55,7 +55,8 @@ def test_interval_strings_are_procsets():
 def test_a_grid_schedule_as_batsim_jobs_that_evalys_reads(tmp_path, capsys):
     path = tmp_path / "jobs.csv"
     with pytest.raises(SystemExit) as exc:
-        main(["simulate", "KTH@d0-10+SDSC03@d0-10", "--lrms", "easy", "--strategy", "awf", "--jobs", str(path)])
+        main(["simulate", "KTH@d0-10+SDSC03@d0-10", "--lrms", "easy", "--strategy", "awf",
+              "--jobs", str(path)])
     assert exc.value.code == 0, capsys.readouterr().err
     with path.open() as fh:
         rows = list(csv.DictReader(fh))
