@@ -238,6 +238,10 @@ def simulate_cmd(
         help="Also write the schedule, one row per job, to this CSV file: Batsim's out_jobs.csv "
              "columns (evalys reads it) and evogrid's (origin and executing site, moves; "
              "docs/jobs_file.md).")] = None,
+    swf_out: Annotated[Path | None, typer.Option(
+        help="Also write each site's executed schedule as an SWF file into this directory: the jobs "
+             "that ran there with their waits, executed run times and origin sites "
+             "(docs/jobs_file.md).")] = None,
 ) -> None:
     """Simulate a scenario with an exchange strategy: per-site metrics, deltas vs local, migrations."""
     from evogrid.policy.config import RulebaseSpec, build_strategy, strategy_config
@@ -270,6 +274,10 @@ def simulate_cmd(
         from evogrid.jobs_file import write_jobs_csv
 
         write_jobs_csv(jobs, res.schedule)
+    if swf_out is not None:
+        from evogrid.jobs_file import write_swf
+
+        write_swf(swf_out, res.schedule, note=f"scenario {loaded.name}, {strategy_label(res.schedule)}")
     if as_json:
         typer.echo(json.dumps(result, indent=2))
         return

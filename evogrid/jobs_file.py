@@ -1,4 +1,5 @@
-"""Per-job schedules out: Batsim's ``out_jobs.csv`` columns plus evogrid's (docs/jobs_file.md).
+"""Per-job schedules out: Batsim's ``out_jobs.csv`` columns plus evogrid's, and each site's executed
+schedule as SWF (docs/jobs_file.md).
 
 One row per job of a simulated grid, readable by evalys (``JobSet.from_csv``)
 and by any spreadsheet. The simulator counts processors; it does not place a
@@ -119,3 +120,57 @@ def write_jobs_csv(path: Path, schedule: Schedule) -> Path:
     writer.writerows(zip(*(table[c] for c in columns), strict=True))
     atomic_write_bytes(path, buffer.getvalue().encode())
     return path
+
+
+def executed_estimates(schedule: Schedule) -> np.ndarray:
+    """Each job's estimate (s) at the site that ran it: scaled by the speeds as its run time is
+    (evogrid.sim.sites), the logged one where it ran at home or the speeds are equal."""
+    from evogrid.sim.grid import _scaled
+
+    jobs = schedule.jobs
+    speed = jobs.sites.speeds(jobs.n_sites)
+    estimate = jobs.estimate.copy()
+    for j in np.flatnonzero(speed[jobs.origin] != speed[schedule.site]):
+        estimate[j] = _scaled(jobs.estimate[j], speed[jobs.origin[j]] / speed[schedule.site[j]])
+    return estimate
+
+
+def write_swf(directory: Path, schedule: Schedule, note: str = "") -> list[Path]:
+    """One SWF file per site, ``<directory>/<window>.swf``, holding the jobs that ran there, as they ran.
+
+    Jobs are renumbered 1..n in submission order (an SWF's job numbers are its
+    lines); field 3 is the wait, 4 the executed run time, 9 the estimate at that
+    site, 12 the user, 16 (partition) the origin site (1-based, in the
+    scenario's order; the header lists them). Other fields are -1, the status 1.
+    """
+    from evogrid._version import __version__
+
+    table = jobs_table(schedule)  # checks the schedule is complete
+    jobs = schedule.jobs
+    names = [w.name for w in jobs.workloads]
+    users = np.array([jobs.workloads[o].user[i] for o, i in zip(jobs.origin, jobs.index, strict=True)])
+    estimate = executed_estimates(schedule)
+    paths = []
+    for k, name in enumerate(names):
+        mine = np.flatnonzero(schedule.site == k)
+        mine = mine[np.argsort(jobs.submit[mine], kind="stable")]
+        header = [
+            "; Version: 2.2",
+            f"; Computer: site {name} of an evogrid simulation",
+            f"; Installation: evogrid {__version__}{f', {note}' if note else ''}",
+            f"; MaxJobs: {mine.size}",
+            f"; MaxRecords: {mine.size}",
+            f"; MaxProcs: {int(jobs.machine_procs[k])}",
+            "; Note: the jobs that ran at this site, renumbered 1..n in submission order; field 3 is the "
+            "wait, 4 the executed run time, 9 the estimate at this site",
+            "; Note: field 16 (partition) is the origin site: "
+            + ", ".join(f"{i + 1} = {n}" for i, n in enumerate(names)),
+        ]
+        lines = [" ".join(str(v) for v in (
+            n + 1, int(jobs.submit[j]), int(table["waiting_time"][j]), int(schedule.run_time[j]),
+            int(jobs.procs[j]), -1, -1, int(jobs.procs[j]), int(estimate[j]), -1, 1, int(users[j]), -1, -1,
+            -1, int(jobs.origin[j]) + 1, -1, -1)) for n, j in enumerate(mine)]
+        path = directory / f"{name}.swf"
+        atomic_write_bytes(path, ("\n".join(header + lines) + "\n").encode())
+        paths.append(path)
+    return paths

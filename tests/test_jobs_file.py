@@ -98,3 +98,52 @@ def test_a_grid_schedule_as_batsim_jobs_that_evalys_reads(tmp_path, capsys):
 def _expand(part: str) -> list[int]:
     lo, _, hi = part.partition("-")
     return list(range(int(lo), int(hi or lo) + 1))
+
+
+@pytest.mark.parametrize("speeds", [None, (2.0, 1.0)])
+def test_each_sites_executed_schedule_as_swf_reads_back_identically(tmp_path, capsys, speeds):
+    """The SWF files evogrid writes are valid SWF (evogrid's reader takes them) and carry every job
+    that ran at the site with its submit time, wait, executed run time, processors, estimate at that
+    site, user and origin."""
+    from evogrid.jobs_file import executed_estimates
+    from evogrid.policy.strategies import Broker
+    from evogrid.workload.preprocess import load_swf
+    from evogrid.workload.swf import parse_swf
+
+    spec = "KTH@d0-10+SDSC03@d0-10"
+    argv = ["simulate", spec, "--lrms", "easy", "--strategy", "awf"]
+    if speeds is not None:
+        spec = tmp_path / "speeds.toml"
+        spec.write_text('lrms = "easy"\n' + "".join(f'[[sites]]\nwindow = "{w}"\nspeed = {s}\n' for w, s in
+                                                     zip(("KTH@d0-10", "SDSC03@d0-10"), speeds, strict=True)))
+        argv = ["simulate", str(spec), "--strategy", "broker", "--location", "mct"]
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, "--swf-out", str(tmp_path / "swf")])
+    assert exc.value.code == 0, capsys.readouterr().err
+    scenario = eg.Scenario.from_spec(str(spec), lrms="easy")
+    strategy = eg.AcceptWhenFit() if speeds is None else Broker("mct")
+    schedule = eg.simulate(scenario, strategy).schedule
+    jobs = schedule.jobs
+    estimate = executed_estimates(schedule)
+    moved = 0
+    for k, w in enumerate(scenario.workloads):
+        path = tmp_path / "swf" / f"{w.name}.swf"
+        back = load_swf(path, use_cache=False)
+        assert back.dropped == {} and back.machine_procs == w.machine_procs
+        mine = np.flatnonzero(schedule.site == k)
+        mine = mine[np.argsort(jobs.submit[mine], kind="stable")]
+        users = [jobs.workloads[o].user[i] for o, i in zip(jobs.origin[mine], jobs.index[mine], strict=True)]
+        assert back.job_id.tolist() == list(range(1, mine.size + 1))
+        assert back.submit.tolist() == jobs.submit[mine].tolist()
+        assert back.run_time.tolist() == schedule.run_time[mine].tolist()
+        assert back.procs.tolist() == jobs.procs[mine].tolist()
+        assert back.estimate.tolist() == estimate[mine].tolist()
+        assert back.user.tolist() == users
+        raw = parse_swf(path)
+        assert (raw.column("partition") - 1).tolist() == jobs.origin[mine].tolist()
+        fields = np.loadtxt(path, comments=";", ndmin=2)
+        assert fields[:, 2].tolist() == (schedule.start[mine] - jobs.submit[mine]).tolist()
+        moved += int((jobs.origin[mine] != k).sum())
+    assert moved > 0
+    if speeds is not None:
+        assert (estimate != jobs.estimate).any()
