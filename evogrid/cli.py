@@ -123,7 +123,8 @@ def traces_list() -> None:
 
 @traces_app.command("info")
 def traces_info(
-    name: Annotated[str, typer.Argument(help="Short name (KTH, SDSC03, ...) or path to an SWF file.")],
+    name: Annotated[str, typer.Argument(
+        help="Short name (KTH, SDSC03, ...) or path to an SWF file or a Batsim JSON workload.")],
     procs: Annotated[int | None, typer.Option(
         min=1, help="Machine size (processors) if the header lacks MaxProcs.")] = None,
     lenient: Annotated[bool, typer.Option(help="Skip and count malformed lines.")] = False,
@@ -131,13 +132,12 @@ def traces_info(
 ) -> None:
     """Header facts, jobs kept and dropped per reason, and the time span of a log."""
     from evogrid.workload.model import SECONDS_PER_DAY
-    from evogrid.workload.parse_cache import cached_parse
-    from evogrid.workload.preprocess import Preprocessing, load_swf
+    from evogrid.workload.preprocess import Preprocessing, load_swf, parse_log
     from evogrid.workload.traces import default_options, resolve_trace
 
     path = resolve_trace(name)
     w = load_swf(path, default_options(name, Preprocessing(machine_procs=procs)), name=name, lenient=lenient)
-    header = cached_parse(path, lenient=lenient).header
+    header = parse_log(path, lenient=lenient).header
     info = {
         "name": name,
         "file": str(path),

@@ -120,7 +120,7 @@ def load_swf(
     lenient: bool = False,
     use_cache: bool = True,
 ) -> Workload:
-    """Load and preprocess an SWF file (plain or ``.gz``).
+    """Load and preprocess an SWF file (plain or ``.gz``) or a Batsim JSON workload (:func:`parse_log`).
 
     Args:
         path: the SWF file.
@@ -134,5 +134,15 @@ def load_swf(
         SWFFormatError: malformed line (file and line number named).
         EvogridError: no machine size known.
     """
-    raw = cached_parse(Path(path), lenient=lenient) if use_cache else parse_swf(path, lenient=lenient)
-    return preprocess(raw, options, name=name)
+    return preprocess(parse_log(path, lenient=lenient, use_cache=use_cache), options, name=name)
+
+
+def parse_log(path: str | Path, *, lenient: bool = False, use_cache: bool = True) -> RawTrace:
+    """A workload log's raw table: a Batsim JSON workload (``.json``, evogrid.workload.batsim) or
+    else SWF (plain or ``.gz``; ``lenient`` and the parse cache apply to SWF)."""
+    path = Path(path)
+    if path.suffix == ".json":
+        from evogrid.workload.batsim import parse_batsim
+
+        return parse_batsim(path)
+    return cached_parse(path, lenient=lenient) if use_cache else parse_swf(path, lenient=lenient)
