@@ -58,10 +58,9 @@ def preprocess(raw: RawTrace, options: Preprocessing | None = None, *, name: str
     opts = options or Preprocessing()
     m = opts.machine_procs if opts.machine_procs is not None else raw.max_procs
     if m is None:
-        raise EvogridError(
-            f"{raw.path}: header has no valid '; MaxProcs:' line; give the machine size"
-            " with --procs N (or machine_procs=N)"
-        )
+        what = (f"a {raw.header['Format']} file records no machine size" if "Format" in raw.header
+                else "header has no valid '; MaxProcs:' line")
+        raise EvogridError(f"{raw.path}: {what}; give the machine size with --procs N (or machine_procs=N)")
     if m <= 0:
         raise EvogridError(f"{raw.path}: machine size must be positive, got {m}")
 
@@ -76,7 +75,7 @@ def preprocess(raw: RawTrace, options: Preprocessing | None = None, *, name: str
         procs = np.where(alloc > 0, alloc, requested)
 
     alive = np.ones(run_time.shape[0], dtype=bool)
-    dropped: dict[str, int] = {}
+    dropped: dict[str, int] = dict(raw.skipped)
     if raw.malformed:
         dropped["malformed_line"] = raw.malformed
 
@@ -138,11 +137,16 @@ def load_swf(
 
 
 def parse_log(path: str | Path, *, lenient: bool = False, use_cache: bool = True) -> RawTrace:
-    """A workload log's raw table: a Batsim JSON workload (``.json``, evogrid.workload.batsim) or
-    else SWF (plain or ``.gz``; ``lenient`` and the parse cache apply to SWF)."""
+    """A workload log's raw table: a Batsim JSON workload (``.json``, evogrid.workload.batsim), a
+    Slurm ``sacct --parsable2`` dump (``.sacct``, evogrid.workload.sacct) or else SWF (plain or
+    ``.gz``; the parse cache applies to SWF)."""
     path = Path(path)
     if path.suffix == ".json":
         from evogrid.workload.batsim import parse_batsim
 
         return parse_batsim(path)
+    if path.suffix == ".sacct":
+        from evogrid.workload.sacct import parse_sacct
+
+        return parse_sacct(path, lenient=lenient)
     return cached_parse(path, lenient=lenient) if use_cache else parse_swf(path, lenient=lenient)

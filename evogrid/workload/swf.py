@@ -60,6 +60,8 @@ class RawTrace:
         table: int64 array of shape (n_lines, len(COLUMNS)), file order.
         line_numbers: int64 array (n_lines,), 1-based line of each row.
         malformed: data lines skipped in lenient mode.
+        skipped: lines a reader skipped as not jobs, by reason (sacct's job steps), counted
+            among the workload's dropped jobs.
     """
 
     path: Path
@@ -68,6 +70,7 @@ class RawTrace:
     line_numbers: np.ndarray
     malformed: int = 0
     notes: list[str] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)
 
     def column(self, name: str) -> np.ndarray:
         """One column by name (see ``COLUMNS``), shape (n_lines,)."""
