@@ -1,10 +1,12 @@
-"""Atomic file writes (run directories, rulebase files); imports nothing from evogrid."""
+"""Atomic file writes, and JSON reads with one-line errors (run directories, rulebase and workload
+files); imports nothing from evogrid."""
 
 from __future__ import annotations
 
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,21 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def read_json(path: Path, error: Callable[[str], Exception], what: str) -> Any:
+    """The JSON value in ``path``; a missing file, a directory, a binary file or invalid JSON raises
+    ``error(message)``, one line naming the path (and the line of invalid JSON)."""
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise error(f"{path}: no such {what}") from None
+    except IsADirectoryError:
+        raise error(f"{path}: a directory, not a {what}") from None
+    except UnicodeDecodeError:
+        raise error(f"{path}: not a text file") from None
+    except json.JSONDecodeError as exc:
+        raise error(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
 
 
 def write_json(path: Path, data: Any) -> None:

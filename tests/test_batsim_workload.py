@@ -61,7 +61,7 @@ def _one_job(job: dict | None = None, delay: object = 5) -> str:
 
 
 BAD = {
-    "truncated": ('{"nb_res": 4, "jobs": [', "bad.json:1: invalid JSON"),
+    "truncated": ('{"nb_res": 4, "jobs": [', "bad.json:1: not valid JSON"),
     "no nb_res": ('{"jobs": [], "profiles": {}}', "bad.json: nb_res: Field required"),
     "zero resources": (_one_job({"res": 0}), "bad.json: jobs.0.res"),
     "negative submit": (_one_job({"subtime": -3}), "bad.json: jobs.0.subtime"),

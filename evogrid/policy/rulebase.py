@@ -14,7 +14,6 @@ against :class:`RulebaseFile`, whose JSON Schema ships as
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -26,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from evogrid._version import __version__
 from evogrid.errors import EvogridError, validation_message
-from evogrid.files import write_json
+from evogrid.files import read_json, write_json
 from evogrid.policy.registry import FEATURES, feature_code, feature_ranges
 from evogrid.sim.tsk import tsk_output_numpy
 
@@ -229,15 +228,7 @@ class Rulebase:
     def load(cls, path: str | Path) -> Rulebase:
         """Read and validate a rulebase JSON file (one-line RulebaseError on failure)."""
         path = Path(path)
-        try:
-            data = json.loads(path.read_text())
-        except FileNotFoundError:
-            raise RulebaseError(f"{path}: no such rulebase file") from None
-        except IsADirectoryError:
-            raise RulebaseError(f"{path}: a directory, not a rulebase file") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise RulebaseError(f"{path}: not valid JSON: {exc}") from None
-        return cls.from_dict(data, source=str(path))
+        return cls.from_dict(read_json(path, RulebaseError, "rulebase file"), source=str(path))
 
     def save(self, path: str | Path) -> Path:
         """Write the JSON atomically; adds ``created`` and the evogrid version to provenance."""

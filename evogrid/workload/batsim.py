@@ -19,7 +19,6 @@ Mistakes name the file and the field (``jobs.3.res``), as the SWF reader does.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evogrid.errors import SWFFormatError, validation_message
+from evogrid.files import read_json
 from evogrid.workload.swf import COLUMNS, MAX_FIELD, RawTrace
 
 
@@ -56,14 +56,7 @@ def _number(job_id: str | int, position: int) -> int:
 def parse_batsim(path: str | Path) -> RawTrace:
     """Read a Batsim JSON workload. Raises SWFFormatError naming the file and field."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise SWFFormatError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise SWFFormatError(f"{path}: not a text file") from None
-    except json.JSONDecodeError as exc:
-        raise SWFFormatError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    data = read_json(path, SWFFormatError, "Batsim workload file")
     try:
         workload = BatsimWorkload.model_validate(data)
     except ValidationError as exc:
