@@ -324,8 +324,8 @@ def reserve(
         min=0, help="Algorithm 5's s (weight of the start).")] = None,
     lrms: Annotated[str | None, typer.Option(help=LRMS_HELP)] = None,
     out: Annotated[Path | None, typer.Option(
-        help="Run directory: summary, per-site and per-request CSV/JSON, a summary plot, Gantt "
-             "plots.")] = None,
+        help="Run directory: summary, per-site and per-request CSV/JSON, per-job CSV for evalys "
+             "(docs/jobs_file.md), a summary plot, Gantt plots.")] = None,
     gantt: Annotated[int | None, typer.Option(
         min=0, help="With --out: draw this site's Gantt chart (site index).")] = None,
     hours: Annotated[str | None, typer.Option(help="Gantt time range in hours, FROM:TO.")] = None,

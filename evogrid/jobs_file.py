@@ -14,8 +14,9 @@ resource space, as a Batsim platform is.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -64,8 +65,30 @@ def interval_string(processors: np.ndarray, offset: int = 0) -> str:
     return " ".join(f"{r[0]}" if r.size == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
-def jobs_table(schedule: Schedule) -> dict[str, list]:
-    """The per-job columns of a complete schedule (times in seconds), rows in the merged arrival order."""
+@dataclass(frozen=True)
+class Occupied:
+    """Processors of one site held by something other than its jobs (reservation parts): item ``i``
+    holds ``procs[i]`` processors from ``start[i]`` to ``end[i]`` (s); arrays of shape (r,)."""
+
+    start: np.ndarray
+    end: np.ndarray
+    procs: np.ndarray
+
+
+def reservation_occupied(bookings: Any, requests: Any, n_sites: int) -> list[Occupied]:
+    """Per site, the reservation parts ``bookings`` holds for ``requests`` (evogrid.sim.booking)."""
+    parts, seconds = bookings.held(requests)
+    out = []
+    for k in range(n_sites):
+        r, i = np.nonzero((bookings.sites == k) & bookings.accepted[:, None])
+        start = bookings.start[r].astype(np.int64)
+        out.append(Occupied(start, start + seconds[r].astype(np.int64), parts[r, i].astype(np.int64)))
+    return out
+
+
+def jobs_table(schedule: Schedule, occupied: Sequence[Occupied] | None = None) -> dict[str, list]:
+    """The per-job columns of a complete schedule (times in seconds), rows in the merged arrival order;
+    ``occupied``: per site, processors held besides the jobs (they take part in the layout)."""
     if schedule.stopped_bounds is not None or (schedule.start < 0).any():
         raise ScenarioError("the simulation stopped early: no per-job schedule to write")
     jobs = schedule.jobs
@@ -74,9 +97,12 @@ def jobs_table(schedule: Schedule) -> dict[str, list]:
     allocated = [""] * len(jobs.submit)
     for k in range(jobs.n_sites):
         mine = np.flatnonzero(schedule.site == k)
-        held = processor_layout(int(jobs.machine_procs[k]), schedule.start[mine], schedule.end[mine],
-                                jobs.procs[mine])
-        for j, processors in zip(mine, held, strict=True):
+        other = occupied[k] if occupied else Occupied(*(np.empty(0, dtype=np.int64),) * 3)
+        held = processor_layout(int(jobs.machine_procs[k]),
+                                np.concatenate([schedule.start[mine], other.start]),
+                                np.concatenate([schedule.end[mine], other.end]),
+                                np.concatenate([jobs.procs[mine], other.procs]))
+        for j, processors in zip(mine, held[: mine.size], strict=True):
             allocated[j] = interval_string(processors, int(offsets[k]))
     ids = [int(jobs.workloads[o].job_id[i]) for o, i in zip(jobs.origin, jobs.index, strict=True)]
     run = schedule.run_time
@@ -107,12 +133,12 @@ def jobs_table(schedule: Schedule) -> dict[str, list]:
     }
 
 
-def write_jobs_csv(path: Path, schedule: Schedule) -> Path:
+def write_jobs_csv(path: Path, schedule: Schedule, occupied: Sequence[Occupied] | None = None) -> Path:
     """Write :func:`jobs_table` as CSV (Batsim's columns first), atomically."""
     import csv
     import io
 
-    table = jobs_table(schedule)
+    table = jobs_table(schedule, occupied)
     columns = [*BATSIM_COLUMNS, *EVOGRID_COLUMNS]
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer)

@@ -147,3 +147,37 @@ def test_each_sites_executed_schedule_as_swf_reads_back_identically(tmp_path, ca
     assert moved > 0
     if speeds is not None:
         assert (estimate != jobs.estimate).any()
+
+
+def test_reserve_writes_per_job_files_laid_out_around_the_held_reservations(tmp_path, capsys):
+    from evogrid.jobs_file import reservation_occupied
+    from evogrid.sim.booking import reservation_setup, simulate_reservations
+
+    out = tmp_path / "res"
+    code, _, err = run_cli(capsys, "reserve", "SDSC03@d0-7+SDSC03@d7-14", "--algorithm", "backfill",
+                           "--out", str(out))
+    assert code == 0, err
+    with (out / "jobs_backfill.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    scenario = eg.Scenario.from_spec("SDSC03@d0-7+SDSC03@d7-14")
+    workloads, requests, rules = reservation_setup(scenario)
+    schedule, bookings = simulate_reservations(workloads, scenario.lrms, requests, rules)
+    assert len(rows) == len(schedule.start) and bookings.accepted.any()
+    occupied = reservation_occupied(bookings, requests, len(workloads))
+    for k, w in enumerate(workloads):  # jobs and held parts together never share a processor
+        mine = np.flatnonzero(schedule.site == k)
+        start = [*schedule.start[mine].tolist(), *occupied[k].start.tolist()]
+        end = [*schedule.end[mine].tolist(), *occupied[k].end.tolist()]
+        procs = [*schedule.jobs.procs[mine].tolist(), *occupied[k].procs.tolist()]
+        held = processor_layout(w.machine_procs, start, end, procs)
+        _check_layout(w.machine_procs, start, end, procs, held)
+        offset = k * workloads[0].machine_procs
+        assert [rows[j]["allocated_resources"] for j in mine] == \
+            [interval_string(h, offset) for h in held[: mine.size]]
+
+
+def run_cli(capsys, *argv):
+    with pytest.raises(SystemExit) as exc:
+        main(list(argv))
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
