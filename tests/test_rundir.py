@@ -64,7 +64,9 @@ def test_two_runs_started_into_one_directory_at_once_one_runs_the_other_is_refus
 
 def test_two_resumes_of_one_run_at_once_one_continues_the_other_is_refused(tmp_path):
     out = tmp_path / "run"
-    config = TrainConfig("KTH-1+SDSC03-1", mu=1, lambda_=4, generations=4, seed=3)
+    # long enough (about 2 s after the first generation) that neither resume can finish before
+    # the other one starts
+    config = TrainConfig("KTH-4+SDSC03-4", mu=2, lambda_=8, generations=60, seed=3)
     with Evaluator("serial") as ev:
         assert not run_training(config, out, ev, progress=False, stop_after=1, plots=None)["finished"]
     procs = [evogrid("train", "--resume", str(out), "--workers", "1", "--backend", "serial")
