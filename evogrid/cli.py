@@ -160,6 +160,38 @@ def traces_info(
     console.print(table)
 
 
+@traces_app.command("generate")
+def traces_generate(
+    out: Annotated[Path, typer.Argument(help="The SWF file to write.")],
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Number of jobs.")] = 10_000,
+    procs: Annotated[int, typer.Option(min=1, help="Machine size (processors); the published parameters "
+                                              "are for 128, other sizes shift the job sizes.")] = 128,
+    seed: Annotated[int, typer.Option(min=0, help="Random seed.")] = 0,
+    max_estimate: Annotated[int | None, typer.Option(
+        min=3600, help="Largest estimate users may give (s); default: the longest run time rounded up "
+                       "to whole hours.")] = None,
+    estimates: Annotated[bool, typer.Option(
+        help="Tsafrir 2005 estimates in field 9; --no-estimates leaves -1 (estimate = run time).")] = True,
+    force: Annotated[bool, typer.Option(help="Overwrite OUT if it exists.")] = False,
+) -> None:
+    """Write a model workload: Lublin-Feitelson 1999 jobs with Tsafrir 2005 estimates, as SWF.
+
+    The file runs wherever a log does: evogrid simulate OUT.swf+KTH-5, evogrid train A.swf+B.swf.
+    """
+    from evogrid.workload.generate import write_model_log
+
+    if max_estimate is not None and not estimates:
+        raise typer.BadParameter("--max-estimate needs estimates; drop --no-estimates",
+                                 param_hint="'--max-estimate'")
+    if out.exists() and not force:
+        raise EvogridError(f"{out} exists; give --force to overwrite it")
+    log = write_model_log(out, jobs, procs, seed=seed, max_estimate=max_estimate, estimates=estimates)
+    cut = f", {log.cut} run times cut to the maximum estimate" if log.cut else ""
+    upto = f", estimates up to {log.max_estimate} s" if estimates else ""
+    typer.echo(f"wrote {log.path}: {log.n_jobs} jobs over {log.span_days:.1f} days, offered load "
+               f"{log.offered_load:.3f}{upto}{cut}")
+
+
 def _plain(value: Any) -> str:
     """A value as people read it: counts by name, "-" for what the log does not say."""
     if value is None or value == "":
