@@ -303,9 +303,9 @@ def simulate_cmd(
     if out is not None:
         write_json(out, result)
     if jobs is not None:
-        from evogrid.jobs_file import write_jobs_csv
+        from evogrid.jobs_file import write_jobs
 
-        write_jobs_csv(jobs, res.schedule)
+        write_jobs(jobs, res.schedule)
     if swf_out is not None:
         from evogrid.jobs_file import write_swf
 

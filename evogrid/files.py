@@ -10,12 +10,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+#: The process's umask, read once (reading it means setting it): mkstemp creates files readable by
+#: their owner only, and results should be as readable as any file the user writes.
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` so that ``path`` holds either the old or the new content, never a mix."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~_UMASK)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

@@ -133,13 +133,26 @@ def jobs_table(schedule: Schedule, occupied: Sequence[Occupied] | None = None) -
     }
 
 
-def write_jobs_csv(path: Path, schedule: Schedule, occupied: Sequence[Occupied] | None = None) -> Path:
-    """Write :func:`jobs_table` as CSV (Batsim's columns first), atomically."""
-    import csv
+def write_jobs(path: Path, schedule: Schedule, occupied: Sequence[Occupied] | None = None) -> Path:
+    """Write :func:`jobs_table` (Batsim's columns first), atomically: Parquet where ``path`` ends in
+    ``.parquet`` (needs pyarrow: ``pip install evogrid[parquet]``), else CSV."""
     import io
 
     table = jobs_table(schedule, occupied)
     columns = [*BATSIM_COLUMNS, *EVOGRID_COLUMNS]
+    if path.suffix == ".parquet":
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise ScenarioError(f"{path}: writing Parquet needs pyarrow (pip install 'evogrid[parquet]'); "
+                                "a .csv file needs nothing") from None
+        sink = pa.BufferOutputStream()
+        pq.write_table(pa.table({c: table[c] for c in columns}), sink)
+        atomic_write_bytes(path, sink.getvalue().to_pybytes())
+        return path
+    import csv
+
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer)
     writer.writerow(columns)

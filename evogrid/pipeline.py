@@ -181,7 +181,7 @@ def reservation_study(scenario: Scenario, algorithms: Sequence[str], out: Path |
     """
     import numpy as np
 
-    from evogrid.jobs_file import reservation_occupied, write_jobs_csv
+    from evogrid.jobs_file import reservation_occupied, write_jobs
     from evogrid.optimize.rundir import write_rows
     from evogrid.sim.booking import ALGORITHMS, reservation_setup, simulate_reservations
     from evogrid.sim.metrics import reservation_metrics, site_reservation_metrics
@@ -216,7 +216,7 @@ def reservation_study(scenario: Scenario, algorithms: Sequence[str], out: Path |
                  "messages": int(bookings.messages[r]), "cost": float(bookings.cost[r])}
                 for r in range(requests.n_requests)])
         if out is not None:
-            write_jobs_csv(out / f"jobs_{algorithm}.csv", schedule,
+            write_jobs(out / f"jobs_{algorithm}.csv", schedule,
                            reservation_occupied(bookings, requests, len(workloads)))
         if out is not None and gantt is not None and plots is not None:
             site, hours = gantt

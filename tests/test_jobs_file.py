@@ -1,6 +1,7 @@
 """Per-job schedules out (docs/jobs_file.md): Batsim's columns, a feasible layout, evalys reads them."""
 
 import csv
+import sys
 
 import numpy as np
 import pytest
@@ -93,6 +94,24 @@ def test_a_grid_schedule_as_batsim_jobs_that_evalys_reads(tmp_path, capsys):
     jobset.gantt()
     plt.savefig(tmp_path / "gantt.png")
     assert (tmp_path / "gantt.png").stat().st_size > 10_000
+
+
+def test_parquet_holds_what_the_csv_holds(tmp_path, capsys, monkeypatch):
+    import pandas as pd
+
+    for name in ("jobs.csv", "jobs.parquet"):
+        with pytest.raises(SystemExit) as exc:
+            main(["simulate", "KTH@d0-20+SDSC03@d0-20", "--strategy", "awf", "--jobs", str(tmp_path / name)])
+        assert exc.value.code == 0, capsys.readouterr().err
+    from_csv = pd.read_csv(tmp_path / "jobs.csv", keep_default_na=False)
+    from_parquet = pd.read_parquet(tmp_path / "jobs.parquet")
+    assert list(from_parquet.columns) == list(from_csv.columns) and len(from_csv) > 100
+    pd.testing.assert_frame_equal(from_parquet.astype(str), from_csv.astype(str))
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # as on a machine without the extra
+    with pytest.raises(SystemExit) as exc:
+        main(["simulate", "KTH@d0-20+SDSC03@d0-20", "--jobs", str(tmp_path / "again.parquet")])
+    assert exc.value.code == 2 and "evogrid[parquet]" in capsys.readouterr().err
+    assert not (tmp_path / "again.parquet").exists()
 
 
 def _expand(part: str) -> list[int]:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from jobs_rows import awrt_from_jobs_file
 from reference_sim import Job, simulate_reference
 
 from evogrid.optimize import Evaluator, ParetoConfig, resume_pareto, run_pareto
@@ -211,3 +212,19 @@ def test_reservation_front_runs_resumes_and_is_never_worse_than_algorithms_3_to_
     code, _, err = run(capsys, "plot", str(out), "--output", str(tmp_path / "again.png"))
     assert code == 0, err
     assert (tmp_path / "again.png").exists()
+
+
+
+@pytest.mark.parametrize("mode", ["partition", "policy"])
+def test_the_run_keeps_the_schedules_of_the_front_corners(tmp_path, mode):
+    """Each site's best front point has its per-job file, and that schedule has the point's AWRTs."""
+    config = ParetoConfig("KTH-1+SDSC03-1", mode=mode, pop_size=8, generations=2, seed=4)
+    with Evaluator("serial") as ev:
+        result = run_pareto(config, tmp_path, ev, progress=False, plots=None)
+    front = np.array(result["front"])
+    corners = sorted({int(np.argmin(front[:, k])) for k in range(2)})
+    kept = sorted(p.name for p in tmp_path.glob("jobs_point*.csv"))
+    assert kept == [f"jobs_point{i:03d}.csv" for i in corners]
+    for i in corners:
+        assert awrt_from_jobs_file(tmp_path / f"jobs_point{i:03d}.csv", result["sites"]) == \
+            pytest.approx(front[i], rel=1e-9)

@@ -151,3 +151,15 @@ def test_a_config_of_another_kind_or_damaged_is_a_one_line_error(tmp_path):
     (tmp_path / "config.toml").write_bytes(b"\xff\xfe garbage")
     with pytest.raises(EvogridError, match="config.toml: damaged"):
         resumed_config(TRAINING, tmp_path)
+
+
+def test_atomic_files_are_as_readable_as_the_umask_allows(tmp_path, monkeypatch):
+    import evogrid.files
+
+    umask = os.umask(0)
+    os.umask(umask)
+    evogrid.files.atomic_write_bytes(tmp_path / "a.txt", b"x")
+    assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o666 & ~umask
+    monkeypatch.setattr(evogrid.files, "_UMASK", 0o027)
+    evogrid.files.atomic_write_bytes(tmp_path / "b.txt", b"y")
+    assert (tmp_path / "b.txt").stat().st_mode & 0o777 == 0o640

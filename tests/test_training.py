@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from jobs_rows import awrt_from_jobs_file
 from test_cli import assert_one_line_error, run
 
 from evogrid.errors import EvogridError
@@ -177,6 +178,12 @@ def test_cli_train_coevolve_export_plot(tmp_path, capsys):
                             "--backend", "serial", "--out", str(out), "--test", "KTH@1-2+SDSC03@1-2")
     assert code == 0, err
     assert "improvement" in stdout and "KTH@1-2" in stdout
+    summary = json.loads((out / "summary.json").read_text())
+    lrms = next(r["lrms"] for r in summary if r["window"] == "train")
+    for window in ("train", "test"):  # the learned policy's schedules, at the training LRMS
+        rows = [r for r in summary if r["window"] == window and r["lrms"] == lrms]
+        assert awrt_from_jobs_file(out / f"jobs_{window}.csv", [r["site"] for r in rows]) == \
+            pytest.approx([r["policy_awrt"] for r in rows], abs=0.01)
     code, stdout, err = run(capsys, "export", str(out), "--to", str(tmp_path / "shipped"), "--prefix", "x_")
     assert code == 0, err
     assert Rulebase.load(tmp_path / "shipped" / "x_KTH-1_vs_SDSC03-1.json").provenance["run"] == str(out)

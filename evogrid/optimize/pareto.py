@@ -30,9 +30,11 @@ from pymoo.indicators.hv import HV
 from pymoo.operators.crossover.pntx import TwoPointCrossover
 
 from evogrid.files import atomic_write_bytes
+from evogrid.jobs_file import write_jobs
 from evogrid.optimize import rundir
 from evogrid.optimize.config import ParetoConfig
 from evogrid.optimize.evaluator import Evaluator
+from evogrid.optimize.fitness import GridTask, task_schedule
 from evogrid.optimize.loop import STANDARD_PLOTS, Plots, RunKind, new_run, resolve_plots, resume_run
 from evogrid.optimize.partition import (
     PartitionMutation,
@@ -40,8 +42,9 @@ from evogrid.optimize.partition import (
     PerturbedLocalSampling,
     effective_sites,
     partition_awrt,
+    partition_schedule,
 )
-from evogrid.optimize.policy_front import RulebaseProblem, decode
+from evogrid.optimize.policy_front import RulebaseProblem, decode, site_params
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import (
     AcceptWhenFit,
@@ -54,7 +57,7 @@ from evogrid.policy.strategies import (
 )
 from evogrid.sim.metrics import load_imbalance
 from evogrid.sim.scenario import Scenario
-from evogrid.sim.schedule import simulate_local
+from evogrid.sim.schedule import Schedule, simulate_local
 
 GENERATIONS_CSV = rundir.GENERATIONS_CSV
 #: The broker heuristics a ranking front is drawn with.
@@ -338,9 +341,27 @@ def write_results(config: ParetoConfig, front: NSGA2Front, state: ParetoState, o
                 facts = {"site": names[k], "front_point": i, "objectives": F[i].tolist(),
                          "trained_on": config.scenario, "optimizer": "nsga2", "seed": config.seed}
                 rb.with_provenance(**facts).save(out / "front_rulebases" / f"point{i:03d}_site{k}.json")
+    for i in corner_points(F, len(names)):
+        write_jobs(out / f"jobs_point{i:03d}.csv", point_schedule(config, X[i]))
     if (plots := resolve_plots(plots)) is not None:
         plots.pareto_plot(out / "pareto.png", names, {result["label"]: F}, points)
     return {"finished": True, **result}
+
+
+def corner_points(F: np.ndarray, n_sites: int) -> list[int]:
+    """The front points with the lowest AWRT at some site (the first of equal ones), ascending: the
+    ones whose schedules a run directory keeps (any other: evogrid simulate with its rulebases)."""
+    return sorted({int(np.argmin(F[:, k])) for k in range(n_sites)}) if len(F) else []
+
+
+def point_schedule(config: ParetoConfig, x: np.ndarray) -> Schedule:
+    """The schedule of the front point with genome ``x``."""
+    jobs = config.ref.jobs()
+    if config.mode == "partition":
+        return partition_schedule(jobs, config.ref.scenario().lrms, x)
+    params = site_params(x, jobs.n_sites, config.n_rules, config.features)
+    return task_schedule(GridTask(config.ref, tuple(enumerate(params)), tuple(config.features),
+                                  decision="ranking" if config.mode == "ranking" else "transfer"))
 
 
 def distinct_points(F: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -24,7 +24,7 @@ from evogrid.optimize.config import AWRT_LIMIT_SECONDS
 from evogrid.optimize.evaluator import Evaluator, ScenarioRef
 from evogrid.sim import core
 from evogrid.sim.metrics import awrt_per_site
-from evogrid.sim.schedule import GridJobs, lrms_code
+from evogrid.sim.schedule import GridJobs, Schedule, lrms_code
 
 #: Genes are site indices: int8 keeps populations, checkpoints and the
 #: genomes sent to workers 8x smaller than int64 (K <= 127 sites).
@@ -38,6 +38,14 @@ def effective_sites(jobs: GridJobs, assignment: np.ndarray) -> np.ndarray:
     return np.where(fits, assignment, jobs.origin)
 
 
+def _run_assignment(jobs: GridJobs, lrms: tuple[str, ...], site: np.ndarray,
+                    cutoff: float) -> tuple[np.ndarray, np.ndarray]:
+    codes = np.array([lrms_code(name) for name in lrms], dtype=np.int64)
+    packed = jobs.packed.copy()
+    packed[core.HOME] = site
+    return core.run_local(packed, jobs.machine_procs, codes, jobs.origin, cutoff)
+
+
 def partition_awrt(
     jobs: GridJobs, lrms: tuple[str, ...], assignment: np.ndarray, cutoff: float = 0.0
 ) -> np.ndarray:
@@ -46,12 +54,15 @@ def partition_awrt(
     With ``cutoff`` > 0, a simulation that certainly exceeds it at some site
     stops early and returns lower bounds instead (all infeasible anyway).
     """
-    site = effective_sites(jobs, assignment)
-    codes = np.array([lrms_code(name) for name in lrms], dtype=np.int64)
-    packed = jobs.packed.copy()
-    packed[core.HOME] = site
-    start, bounds = core.run_local(packed, jobs.machine_procs, codes, jobs.origin, cutoff)
+    start, bounds = _run_assignment(jobs, lrms, effective_sites(jobs, assignment), cutoff)
     return bounds if len(bounds) else awrt_per_site(jobs, start)
+
+
+def partition_schedule(jobs: GridJobs, lrms: tuple[str, ...], assignment: np.ndarray) -> Schedule:
+    """The schedule of one assignment: each job at its effective site, under that site's LRMS."""
+    site = effective_sites(jobs, assignment)
+    start, _ = _run_assignment(jobs, lrms, site, 0.0)
+    return Schedule(jobs, lrms, start, site, "nsga2 partition", "partition")
 
 
 def _evaluate_task(task: tuple[ScenarioRef, np.ndarray, float]) -> np.ndarray:

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from evogrid.jobs_file import write_jobs
 from evogrid.optimize import rundir
 from evogrid.optimize.coevolution import CoEvolution
 from evogrid.optimize.config import TrainConfig
@@ -96,10 +97,13 @@ def learned_rulebases(config: TrainConfig, best: dict[int, tuple[np.ndarray, flo
 
 
 def evaluate_policy(config: TrainConfig, rulebases: dict[int, Rulebase], spec: str, lrms: str,
-                    window: str) -> list[dict[str, Any]]:
-    """Per-site rows: AWRT with local scheduling and with the learned policy, and the change."""
+                    window: str, jobs_path: Path | None = None) -> list[dict[str, Any]]:
+    """Per-site rows: AWRT with local scheduling and with the learned policy, and the change; with
+    ``jobs_path``, the learned policy's schedule is written there, one row per job (evogrid.jobs_file)."""
     scenario = Scenario.from_spec(spec, lrms=lrms)
     res = simulate(scenario, trained_strategy(rulebases, config.decision, config.others, config.location))
+    if jobs_path is not None:
+        write_jobs(jobs_path, res.schedule)
     rows = []
     for k, (row, base) in enumerate(zip(res.metrics(), res.baseline.metrics(), strict=True)):
         rows.append({"window": window, "scenario": scenario.name, "lrms": lrms, "site": row["site"],
@@ -115,10 +119,11 @@ def write_results(config: TrainConfig, state: EvolutionState, out: Path,
     """Rulebase JSON files, the summary table and (with ``plots``) the plots."""
     rulebases = learned_rulebases(config, best)
     files = [str(rb.save(out / "rulebases" / f"{rulebase_stem(rb)}.json")) for rb in rulebases.values()]
-    rows = evaluate_policy(config, rulebases, config.scenario, config.lrms, "train")
+    rows = evaluate_policy(config, rulebases, config.scenario, config.lrms, "train", out / "jobs_train.csv")
     if config.test:
         for lrms in dict.fromkeys((*TEST_LRMS, config.lrms)):
-            rows += evaluate_policy(config, rulebases, config.test, lrms, "test")
+            rows += evaluate_policy(config, rulebases, config.test, lrms, "test",
+                                    out / "jobs_test.csv" if lrms == config.lrms else None)
     rundir.write_rows(out / SUMMARY, rows)
     if (plots := resolve_plots(plots)) is not None:
         title = f"({config.kind}, seed {config.seed})"

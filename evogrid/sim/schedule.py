@@ -117,7 +117,8 @@ class Schedule:
         start: shape (n,), start time in seconds of each row of ``jobs``.
         site: shape (n,), index of the site that ran it.
         strategy: a label of the exchange strategy (``local`` without one).
-        scheme: ``local``, or the Exchange scheme (``exchange``, ``pool``, ``active``).
+        scheme: ``local``, the Exchange scheme (``exchange``, ``pool``, ``active``), or ``partition``
+            (an offline job-to-site assignment, evogrid.optimize.partition).
         moves: shape (n,), how often each job moved between sites.
         pool_arrivals: with a central pool, how new jobs entered it
             (``first`` or ``queued``, see :class:`Exchange`); None otherwise.
