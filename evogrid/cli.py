@@ -267,9 +267,9 @@ def simulate_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
     out: Annotated[Path | None, typer.Option(help="Also write the JSON result to this file.")] = None,
     jobs: Annotated[Path | None, typer.Option(
-        help="Also write the schedule, one row per job, to this CSV file: Batsim's out_jobs.csv "
-             "columns (evalys reads it) and evogrid's (origin and executing site, moves; "
-             "docs/jobs_file.md).")] = None,
+        help="Also write the schedule, one row per job, to this CSV file (Parquet if it ends in "
+             ".parquet): Batsim's out_jobs.csv columns (evalys reads it) and evogrid's (origin and "
+             "executing site, moves; docs/jobs_file.md).")] = None,
     swf_out: Annotated[Path | None, typer.Option(
         help="Also write each site's executed schedule as an SWF file into this directory: the jobs "
              "that ran there with their waits, executed run times and origin sites "
