@@ -143,10 +143,10 @@ def test_a_config_of_another_kind_or_damaged_is_a_one_line_error(tmp_path):
 
     checkpoint.save(tmp_path, "EvolutionState", {}, 0)
     (tmp_path / "config.toml").write_text('scenario = "KTH-1+SDSC03-1"\nmu = 0\n')
-    with pytest.raises(EvogridError, match="config.toml: --mu"):
+    with pytest.raises(EvogridError, match="config.toml: --mu 0: Input should be greater than or equal to 1"):
         resumed_config(TRAINING, tmp_path)
     (tmp_path / "config.toml").write_text('scenario = "KTH-1+SDSC03-1"\npop_size = 4\n')
-    with pytest.raises(EvogridError, match="config.toml: not a training configuration"):
+    with pytest.raises(EvogridError, match="config.toml: pop_size: not a setting of TrainConfig"):
         resumed_config(TRAINING, tmp_path)
     (tmp_path / "config.toml").write_bytes(b"\xff\xfe garbage")
     with pytest.raises(EvogridError, match="config.toml: damaged"):

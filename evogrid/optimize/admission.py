@@ -38,15 +38,17 @@ failure-rate/AWRT plane).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 import numpy as np
+from pydantic import Field
+from pydantic.dataclasses import dataclass
 
 from evogrid.errors import EvogridError
 from evogrid.optimize import rundir
-from evogrid.optimize.config import _EvolutionSettings, _OnScenario
+from evogrid.optimize.config import STRICT, Count, Probability, Seed, _EvolutionSettings, _OnScenario
 from evogrid.optimize.es import EFS, EvolutionState, _statistics, set_fitness
 from evogrid.optimize.evaluator import Evaluator, ScenarioRef
 from evogrid.optimize.genome import Individual, to_rulebase
@@ -60,12 +62,12 @@ from evogrid.policy.rulebase import Rulebase
 COMPARED = ("cpu-count", "backlog", "backfill")
 RULEBASE_FILE = "rulebases/admission.json"
 #: What a failure rate counts: requests, or their processor-seconds.
-FAILURES = ("requests", "area")
+Failure = Literal["requests", "area"]
 #: Algorithm 3's failure rate is floored at this in the score (it can be 0 on a light scenario).
 MIN_REFERENCE_FAILURE = 0.01
 
 
-@dataclass
+@dataclass(config=STRICT)
 class AdmissionConfig(_OnScenario, _EvolutionSettings):
     """Everything that determines an admission-rulebase run (written as config.toml).
 
@@ -85,29 +87,26 @@ class AdmissionConfig(_OnScenario, _EvolutionSettings):
 
     scenario: str
     lrms: str | None = None
-    mu: int = 5
-    lambda_: int = 35
-    generations: int = 40
-    n_rules: int = 10
+    mu: Count = 5
+    lambda_: Count = 35
+    generations: Count = 40
+    n_rules: Count = 10
     features: list[str] = field(default_factory=lambda: ["LEAD", "BEFORE_NEXT", "RESERVED"])
-    beta: float = 0.6
-    p_flip: float = 0.0
-    augment: float = 0.05
-    failure: str = "requests"
-    request_seeds: list[int] = field(default_factory=list)
-    seed: int = 1
+    beta: Annotated[float, Field(gt=0.0)] = 0.6
+    p_flip: Probability = 0.0
+    augment: Annotated[float, Field(ge=0.0)] = 0.05
+    failure: Failure = "requests"
+    request_seeds: list[Seed] = field(default_factory=list)
+    seed: Seed = 1
     test: str | None = None
-    policy: str = "admission"
+    policy: Literal["admission"] = "admission"
+
+    OPTIONS: ClassVar[dict[str, str]] = {"n_rules": "--rules"}
 
     def __post_init__(self) -> None:
         check_features(self.features, "admission", "--feature")
         if not self.features:
             raise EvogridError("--feature: an admission rulebase needs at least one feature")
-        self.check_sizes()
-        if self.failure not in FAILURES:
-            raise EvogridError(f"--failure {self.failure}: expected one of {', '.join(FAILURES)}")
-        if self.augment < 0:
-            raise EvogridError("augment must not be negative")
 
     @property
     def label(self) -> str:
@@ -197,7 +196,7 @@ def comparison(ref: ScenarioRef, rulebase: Rulebase, window: str, seeds: tuple[i
     rows = []
     for name in (*COMPARED, "learned"):
         count, area = (algorithm_objectives(ref, name, f, seeds) if name != "learned" else
-                       rulebase_objectives(ref, rulebase, f, seeds) for f in FAILURES)
+                       rulebase_objectives(ref, rulebase, f, seeds) for f in get_args(Failure))
         rows.append({"window": window, "scenario": ref.spec, "rule": name,
                      "failure_rate": round(float(count[0]), 5), "area_failure_rate": round(float(area[0]), 5),
                      "batch_awrt": round(float(count[1]), 2)})

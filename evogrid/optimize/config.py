@@ -1,33 +1,82 @@
-"""Every setting that determines an optimisation run's result, one dataclass per kind of run.
+"""Every setting that determines an optimisation run's result, one pydantic dataclass per kind of run.
 
 :class:`TrainConfig` (EFS, CMA-ES, co-evolution, joint ES; docs/training.md)
-and :class:`ParetoConfig` (NSGA-II fronts; docs/pareto.md) are what a run
-directory's ``config.toml`` holds; ``--resume`` rebuilds them from it. This
-module imports neither DEAP nor pymoo, so building a configuration (and
-validating it) is cheap.
+and :class:`ParetoConfig` (NSGA-II fronts; docs/pareto.md), like the
+admission and reservation-front configurations, are what a run directory's
+``config.toml`` holds; ``--resume`` rebuilds them from it. One validation
+idiom: the field types say what is allowed (ranges, the names a setting takes;
+unknown settings are refused), pydantic checks them, and the first mistake
+becomes one :class:`EvogridError` line naming the option and the value given
+(``--lambda 0: Input should be greater than or equal to 1``); only rules
+that relate two settings are written out, in ``__post_init__``. This module
+imports neither DEAP nor pymoo, so building a configuration is cheap.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import AfterValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic.dataclasses import dataclass
 
 from evogrid.errors import EvogridError
 from evogrid.optimize.evaluator import ScenarioRef
 from evogrid.policy.registry import DEFAULT_FEATURES, LOCATIONS, features_for
 
+#: Every configuration refuses settings it does not have: a typo in config.toml is a mistake, not a
+#: default.
+STRICT = ConfigDict(extra="forbid")
+#: A count of at least one (generations, population sizes, rules).
+Count = Annotated[int, Field(ge=1)]
+Seed = Annotated[int, Field(ge=0)]
+Probability = Annotated[float, Field(ge=0.0, le=1.0)]
 
-class _EvolutionSettings:
-    """What every (mu + lambda)-ES run shares: population sizes, length, rules, the flip rate."""
 
-    mu: int
-    lambda_: int
-    generations: int
+def _known_location(name: str) -> str:
+    if name not in LOCATIONS:
+        raise ValueError(f"expected one of {', '.join(LOCATIONS)}")
+    return name
+
+
+Location = Annotated[str, AfterValidator(_known_location)]
+
+
+class _Validated:
+    """The one-line errors of every configuration (module docstring).
+
+    ``OPTIONS`` maps a field to its command-line option where the two are not spelled alike
+    (``lambda_`` -> ``--lambda``)."""
+
+    OPTIONS: ClassVar[dict[str, str]] = {}
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _one_line(cls, data: Any, handler: Any) -> Any:
+        try:
+            return handler(data)
+        except ValidationError as exc:
+            raise EvogridError(cls._describe(exc)) from None
+
+    @classmethod
+    def _describe(cls, exc: ValidationError) -> str:
+        err = exc.errors()[0]
+        name = str(err["loc"][0]) if err["loc"] else ""
+        if err["type"] in ("unexpected_keyword_argument", "extra_forbidden"):
+            return f"{name}: not a setting of {cls.__name__}"
+        if err["type"] in ("missing_argument", "missing"):
+            return f"{name}: required"
+        option = cls.OPTIONS.get(name, "--" + name.rstrip("_").replace("_", "-"))
+        given = err.get("input")
+        shown = f" {given}" if isinstance(given, str | int | float) else ""
+        return f"{option}{shown}: {err['msg'].removeprefix('Value error, ')}"
+
+
+class _EvolutionSettings(_Validated):
+    """What every (mu + lambda)-ES run shares: the flip rate from the number of rules."""
+
     n_rules: int
     p_flip: float
-
-    def check_sizes(self) -> None:
-        if self.mu < 1 or self.lambda_ < 1 or self.generations < 1 or self.n_rules < 1:
-            raise EvogridError("--mu, --lambda, --generations and --rules must be >= 1")
 
     @property
     def flip_probability(self) -> float:
@@ -47,21 +96,21 @@ class _OnScenario:
 
 # --- training (docs/training.md) -------------------------------------------------------------
 
-KINDS = ("efs", "coevolution", "joint")
+Kind = Literal["efs", "coevolution", "joint"]
 #: Co-evolution: what a pairing's member gets as fitness, and how the result
 #: pairing is chosen (docs/training.md, "Co-evolution"). ``own`` fitness and
 #: the final generation's ``sum`` are the published algorithm; the default
 #: (``worst-relative`` over an all-generations archive) is our change, because
 #: only it improved every site on unseen months (docs/results.md).
-FITNESSES = ("own", "shared")
-PICKS = ("sum", "worst-relative", "sum-improving")
-OPTIMIZERS = ("es", "cma")
+Fitness = Literal["own", "shared"]
+Pick = Literal["sum", "worst-relative", "sum-improving"]
+Optimizer = Literal["es", "cma"]
 #: What the trained rulebases decide: ``transfer`` (keep or exchange a job, FuzzyPolicy) or
 #: ``ranking`` (score the sites for a job, every site a broker: evogrid.policy.strategies.Broker).
-DECISIONS = ("transfer", "ranking")
+Decision = Literal["transfer", "ranking"]
 
 
-@dataclass
+@dataclass(config=STRICT)
 class TrainConfig(_OnScenario, _EvolutionSettings):
     """Everything that determines a training run (written as config.toml).
 
@@ -91,51 +140,38 @@ class TrainConfig(_OnScenario, _EvolutionSettings):
     """
 
     scenario: str
-    kind: str = "efs"
-    site: int = 0
+    kind: Kind = "efs"
+    site: Annotated[int, Field(ge=0)] = 0
     lrms: str = "fcfs"
-    others: str = "awf"
-    location: str = "awrt"
-    optimizer: str = "es"
-    mu: int = 13
-    lambda_: int = 91
-    generations: int = 150
-    n_rules: int = 10
+    others: Literal["awf", "local"] = "awf"
+    location: Location = "awrt"
+    optimizer: Optimizer = "es"
+    mu: Count = 13
+    lambda_: Count = 91
+    generations: Count = 150
+    n_rules: Count = 10
     features: list[str] = field(default_factory=list)
-    beta: float = 0.6
-    p_flip: float = 0.0
-    fitness: str = "own"
-    pick: str = "worst-relative"
+    beta: Annotated[float, Field(gt=0.0)] = 0.6
+    p_flip: Probability = 0.0
+    fitness: Fitness = "own"
+    pick: Pick = "worst-relative"
     archive: bool = True
-    seed: int = 1
+    seed: Seed = 1
     cutoff: bool = True
     test: str | None = None
-    decision: str = "transfer"
+    decision: Decision = "transfer"
+
+    OPTIONS: ClassVar[dict[str, str]] = {"decision": "--policy", "n_rules": "--rules", "kind": "kind"}
 
     def __post_init__(self) -> None:
-        if self.decision not in DECISIONS:
-            raise EvogridError(f"--policy {self.decision}: expected one of {', '.join(DECISIONS)}")
-        if self.kind not in KINDS:
-            raise EvogridError(f"kind {self.kind!r}: expected one of {', '.join(KINDS)}")
-        if self.optimizer not in OPTIMIZERS:
-            raise EvogridError(f"--optimizer {self.optimizer}: expected one of {', '.join(OPTIMIZERS)}")
         if self.optimizer == "cma" and self.kind != "efs":
             raise EvogridError("--optimizer cma is for EFS (evogrid train) only")
-        if self.location not in LOCATIONS:
-            raise EvogridError(f"--location {self.location}: expected one of {', '.join(LOCATIONS)}")
-        if self.fitness not in FITNESSES:
-            raise EvogridError(f"--fitness {self.fitness}: expected one of {', '.join(FITNESSES)}")
-        if self.pick not in PICKS:
-            raise EvogridError(f"--pick {self.pick}: expected one of {', '.join(PICKS)}")
-        if self.others not in ("awf", "local"):
-            raise EvogridError(f"--others {self.others}: expected awf or local")
         if not self.features:
             self.features = list(DEFAULT_FEATURES[self.decision])
         usable = features_for(self.decision)
         if unknown := [f for f in self.features if f not in usable]:
             raise EvogridError(f"--feature {','.join(unknown)}: expected {self.decision} features "
                                f"({', '.join(usable)})")
-        self.check_sizes()
 
     def check_scenarios(self) -> None:
         """Check what needs the scenarios loaded: at least two sites (one site has nobody to exchange
@@ -173,48 +209,45 @@ class TrainConfig(_OnScenario, _EvolutionSettings):
 
 #: What a Pareto run's genome is: job-to-site assignments (the offline bound), every site's transfer
 #: rulebase, or every site's ranking rulebase (brokers; objectives: AWRT per site and load imbalance).
-PARETO_MODES = ("partition", "policy", "ranking")
+ParetoMode = Literal["partition", "policy", "ranking"]
 #: Feasibility limit on every site's AWRT, seconds (Lepping 2011; docs/pareto.md).
 AWRT_LIMIT_SECONDS = 100_000.0
 #: Default early stop of hopeless simulations: at this multiple of the limit.
 CUTOFF_FACTOR = 2.0
 
 
-@dataclass
-class ParetoConfig(_OnScenario):
-    """Everything that determines a Pareto run's result (written as config.toml)."""
+@dataclass(config=STRICT)
+class ParetoConfig(_OnScenario, _Validated):
+    """Everything that determines a Pareto run's result (written as config.toml); ``mode`` is
+    one of these or ``reservation`` (evogrid.optimize.reservation_front.ReservationFrontConfig)."""
 
     scenario: str
-    mode: str = "partition"
+    mode: ParetoMode = "partition"
     lrms: str | None = "easy"
-    pop_size: int = 70
-    generations: int = 200
-    seed: int = 1
-    limit: float = AWRT_LIMIT_SECONDS
-    cutoff_factor: float = CUTOFF_FACTOR  # stop simulations beyond factor x limit (0: never)
+    pop_size: Annotated[int, Field(ge=2)] = 70
+    generations: Count = 200
+    seed: Seed = 1
+    limit: Annotated[float, Field(gt=0.0)] = AWRT_LIMIT_SECONDS
+    # stop simulations beyond factor x limit (0: never)
+    cutoff_factor: Annotated[float, Field(ge=0.0)] = CUTOFF_FACTOR
     # partition mode (docs/pareto.md)
-    n_changes: int = 5000
+    n_changes: Annotated[int, Field(ge=0)] = 5000
     keep_local: bool = True
     seed_strategies: bool = False  # start from AWF/pool/AA assignments too (an evogrid addition)
-    p_crossover: float = 0.9
-    p_gene: float = 0.1
-    shift_sigma: float = 2000.0
+    p_crossover: Probability = 0.9
+    p_gene: Probability = 0.1
+    shift_sigma: Annotated[float, Field(gt=0.0)] = 2000.0
     # policy and ranking modes (features: the mode's defaults when empty)
-    n_rules: int = 10
+    n_rules: Count = 10
     features: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.mode not in PARETO_MODES:
-            raise EvogridError(f"--mode {self.mode}: expected one of {', '.join(PARETO_MODES)} "
-                               "or reservation")
         if not self.features:
             self.features = list(DEFAULT_FEATURES[self.decision])
         usable = features_for(self.decision)
         if unknown := [f for f in self.features if f not in usable]:
             raise EvogridError(f"feature {','.join(unknown)}: expected {self.decision} features "
                                f"({', '.join(usable)})")
-        if self.pop_size < 2 or self.generations < 1:
-            raise EvogridError("--pop-size must be >= 2 and --generations >= 1")
 
     def check_scenarios(self) -> None:
         """At least two sites (a one-site front is one point) and no ``[reservations]`` table (use

@@ -239,9 +239,7 @@ def resumed_config(kind: RunKind[C], out: Path) -> C:
                            f"{RESUME_COMMANDS[found]} --resume {out}")
     try:
         return kind.config(**settings)
-    except TypeError as exc:  # a key the configuration does not have, or one it needs
-        raise EvogridError(f"{out / 'config.toml'}: not a {kind.name} configuration ({exc})") from None
-    except (EvogridError, ValueError) as exc:
+    except EvogridError as exc:  # a setting out of range, unknown, or missing
         raise EvogridError(f"{out / 'config.toml'}: {exc}") from None
 
 

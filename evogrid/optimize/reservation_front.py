@@ -22,18 +22,19 @@ and resume work as for the other Pareto runs (evogrid.optimize.loop).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import numpy as np
+from pydantic import Field
+from pydantic.dataclasses import dataclass
 from pymoo.algorithms.moo.nsga2 import NSGA2
 from pymoo.core.problem import Problem
 from pymoo.indicators.hv import HV
 
-from evogrid.errors import EvogridError
 from evogrid.optimize import rundir
-from evogrid.optimize.config import _OnScenario
+from evogrid.optimize.config import STRICT, Count, Seed, _OnScenario, _Validated
 from evogrid.optimize.evaluator import Evaluator, ScenarioRef
 from evogrid.optimize.loop import STANDARD_PLOTS, Plots, RunKind, new_run, resolve_plots, resume_run
 from evogrid.optimize.pareto import NSGA2Front, ParetoState, distinct_points, feasible_front
@@ -47,21 +48,17 @@ OBJECTIVES = ("failure_rate", "batch_awrt")
 MELTZER = ("trivial", "cpu-count", "backlog", "backfill", "weighted")
 
 
-@dataclass
-class ReservationFrontConfig(_OnScenario):
+@dataclass(config=STRICT)
+class ReservationFrontConfig(_OnScenario, _Validated):
     """A reservation front's settings (config.toml); the scenario needs no ``[reservations]`` table
     (defaults: RW1 from site 0, seed 0)."""
 
     scenario: str
     lrms: str | None = None
-    pop_size: int = 40
-    generations: int = 40
-    seed: int = 1
-    mode: str = "reservation"
-
-    def __post_init__(self) -> None:
-        if self.pop_size < 2 or self.generations < 1:
-            raise EvogridError("--pop-size must be >= 2 and --generations >= 1")
+    pop_size: Annotated[int, Field(ge=2)] = 40
+    generations: Count = 40
+    seed: Seed = 1
+    mode: Literal["reservation"] = "reservation"
 
     @property
     def label(self) -> str:
