@@ -90,6 +90,7 @@ class PreprocessingConfig(_Strict):
     drop_nonpositive_run_time: bool = True
     requested_procs_fallback: bool = True
     kill_at_estimate: bool = True
+    drop_unknown_estimate: bool = False
 
 
 class TariffConfig(_Strict):
