@@ -1,0 +1,80 @@
+"""The dissertation's logs as it cut them (docs/reproduction.md, "How the dissertation cut its logs").
+
+Lepping's dissertation cuts every log of a scenario to the shortest one and
+names the cut by a length label (``KTH-11``, ``SDSC03-13``, ``LANL96-24``).
+Table 7.1 gives each cut's number of jobs and total area; measured against the
+bundled logs, a cut is the log's first ``n`` jobs in submission order, where
+CTC and LANL96 lack the jobs without a requested time. :func:`dissertation_cut`
+builds that workload; :data:`TABLE_7_2` holds the published single-site
+results the cuts are checked against (tests/test_dissertation_windows.py,
+experiments/dissertation_windows.py). evogrid's window names (``NAME-M``:
+M x 30 days) do not use these cuts yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from evogrid.errors import ScenarioError
+from evogrid.workload.model import Workload
+from evogrid.workload.preprocess import Preprocessing
+from evogrid.workload.traces import load_window
+
+#: Table 7.1: jobs and SA (processor-seconds) per log and length label.
+TABLE_7_1 = {
+    ("KTH", 11): (28_479, 2_017_737_644), ("CTC", 11): (77_199, 8_279_369_703),
+    ("LANL96", 11): (57_715, 16_701_881_984), ("LANL96", 13): (67_043, 19_467_626_464),
+    ("LANL96", 24): (110_769, 35_426_509_344), ("SDSC00", 11): (29_810, 2_780_016_139),
+    ("SDSC00", 24): (54_006, 6_656_350_775), ("SDSC03", 11): (65_584, 23_337_438_904),
+    ("SDSC03", 13): (78_951, 27_410_557_560), ("SDSC03", 24): (176_268, 54_233_113_112),
+    ("SDSC05", 11): (74_903, 29_392_365_928), ("SDSC05", 13): (84_876, 34_347_849_760),
+}
+#: Table 7.2: (AWRT s, U %, C_max s) under FCFS, EASY, LIST per log and length label.
+TABLE_7_2 = {
+    ("KTH", 11): ((418_171.98, 68.67, 29_381_344), (75_157.63, 68.72, 29_363_626),
+                  (80_459.27, 68.72, 29_363_626)),
+    ("CTC", 11): ((58_592.52, 65.70, 29_306_682), (52_937.96, 65.70, 29_306_682),
+                  (53_282.02, 65.70, 29_306_682)),
+    ("LANL96", 11): ((13_886.61, 55.65, 29_306_900), (12_442.02, 55.65, 29_306_355),
+                     (13_082.10, 55.65, 29_307_464)),
+    ("LANL96", 13): ((14_064.40, 56.24, 33_801_984), (12_467.61, 56.24, 33_802_986),
+                     (13_178.91, 56.24, 33_802_986)),
+    ("LANL96", 24): ((12_265.92, 55.54, 62_292_428), (11_105.15, 55.54, 62_292_428),
+                     (11_652.44, 55.54, 62_292_428)),
+    ("SDSC00", 11): ((266_618.82, 71.53, 30_361_813), (73_605.86, 73.94, 29_374_554),
+                     (74_527.98, 73.96, 29_364_791)),
+    # the table prints LIST's AWRT as "11.6260,72": 116,260.72 s (the EASY value is 112,040 s)
+    ("SDSC00", 24): ((2_224_462.43, 75.39, 68_978_708), (112_040.42, 81.78, 63_591_452),
+                     (116_260.72, 82.26, 63_618_662)),
+    ("SDSC03", 11): ((72_417.87, 68.58, 29_537_543), (50_772.48, 68.74, 29_471_588),
+                     (48_015.99, 68.87, 29_413_625)),
+    ("SDSC03", 13): ((82_149.66, 69.92, 34_030_926), (54_546.90, 70.12, 33_932_665),
+                     (52_012.84, 70.14, 33_921_090)),
+    ("SDSC03", 24): ((166_189.54, 73.22, 64_299_555), (70_774.86, 73.91, 63_696_120),
+                     (72_220.28, 73.91, 63_695_942)),
+    ("SDSC05", 11): ((70_579.08, 60.12, 29_380_453), (54_953.84, 60.17, 29_357_277),
+                     (53_403.51, 60.20, 29_339_408)),
+    ("SDSC05", 13): ((72_690.44, 61.08, 33_793_591), (56_990.23, 61.08, 33_793_591),
+                     (55_250.72, 61.08, 33_793_591)),
+}
+#: Logs whose Table 7.1 counts are those without the jobs that give no requested time.
+WITHOUT_UNKNOWN_ESTIMATES = ("CTC", "LANL96")
+
+
+def dissertation_cut(name: str, months: int) -> Workload:
+    """The jobs of Table 7.1's row ``name-months``: the log's first n jobs (n from the table).
+
+    Raises:
+        ScenarioError: no such row.
+    """
+    if (name, months) not in TABLE_7_1:
+        rows = ", ".join(f"{n}-{m}" for n, m in TABLE_7_1)
+        raise ScenarioError(f"{name}-{months} is not a row of the dissertation's Table 7.1 ({rows})")
+    w = load_window(name, Preprocessing(drop_unknown_estimate=name in WITHOUT_UNKNOWN_ESTIMATES))
+    n = TABLE_7_1[name, months][0]
+    keep = np.zeros(w.n_jobs, dtype=bool)
+    keep[np.argsort(w.submit, kind="stable")[:n]] = True
+    cut = w.select(keep, name=f"{name}-{months} (dissertation)")
+    return replace(cut, dropped={**w.dropped, "after_cut": w.n_jobs - n})
