@@ -4,9 +4,12 @@ Lepping's dissertation cuts every log of a scenario to the shortest one and
 names the cut by a length label (``KTH-11``, ``SDSC03-13``, ``LANL96-24``).
 Table 7.1 gives each cut's number of jobs and total area; measured against the
 bundled logs, a cut is the log's first ``n`` jobs in submission order, where
-CTC and LANL96 lack the jobs without a requested time. :func:`dissertation_cut`
-builds that workload; :data:`TABLE_7_2` holds the published single-site
-results the cuts are checked against (tests/test_dissertation_windows.py,
+CTC and LANL96 lack the jobs without a requested time. Table 7.3 splits the
+"-11" cuts into the training months, "-5" (its first ``n`` jobs, about 150
+days), and the test months, "-6" (the rest, rebased to day 150 or to its first job if earlier).
+:func:`dissertation_cut` builds these workloads; :data:`TABLE_7_2` and
+:data:`TABLE_7_3` hold the published single-site results the cuts are
+checked against (tests/test_dissertation_windows.py,
 experiments/dissertation_windows.py). evogrid's window names (``NAME-M``:
 M x 30 days) do not use these cuts yet.
 """
@@ -59,22 +62,46 @@ TABLE_7_2 = {
     ("SDSC05", 13): ((72_690.44, 61.08, 33_793_591), (56_990.23, 61.08, 33_793_591),
                      (55_250.72, 61.08, 33_793_591)),
 }
+#: Table 7.3: jobs, and FCFS's (AWRT s, U %, C_max s), of the training ("-5") and test ("-6")
+#: parts of the "-11" cuts.
+TABLE_7_3 = {
+    ("KTH", 5): (11_780, (488_387.49, 64.84, 13_765_377)),
+    ("KTH", 6): (16_699, (99_236.27, 68.52, 16_420_782)),
+    ("CTC", 5): (35_360, (57_897.77, 63.74, 13_009_718)),
+    ("CTC", 6): (41_839, (59_118.15, 67.05, 16_346_403)),
+    ("SDSC00", 5): (13_494, (67_717.23, 71.28, 12_965_572)),
+    ("SDSC00", 6): (16_316, (413_957.04, 73.38, 17_002_360)),
+    ("SDSC03", 5): (32_606, (83_718.68, 71.38, 13_021_659)),
+    ("SDSC03", 6): (32_978, (62_825.76, 66.14, 16_577_054)),
+    ("SDSC05", 5): (28_184, (56_925.10, 45.94, 13_078_215)),
+    ("SDSC05", 6): (46_719, (77_463.52, 70.97, 16_419_455)),
+}
+#: The test months ("-6") begin on this day of the log.
+TEST_START_DAY = 150
 #: Logs whose Table 7.1 counts are those without the jobs that give no requested time.
 WITHOUT_UNKNOWN_ESTIMATES = ("CTC", "LANL96")
 
 
 def dissertation_cut(name: str, months: int) -> Workload:
-    """The jobs of Table 7.1's row ``name-months``: the log's first n jobs (n from the table).
+    """The jobs of the row ``name-months`` of Table 7.1 (the log's first n jobs) or of Table 7.3
+    ("-5": the first n jobs of the "-11" cut; "-6": the rest of it, rebased to day 150, or to its first
+    job where that comes earlier). Jobs left
+    out are counted in ``dropped`` (``after_cut``, ``before_test``).
 
     Raises:
         ScenarioError: no such row.
     """
-    if (name, months) not in TABLE_7_1:
-        rows = ", ".join(f"{n}-{m}" for n, m in TABLE_7_1)
-        raise ScenarioError(f"{name}-{months} is not a row of the dissertation's Table 7.1 ({rows})")
+    if (name, months) not in TABLE_7_1 and (name, months) not in TABLE_7_3:
+        rows = ", ".join(f"{n}-{m}" for n, m in [*TABLE_7_1, *TABLE_7_3])
+        raise ScenarioError(f"{name}-{months} is not a row of the dissertation's Tables 7.1 and 7.3 ({rows})")
     w = load_window(name, Preprocessing(drop_unknown_estimate=name in WITHOUT_UNKNOWN_ESTIMATES))
-    n = TABLE_7_1[name, months][0]
+    n = TABLE_7_1[name, 11 if months in (5, 6) else months][0]
+    n5 = TABLE_7_3[name, 5][0] if months in (5, 6) else 0
+    first, last = {5: (0, n5), 6: (n5, n)}.get(months, (0, n))
     keep = np.zeros(w.n_jobs, dtype=bool)
-    keep[np.argsort(w.submit, kind="stable")[:n]] = True
+    keep[np.argsort(w.submit, kind="stable")[first:last]] = True
     cut = w.select(keep, name=f"{name}-{months} (dissertation)")
-    return replace(cut, dropped={**w.dropped, "after_cut": w.n_jobs - n})
+    dropped = {**w.dropped, "after_cut": w.n_jobs - last, **({"before_test": first} if first else {})}
+    # the test months start at day 150, or at their first job where the training cut falls just before
+    shift = min(TEST_START_DAY * 86_400, int(cut.submit.min())) if months == 6 else 0
+    return replace(cut, submit=cut.submit - shift, dropped=dropped)
