@@ -212,8 +212,10 @@ class CentralPool:
               EASY a new job thus overtakes older, wider pool jobs that hold
               a reservation at its site.
             - ``queued`` (default: it reproduces the dissertation's EASY-JS
-              on KTH + SDSC03-11, the literal rule does not): the job joins the pool behind the older jobs and
-              its site schedules the pool with its LRMS. Under EASY it starts
+              on KTH + SDSC03-11, the literal rule does not; Table 8.2's
+              scenarios favour the literal rule, docs/results.md): the job
+              joins the pool behind the older jobs and its site schedules the
+              pool with its LRMS. Under EASY it starts
               at once only if it does not delay the reservation of the
               oldest pool job that site can run; under FCFS only if every
               older pool job the site can run has started; under LIST older
