@@ -70,3 +70,21 @@ def test_training_and_test_months_split_the_11_month_cut():
         assert shift <= 150 * 86_400
         together = np.sort(np.concatenate([train.submit, test.submit + shift]))
         assert np.array_equal(together, np.sort(whole.submit))
+
+
+def test_delta_b_is_against_each_sites_best_local_scheduler():
+    """Table 8.2, scenario 1, LIST-JS: Delta_b compares with local EASY (the best local scheduler at
+    both sites), Delta with local LIST; published Delta_b AWRT: KTH 18.82 %, SDSC00 20.72 %."""
+    import evogrid as eg
+    from evogrid.sim.scenario import Scenario
+
+    scenario = Scenario("8.2 scenario 1", (dissertation_cut("KTH", 11), dissertation_cut("SDSC00", 11)),
+                        ("list", "list"))
+    result = eg.simulate(scenario, eg.CentralPool(arrivals="first"))
+    best = result.best_local()
+    assert [b["lrms"] for b in best] == ["easy", "easy"]
+    for b, d, row in zip(best, result.against_best_local(), result.metrics(), strict=True):
+        assert d["delta_awrt_pct"] == pytest.approx(100 * (b["awrt"] - row["awrt"]) / b["awrt"])
+        assert d["delta_awrt_pct"] < row["delta_awrt_pct"]  # LIST's own local run is worse than EASY's
+    delta_b = [d["delta_awrt_pct"] for d in result.against_best_local()]
+    assert delta_b == pytest.approx([18.82, 20.72], abs=1.5)
