@@ -3,7 +3,7 @@
 Run: ``.venv/bin/python experiments/grid_baselines.py [SCENARIO]`` (default
 ``KTH+SDSC03-11``). Local, AWF, EASY-JS and AA run with EASY at both sites,
 LIST-JS with LIST; every delta is against local EASY (and LIST-JS also
-against local LIST). The pools run twice: with queued arrivals (the default)
+against local LIST). The pools run twice: with queued arrivals (evogrid's variant)
 and with the literal rule (new jobs first), see docs/grid.md. Where the
 dissertation reports EASY-JS for the scenario, a table compares both pool
 variants with it. Prints a markdown section and writes it, with the full

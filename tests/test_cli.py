@@ -193,17 +193,17 @@ def test_pool_arrivals_option_and_toml_key(capsys, tmp_path):
     code, out, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--lrms", "easy", "--strategy", "pool",
                          "--json")
     assert code == 0, err
-    assert json.loads(out)["sites"] == runs["queued"]["sites"]  # the default
+    assert json.loads(out)["sites"] == runs["first"]["sites"]  # the default
     scenario = tmp_path / "s.toml"
     scenario.write_text('lrms = "easy"\n[[sites]]\nwindow = "KTH-2"\n[[sites]]\nwindow = "SDSC03-2"\n'
-                        '[strategy]\nname = "pool"\npool_arrivals = "first"\n')
+                        '[strategy]\nname = "pool"\npool_arrivals = "queued"\n')
     code, out, err = run(capsys, "simulate", str(scenario), "--json")
     assert code == 0, err
-    assert json.loads(out)["sites"] == runs["first"]["sites"]
+    assert json.loads(out)["sites"] == runs["queued"]["sites"]
     code, out, err = run(capsys, "simulate", str(scenario))
-    assert code == 0 and "EASY-JS (arrivals first)" in out
+    assert code == 0 and "EASY-JS (arrivals queued)" in out
     code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "pool", "--pool-arrivals", "late")
-    assert_one_line_error(code, err, "--pool-arrivals late", "queued, first")
+    assert_one_line_error(code, err, "--pool-arrivals late", "first, queued")
     code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "awf", "--pool-arrivals", "first")
     assert_one_line_error(code, err, "--pool-arrivals", "pool only")
     scenario.write_text('[[sites]]\nwindow = "KTH-2"\n[strategy]\nname = "pool"\npool_arrivals = "late"\n')

@@ -143,7 +143,7 @@ def test_pool_arrivals_and_the_wide_jobs_reservation(arrivals, starts):
     schedule = simulate_grid(jobs, "easy", CentralPool(arrivals).exchange(jobs))
     check_schedule(schedule)
     assert schedule.start[jobs.origin == 0].tolist() == starts
-    assert strategy_label(schedule) == {"first": "EASY-JS (arrivals first)", "queued": "EASY-JS"}[arrivals]
+    assert strategy_label(schedule) == {"first": "EASY-JS", "queued": "EASY-JS (arrivals queued)"}[arrivals]
 
 
 def test_pool_arrivals_default_and_errors():
@@ -151,8 +151,8 @@ def test_pool_arrivals_default_and_errors():
     from evogrid.policy.strategies import CentralPool
 
     jobs = GridJobs.merge(_wide_job_behind_a_narrow_one())
-    assert CentralPool().exchange(jobs).pool_arrivals == "queued"
-    with pytest.raises(ScenarioError, match="queued, first"):
+    assert CentralPool().exchange(jobs).pool_arrivals == "first"
+    with pytest.raises(ScenarioError, match="first, queued"):
         CentralPool("late").exchange(jobs)
     with pytest.raises(ScenarioError, match="pool arrival rule"):
         simulate_grid(jobs, "easy", Exchange("pool", scheme="pool", pool_arrivals="late"))

@@ -43,7 +43,7 @@ def test_registries_name_the_compiled_codes():
         assert {n: FEATURES[n].code for n in features_for(decision)} == codes
     assert list(STRATEGIES) == ["local", "awf", "rulebase", "broker", "pool", "aa"]
     assert (LOCATIONS.default.name, POOL_ARRIVALS.default.name, STRATEGIES.default.name) == (
-        "fixed", "queued", "local")
+        "fixed", "first", "local")
     assert all(lo < hi for lo, hi in (f.range for f in FEATURES.values()))
 
 
@@ -67,7 +67,7 @@ def test_unknown_names_are_one_line_errors():
                         "local, awf, rulebase, broker, pool, aa"]),
     ('location = "near"', ["s.toml: strategy.location: unknown location policy 'near'"]),
     ('others = "rulebase"', ["s.toml: strategy.others", "local, awf"]),
-    ('name = "pool"\npool_arrivals = "late"', ["s.toml: strategy.pool_arrivals", "queued, first"]),
+    ('name = "pool"\npool_arrivals = "late"', ["s.toml: strategy.pool_arrivals", "first, queued"]),
     ('name = "rulebase"\nrulebases = { FOO = "k.json" }', ["s.toml: strategy.rulebases.FOO: no site 'FOO'"]),
     ('name = "rulebase"\nrulebases = { 0 = "." }', ["a directory, not a rulebase file"]),
 ])

@@ -191,12 +191,13 @@ LOCATIONS: Registry[Choice] = Registry("location policy", [
 ])
 
 POOL_ARRIVALS: Registry[Choice] = Registry("pool arrival rule", [
-    Choice("queued", codes.A_QUEUED, "a new job joins the pool behind the older jobs and its site schedules "
-                                    "the pool: under EASY it starts at once only if it does not delay the "
-                                    "reservation of the oldest pool job that site can run"),
-    Choice("first", codes.A_FIRST, "the published rule read literally: a new job starts at once at its "
-                                  "site whenever it fits, overtaking older pool jobs; under EASY this "
-                                  "starves wide jobs"),
+    Choice("first", codes.A_FIRST, "the published rule: a new job starts at once at its site whenever it "
+                                  "fits, overtaking older pool jobs, and joins the pool otherwise "
+                                  "(reproduces the dissertation's Table 8.2)"),
+    Choice("queued", codes.A_QUEUED, "evogrid's variant: a new job joins the pool behind the older jobs and "
+                                    "its site schedules the pool; under EASY it starts at once only if it "
+                                    "does not delay the reservation of the oldest pool job that site can run "
+                                    "(reproduces the dissertation's Table 10.1 III)"),
 ])
 
 #: Features of a job at a site: for transfer decisions (the deciding site) and rankings (the ranked site).

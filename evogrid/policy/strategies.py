@@ -206,16 +206,16 @@ class CentralPool:
 
     Args:
         arrivals: how a new job meets the pool (docs/grid.md):
-            - ``first``: the published pool rule read literally. The job is tried on its
-              site's own queue first and starts at once if it fits the free
+            - ``first`` (default): the published pool rule. The job is tried on
+              its site's own queue first and starts at once if it fits the free
               processors; only a job that cannot start joins the pool. Under
               EASY a new job thus overtakes older, wider pool jobs that hold
-              a reservation at its site.
-            - ``queued`` (default: it reproduces the dissertation's EASY-JS
-              on KTH + SDSC03-11, the literal rule does not; Table 8.2's
-              scenarios favour the literal rule, docs/results.md): the job
-              joins the pool behind the older jobs and its site schedules the
-              pool with its LRMS. Under EASY it starts
+              a reservation at its site. It reproduces the dissertation's
+              Table 8.2 (FCFS-, EASY- and LIST-JS; docs/results.md).
+            - ``queued`` (evogrid's variant; it reproduces the dissertation's
+              EASY-JS of Table 10.1 III, where the published rule does not):
+              the job joins the pool behind the older jobs and its site
+              schedules the pool with its LRMS. Under EASY it starts
               at once only if it does not delay the reservation of the
               oldest pool job that site can run; under FCFS only if every
               older pool job the site can run has started; under LIST older
@@ -319,7 +319,7 @@ def strategy_label(schedule: Schedule) -> str:
     """A table label: ``EASY-JS`` for a pool under EASY, else the strategy's label.
 
     A pool whose new jobs enter other than by the default rule says so:
-    ``EASY-JS (arrivals first)``.
+    ``EASY-JS (arrivals queued)``.
     """
     if schedule.strategy == "pool" and len(set(schedule.lrms)) == 1:
         label = f"{schedule.lrms[0].upper()}-JS"
