@@ -243,6 +243,10 @@ class ActiveRequest:
 Strategy = Local | AcceptWhenFit | FuzzyPolicy | Broker | CentralPool | ActiveRequest
 
 
+#: The local scheduler Delta_b compares with (the dissertation's "best local algorithm").
+DELTA_B_LRMS = "easy"
+
+
 @dataclass(frozen=True)
 class Result:
     """A simulated scenario with a strategy, and the same sites without exchange."""
@@ -257,17 +261,12 @@ class Result:
         rows = self.schedule.metrics()
         return [{**r, **d} for r, d in zip(rows, improvements(base, rows), strict=True)]
 
-    def best_local(self) -> list[dict[str, Any]]:
-        """Per site, the metrics of its best local scheduling: the smallest AWRT without exchange
-        among :data:`BEST_LOCAL_LRMS` (the dissertation's Delta_b baseline, Table 8.2)."""
-        jobs = self.schedule.jobs
-        runs = [simulate_local(jobs, lrms).metrics() for lrms in BEST_LOCAL_LRMS]
-        return [min((run[k] for run in runs), key=lambda r: r["awrt"]) for k in range(jobs.n_sites)]
-
-    def against_best_local(self) -> list[dict[str, float]]:
-        """Per site, ``delta_*`` against :meth:`best_local` instead of the same LRMS's local run
-        (Delta_b: "der Vergleich zu dem jeweils besten lokalen Algorithmus", Lepping 2011, 8.2.2)."""
-        return improvements(self.best_local(), self.schedule.metrics())
+    def against_local(self, lrms: str = DELTA_B_LRMS) -> list[dict[str, float]]:
+        """Per site, ``delta_*`` against the same sites scheduled locally by ``lrms`` instead of by
+        their own LRMS. The default gives the dissertation's Delta_b (Table 8.2): "der Vergleich zu
+        dem jeweils besten lokalen Algorithmus", the best local algorithm, which it names: "EASY
+        als den besten lokalen Schedulingalgorithmus" (8.2.2)."""
+        return improvements(simulate_local(self.schedule.jobs, lrms).metrics(), self.schedule.metrics())
 
     def to_dict(self) -> dict[str, Any]:
         m_n, m_sa = migration_matrices(self.schedule)
@@ -277,18 +276,13 @@ class Result:
             "lrms": list(self.schedule.lrms),
             "sites": self.metrics(),
             "local": self.baseline.metrics(),
-            "best_local": [{"lrms": b["lrms"], "awrt": b["awrt"], **d}
-                           for b, d in zip(self.best_local(), self.against_best_local(), strict=True)],
+            "delta_b": {"against": DELTA_B_LRMS, "sites": self.against_local()},
             "grid_utilization": grid_utilization(self.schedule),
             "migration_n": m_n.tolist(),
             "migration_sa": m_sa.tolist(),
             "moves": move_stats(self.schedule),
             **({"pool_arrivals": self.schedule.pool_arrivals} if self.schedule.pool_arrivals else {}),
         }
-
-
-#: The local schedulers a site's best local scheduling is chosen from (Delta_b).
-BEST_LOCAL_LRMS = ("fcfs", "easy", "list")
 
 
 def simulate(
