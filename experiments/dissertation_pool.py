@@ -1,6 +1,6 @@
-"""The dissertation's central pool (Tables 8.2 and 8.3, and Table 10.1 III) side by side, on its own
-cuts of the logs, with both pool arrival rules (docs/results.md, "Tables 8.2 and 8.3: the central
-pool").
+"""The dissertation's central pool and active request (Tables 8.2, 8.3 and 10.1) side by side, on its
+own cuts of the logs, with both pool arrival rules (docs/results.md, "Tables 8.2, 8.3 and 10.1: the
+central pool").
 
 Run: ``.venv/bin/python experiments/dissertation_pool.py`` (a few seconds)
 
@@ -52,8 +52,13 @@ TABLE_8_3 = {
     7: ((("KTH", 11), 52_272.68, 30.45, 80.30), (("SDSC00", 11), 40_556.50, 44.90, 80.51),
         (("SDSC05", 11), 54_048.42, 1.65, 93.81)),
 }
-#: Table 10.1 III (KTH + SDSC03-11, EASY-JS): AWRT per site, s.
-TABLE_10_1_III = (58_497.60, 50_809.59)
+#: Table 10.1 (EASY at both sites): setup -> (cuts, pool AWRT per site, active request AWRT per site), s.
+TABLE_10_1 = {
+    "I": ((("KTH", 11), ("SDSC00", 11)), (63_011.46, 58_772.48), (61_448.95, 57_918.61)),
+    "II": ((("KTH", 11), ("CTC", 11)), (58_056.65, 51_742.31), (55_462.28, 51_347.65)),
+    "III": ((("KTH", 11), ("SDSC03", 11)), (58_497.60, 50_809.59), (55_527.87, 50_601.24)),
+    "IV": ((("SDSC03", 11), ("SDSC05", 11)), (43_731.50, 48_628.57), (44_264.10, 46_498.92)),
+}
 
 
 def ours(scenario: Scenario, arrivals: str) -> list[tuple[float, ...]]:
@@ -101,16 +106,20 @@ def main() -> None:
                 print(f"| {number} | {name}-{months} | {arrivals} | {mine[0]:,.0f} / {awrt:,.0f} "
                       f"({100 * (mine[0] / awrt - 1):+.1f} %) | {mine[5]:+.2f} / {delta:+.2f} | "
                       f"{mine[6]:.2f} / {home:.2f} |")
-    print("\nTable 10.1 III, EASY-JS on KTH-11 + SDSC03-11: ours / theirs\n")
-    print("| arrivals | KTH-11 AWRT (s) | SDSC03-11 AWRT (s) |")
-    print("|---|---|---|")
-    scenario = Scenario("10.1 III", (dissertation_cut("KTH", 11), dissertation_cut("SDSC03", 11)),
-                        ("easy", "easy"))
-    for arrivals in ("first", "queued"):
-        awrt = [f"{m[0]:,.0f} / {t:,.0f} ({100 * (m[0] / t - 1):+.1f} %)"
-                for m, t in zip(ours(scenario, arrivals), TABLE_10_1_III, strict=True)]
-        print(f"| {arrivals} | {awrt[0]} | {awrt[1]} |")
-
+    print("\nTable 10.1 (EASY at both sites): AWRT ours / theirs (s)\n")
+    print("| setup | sites | pool, arrivals first | pool, arrivals queued | active request |")
+    print("|---|---|---|---|---|")
+    for setup, (cuts, pool, active) in TABLE_10_1.items():
+        scenario = Scenario(f"10.1 {setup}", tuple(dissertation_cut(*c) for c in cuts), ("easy", "easy"))
+        runs = [(eg.CentralPool(arrivals="first"), pool), (eg.CentralPool(arrivals="queued"), pool),
+                (eg.ActiveRequest(), active)]
+        row = []
+        for strategy, published in runs:
+            metrics = eg.simulate(scenario, strategy).metrics()
+            row.append(" / ".join(f"{m['awrt']:,.0f} ({100 * (m['awrt'] / p - 1):+.1f} %)"
+                                  for m, p in zip(metrics, published, strict=True)))
+        sites = " + ".join(f"{n}-{m}" for n, m in cuts)
+        print(f"| {setup} | {sites} | {' | '.join(row)} |")
 
 if __name__ == "__main__":
     main()

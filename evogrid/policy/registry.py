@@ -197,7 +197,7 @@ POOL_ARRIVALS: Registry[Choice] = Registry("pool arrival rule", [
     Choice("queued", codes.A_QUEUED, "evogrid's variant: a new job joins the pool behind the older jobs and "
                                     "its site schedules the pool; under EASY it starts at once only if it "
                                     "does not delay the reservation of the oldest pool job that site can run "
-                                    "(reproduces the dissertation's Table 10.1 III)"),
+                                    "(reproduces the dissertation's Table 10.1, chapter 10's pool)"),
 ])
 
 #: Features of a job at a site: for transfer decisions (the deciding site) and rankings (the ranked site).

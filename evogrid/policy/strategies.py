@@ -213,7 +213,8 @@ class CentralPool:
               a reservation at its site. It reproduces the dissertation's
               Table 8.2 (FCFS-, EASY- and LIST-JS; docs/results.md).
             - ``queued`` (evogrid's variant; it reproduces the dissertation's
-              EASY-JS of Table 10.1 III, where the published rule does not):
+              EASY-JS of Table 10.1, chapter 10's pool, where the published
+              rule misses Table 10.1 III by 30 %):
               the job joins the pool behind the older jobs and its site
               schedules the pool with its LRMS. Under EASY it starts
               at once only if it does not delay the reservation of the
