@@ -50,7 +50,8 @@ def test_a_signal_stops_the_run_and_its_workers(tmp_path, signum, code):
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "EVOGRID_DEBUG": "0"})
     deadline = time.monotonic() + 120
-    while not csv_rows(out / GENERATIONS_CSV) and time.monotonic() < deadline and proc.poll() is None:
+    # the CSV row of a generation is written just before its checkpoint: wait for the checkpoint
+    while not checkpoint.exists(out) and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.2)
     assert proc.poll() is None, proc.communicate()
     workers = descendants(proc.pid)
