@@ -1,6 +1,6 @@
-"""The dissertation's central pool and active request (Tables 8.2, 8.3 and 10.1) side by side, on its
-own cuts of the logs, with both pool arrival rules (docs/results.md, "Tables 8.2, 8.3 and 10.1: the
-central pool").
+"""The dissertation's central pool and active request (Tables 8.2, 8.3, 9.2, 9.3 and 10.1) side by
+side, on its own cuts of the logs, with both pool arrival rules (docs/results.md, "Tables 8.2, 8.3,
+9.2, 9.3 and 10.1").
 
 Run: ``.venv/bin/python experiments/dissertation_pool.py`` (a few seconds)
 
@@ -52,6 +52,16 @@ TABLE_8_3 = {
     7: ((("KTH", 11), 52_272.68, 30.45, 80.30), (("SDSC00", 11), 40_556.50, 44.90, 80.51),
         (("SDSC05", 11), 54_048.42, 1.65, 93.81)),
 }
+#: Table 9.2 (active request, EASY, three sites): scenario -> per site (cut, AWRT s, Delta AWRT % against
+#: local EASY, M_n diagonal %); Table 9.3: per site (mean, sd, max of the moves per job).
+TABLE_9_2 = {
+    5: ((("KTH", 11), 56_098.42, 25.36, 72.72), (("CTC", 11), 50_453.40, 4.69, 87.53),
+        (("SDSC00", 11), 45_128.33, 38.69, 75.59)),
+    8: ((("KTH", 11), 53_168.72, 29.26, 77.14), (("SDSC03", 11), 42_486.89, 16.32, 83.71),
+        (("SDSC05", 11), 49_091.71, 10.67, 86.13)),
+}
+TABLE_9_3 = {5: ((0.78, 2.45, 59), (0.82, 3.27, 73), (0.71, 2.47, 80)),
+             8: ((0.52, 2.13, 85), (0.66, 2.75, 96), (0.97, 3.93, 112))}
 #: Table 10.1 (EASY at both sites): setup -> (cuts, pool AWRT per site, active request AWRT per site), s.
 TABLE_10_1 = {
     "I": ((("KTH", 11), ("SDSC00", 11)), (63_011.46, 58_772.48), (61_448.95, 57_918.61)),
@@ -63,7 +73,11 @@ TABLE_10_1 = {
 
 def ours(scenario: Scenario, arrivals: str) -> list[tuple[float, ...]]:
     """Per site: the quantities of PUBLISHED, for the pool with ``arrivals``."""
-    result = eg.simulate(scenario, eg.CentralPool(arrivals=arrivals))
+    return ours_of(eg.simulate(scenario, eg.CentralPool(arrivals=arrivals)))
+
+
+def ours_of(result: eg.Result) -> list[tuple[float, ...]]:
+    """Per site of a simulated grid: the quantities of PUBLISHED."""
     m_n = result.to_dict()["migration_n"]
     rows = []
     for k, (row, best) in enumerate(zip(result.metrics(), result.against_local(), strict=True)):
@@ -106,6 +120,23 @@ def main() -> None:
                 print(f"| {number} | {name}-{months} | {arrivals} | {mine[0]:,.0f} / {awrt:,.0f} "
                       f"({100 * (mine[0] / awrt - 1):+.1f} %) | {mine[5]:+.2f} / {delta:+.2f} | "
                       f"{mine[6]:.2f} / {home:.2f} |")
+    print("\nTables 9.2 and 9.3, the active request on three sites (EASY): ours / theirs\n")
+    print("| scenario | site | AWRT (s) | Delta AWRT vs local EASY (%) | jobs at home (%) | "
+          "moves per job: mean, sd, max |")
+    print("|---|---|---|---|---|---|")
+    for number, sites in TABLE_9_2.items():
+        scenario = Scenario(f"9.2 scenario {number}", tuple(dissertation_cut(*cut) for cut, *_ in sites),
+                            ("easy",) * len(sites))
+        result = eg.simulate(scenario, eg.ActiveRequest())
+        jobs, moves = result.schedule.jobs, result.schedule.moves
+        mine_all = ours_of(result)
+        for k, (((name, months), awrt, delta, home), mine) in enumerate(zip(sites, mine_all, strict=True)):
+            mean, sd, top = TABLE_9_3[number][k]
+            own = moves[jobs.origin == k]
+            diff = 100 * (mine[0] / awrt - 1)
+            print(f"| {number} | {name}-{months} | {mine[0]:,.0f} / {awrt:,.0f} ({diff:+.1f} %) "
+                  f"| {mine[4]:+.2f} / {delta:+.2f} | {mine[6]:.2f} / {home:.2f} | "
+                  f"{own.mean():.2f}, {own.std():.2f}, {own.max()} / {mean:.2f}, {sd:.2f}, {top} |")
     print("\nTable 10.1 (EASY at both sites): AWRT ours / theirs (s)\n")
     print("| setup | sites | pool, arrivals first | pool, arrivals queued | active request |")
     print("|---|---|---|---|---|")
