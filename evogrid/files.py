@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,11 @@ from typing import Any
 #: their owner only, and results should be as readable as any file the user writes.
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
+
+
+def file_stem(name: str) -> str:
+    """``name`` (a window, a site) as a portable file name stem: ``lepping:KTH-5`` -> ``lepping_KTH-5``."""
+    return re.sub(r"[^A-Za-z0-9._@+-]", "_", name)
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:

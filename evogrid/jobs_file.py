@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from evogrid.errors import ScenarioError
-from evogrid.files import atomic_write_bytes
+from evogrid.files import atomic_write_bytes, file_stem
 
 if TYPE_CHECKING:
     from evogrid.sim.schedule import Schedule
@@ -209,7 +209,7 @@ def write_swf(directory: Path, schedule: Schedule, note: str = "") -> list[Path]
             n + 1, int(jobs.submit[j]), int(table["waiting_time"][j]), int(schedule.run_time[j]),
             int(jobs.procs[j]), -1, -1, int(jobs.procs[j]), int(estimate[j]), -1, 1, int(users[j]), -1, -1,
             -1, int(jobs.origin[j]) + 1, -1, -1)) for n, j in enumerate(mine)]
-        path = directory / f"{name}.swf"
+        path = directory / f"{file_stem(name)}.swf"
         atomic_write_bytes(path, ("\n".join(header + lines) + "\n").encode())
         paths.append(path)
     return paths

@@ -88,3 +88,34 @@ def test_delta_b_is_against_local_easy():
         assert d["delta_awrt_pct"] < row["delta_awrt_pct"]  # LIST's own local run is worse than EASY's
     delta_b = [d["delta_awrt_pct"] for d in result.against_local()]
     assert delta_b == pytest.approx([18.82, 20.72], abs=1.5)
+
+
+def test_lepping_windows_run_through_simulate_and_train(tmp_path, capsys):
+    """``lepping:NAME-M`` names a cut in any scenario: Table 8.2's EASY-JS at KTH within 1 %, and a
+    training run on the dissertation's training and test months, with portable file names."""
+    import json
+
+    from evogrid.cli import main
+
+    def run(*argv):
+        with pytest.raises(SystemExit) as exc:
+            main(list(argv))
+        out, err = capsys.readouterr()
+        return exc.value.code, out, err
+
+    code, out, err = run("simulate", "lepping:KTH-11+lepping:SDSC00-11", "--lrms", "easy",
+                         "--strategy", "pool", "--json")
+    assert code == 0, err
+    sites = json.loads(out)["sites"]
+    assert [s["site"] for s in sites] == ["lepping:KTH-11", "lepping:SDSC00-11"]
+    assert sites[0]["awrt"] == pytest.approx(66_115.56, rel=0.01)
+    code, _, err = run("train", "lepping:KTH-5+lepping:SDSC03-5", "--generations", "1", "--mu", "1",
+                       "--lambda", "2", "--test", "lepping:KTH-6+lepping:SDSC03-6", "--workers", "1",
+                       "--backend", "serial", "--out", str(tmp_path / "run"))
+    assert code == 0, err
+    assert (tmp_path / "run" / "rulebases" / "lepping_KTH-5_vs_lepping_SDSC03-5.json").is_file()
+    for argv, fragment in ((["simulate", "lepping:KTH-13"], "KTH-13 is not a row"),
+                           (["simulate", "lepping:KTH"], "expected lepping:NAME-M"),
+                           (["simulate", "lepping:KTH-11", "--procs", "50"], "own preprocessing")):
+        code, _, err = run(*argv)
+        assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1, err

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from evogrid.files import file_stem
 from evogrid.jobs_file import write_jobs
 from evogrid.optimize import rundir
 from evogrid.optimize.coevolution import CoEvolution
@@ -136,7 +137,7 @@ def write_results(config: TrainConfig, state: EvolutionState, out: Path,
 def rulebase_stem(rb: Rulebase) -> str:
     """A learned rulebase's file stem: its site, and its partner if it had one (``KTH-5_vs_SDSC03-5``)."""
     p = rb.provenance
-    return p["site"] + (f"_vs_{p['partner']}" if isinstance(p["partner"], str) else "")
+    return file_stem(p["site"] + (f"_vs_{p['partner']}" if isinstance(p["partner"], str) else ""))
 
 
 def draw_training_plots(plots: Plots, out: Path, summary: list[dict],

@@ -10,8 +10,8 @@ days), and the test months, "-6" (the rest, rebased to day 150 or to its first j
 :func:`dissertation_cut` builds these workloads; :data:`TABLE_7_2` and
 :data:`TABLE_7_3` hold the published single-site results the cuts are
 checked against (tests/test_dissertation_windows.py,
-experiments/dissertation_windows.py). evogrid's window names (``NAME-M``:
-M x 30 days) do not use these cuts yet.
+experiments/dissertation_windows.py). In a scenario the window ``lepping:NAME-M`` is a cut
+(evogrid.workload.traces.load_window); ``NAME-M`` stays M x 30 days.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def dissertation_cut(name: str, months: int) -> Workload:
     first, last = {5: (0, n5), 6: (n5, n)}.get(months, (0, n))
     keep = np.zeros(w.n_jobs, dtype=bool)
     keep[np.argsort(w.submit, kind="stable")[first:last]] = True
-    cut = w.select(keep, name=f"{name}-{months} (dissertation)")
+    cut = w.select(keep, name=f"lepping:{name}-{months}")
     dropped = {**w.dropped, "after_cut": w.n_jobs - last, **({"before_test": first} if first else {})}
     # the test months start at day 150, or at their first job where the training cut falls just before
     shift = min(TEST_START_DAY * 86_400, int(cut.submit.min())) if months == 6 else 0

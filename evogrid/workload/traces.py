@@ -153,18 +153,38 @@ def _load_cached(path: Path, options: Preprocessing, lenient: bool) -> Workload:
     return load_swf(path, options, lenient=lenient)
 
 
+#: Prefix of a window that is one of the dissertation's cuts of its logs (``lepping:KTH-11``).
+DISSERTATION_PREFIX = "lepping:"
+
+
 def load_window(
     spec: WindowSpec | str,
     options: Preprocessing | None = None,
     *,
     lenient: bool = False,
 ) -> Workload:
-    """The jobs of a window, rebased to time 0 and named by its label.
+    """The jobs of a window, rebased to time 0 and named by its label; ``lepping:NAME-M`` is the
+    dissertation's cut labelled ``NAME-M`` (evogrid.workload.dissertation), named so.
 
     Raises:
-        ScenarioError: unknown trace, empty window.
+        ScenarioError: unknown trace, empty window, a dissertation cut with other preprocessing.
         SWFFormatError: malformed log.
     """
+    if isinstance(spec, str) and spec.strip().startswith(DISSERTATION_PREFIX):
+        return _dissertation_window(spec.strip(), options)
     window = parse_window(spec) if isinstance(spec, str) else spec
     whole = _load_cached(window.path.resolve(), default_options(window.trace, options), lenient)
     return whole.window(window.first, window.last, name=window.label, unit_days=window.unit_days)
+
+
+def _dissertation_window(spec: str, options: Preprocessing | None) -> Workload:
+    from evogrid.workload.dissertation import dissertation_cut  # it builds on this module
+
+    if options is not None and options != Preprocessing():
+        raise ScenarioError(f"{spec}: the dissertation's cuts come with their own preprocessing; drop the "
+                            "machine size override and the [preprocessing] table for it")
+    name, _, months = spec.removeprefix(DISSERTATION_PREFIX).rpartition("-")
+    if not name or not months.isdigit():
+        raise ScenarioError(f"{spec!r}: expected lepping:NAME-M, a row of the dissertation's Tables 7.1 "
+                            "and 7.3 (lepping:KTH-11, lepping:SDSC03-5)")
+    return dissertation_cut(canonical_name(name) or name, int(months))
