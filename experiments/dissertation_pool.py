@@ -78,9 +78,10 @@ def ours(scenario: Scenario, arrivals: str) -> list[tuple[float, ...]]:
 
 def ours_of(result: eg.Result) -> list[tuple[float, ...]]:
     """Per site of a simulated grid: the quantities of PUBLISHED."""
-    m_n = result.to_dict()["migration_n"]
+    summary = result.to_dict()
+    m_n = summary["migration_n"]
     rows = []
-    for k, (row, best) in enumerate(zip(result.metrics(), result.against_local(), strict=True)):
+    for k, (row, best) in enumerate(zip(summary["sites"], summary["delta_b"]["sites"], strict=True)):
         rows.append((row["awrt"], 100 * row["utilization"], row["makespan"], row["sa"],
                      row["delta_awrt_pct"], best["delta_awrt_pct"], 100 * m_n[k][k]))
     return rows

@@ -88,6 +88,8 @@ def test_delta_b_is_against_local_easy():
         assert d["delta_awrt_pct"] < row["delta_awrt_pct"]  # LIST's own local run is worse than EASY's
     delta_b = [d["delta_awrt_pct"] for d in result.against_local()]
     assert delta_b == pytest.approx([18.82, 20.72], abs=1.5)
+    easy = eg.simulate(Scenario("8.2 scenario 1", scenario.workloads, ("easy", "easy")), eg.CentralPool())
+    assert [d["delta_awrt_pct"] for d in easy.against_local()] == [r["delta_awrt_pct"] for r in easy.metrics()]
 
 
 def test_lepping_windows_run_through_simulate_and_train(tmp_path, capsys):

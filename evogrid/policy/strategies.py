@@ -267,7 +267,9 @@ class Result:
         their own LRMS. The default gives the dissertation's Delta_b (Table 8.2): "der Vergleich zu
         dem jeweils besten lokalen Algorithmus", the best local algorithm, which it names: "EASY
         als den besten lokalen Schedulingalgorithmus" (8.2.2)."""
-        return improvements(simulate_local(self.schedule.jobs, lrms).metrics(), self.schedule.metrics())
+        local = (self.baseline if set(self.baseline.lrms) == {lrms}  # already simulated
+                 else simulate_local(self.schedule.jobs, lrms))
+        return improvements(local.metrics(), self.schedule.metrics())
 
     def to_dict(self) -> dict[str, Any]:
         m_n, m_sa = migration_matrices(self.schedule)
