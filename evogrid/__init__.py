@@ -8,8 +8,9 @@ from evogrid._lazy import lazy_exports
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "evogrid._version": ("__version__",),
     "evogrid.errors": ("EvogridError",),
-    "evogrid.policy": ("AcceptWhenFit", "ActiveRequest", "CentralPool", "FuzzyPolicy", "Local", "Result",
-                       "Rulebase", "simulate"),
+    "evogrid.policy": ("AcceptWhenFit", "ActiveRequest", "Broker", "CentralPool", "FuzzyPolicy", "GridView",
+                       "Local", "LocationPolicy", "PythonPolicy", "Result", "Rulebase", "TransferPolicy",
+                       "simulate"),
     "evogrid.sim.schedule": ("GridJobs", "Schedule", "simulate_local"),
     "evogrid.sim.scenario": ("Scenario",),
     "evogrid.workload.preprocess": ("Preprocessing", "load_swf"),

@@ -16,13 +16,13 @@ run and writes ``experiments/results/training/coevolution_pairings.json``.
 from __future__ import annotations
 
 import json
-import pickle
 import sys
 import tomllib
 from pathlib import Path
 
 import numpy as np
 
+from evogrid.optimize import checkpoint
 from evogrid.optimize.evaluator import ScenarioRef
 from evogrid.optimize.fitness import GridTask, grid_awrt
 from evogrid.sim.schedule import simulate_local
@@ -33,16 +33,16 @@ OUT = ROOT / "experiments" / "results" / "training" / "coevolution_pairings.json
 
 def analyse(run: Path) -> dict:
     config = tomllib.loads((run / "config.toml").read_text())
-    state = pickle.loads((run / "checkpoint.pkl").read_bytes())
+    pairings = checkpoint.load(run, "CoEvolutionState")["pairings"]
     train = ScenarioRef(config["scenario"], lrms=config["lrms"])
     test = ScenarioRef(config["test"], lrms=config["lrms"])
     local = {ref: simulate_local(ref.jobs(), config["lrms"]).awrt() for ref in (train, test)}
     features = tuple(config["features"])
-    train_awrt = np.array([awrt for _, awrt in state.pairings])
+    train_awrt = np.array([awrt for _, awrt in pairings])
     test_awrt = np.array([
         grid_awrt(GridTask(test, tuple(enumerate(params)), features, config["others"],
-                           config["location"]))[0]
-        for params, _ in state.pairings
+                           config["location"], decision=config.get("decision", "transfer")))[0]
+        for params, _ in pairings
     ])
     gain_train = 100 * (1 - train_awrt / local[train])
     gain_test = 100 * (1 - test_awrt / local[test])
@@ -50,7 +50,7 @@ def analyse(run: Path) -> dict:
     by_relative = int(np.argmin((train_awrt / local[train]).sum(axis=1)))
     return {
         "run": str(run.relative_to(ROOT) if run.is_relative_to(ROOT) else run),
-        "location": config["location"], "seed": config["seed"], "pairings": len(state.pairings),
+        "location": config["location"], "seed": config["seed"], "pairings": len(pairings),
         "all_improve_train": int((gain_train > 0).all(axis=1).sum()),
         "all_improve_test": int((gain_test > 0).all(axis=1).sum()),
         "best_worst_site_test_pct": round(float(gain_test.min(axis=1).max()), 2),

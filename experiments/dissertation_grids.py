@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import pickle
 import shutil
 import statistics
 from dataclasses import replace
@@ -42,9 +41,8 @@ from pathlib import Path
 from rich.progress import Progress
 from train_policies import apply_pool, ship_rulebase
 
-from evogrid.optimize import Evaluator, TrainConfig, resume_training, run_training
+from evogrid.optimize import Evaluator, TrainConfig, checkpoint, resume_training, run_training
 from evogrid.optimize.coevolution import CoEvolution
-from evogrid.optimize.rundir import CHECKPOINT
 from evogrid.optimize.training import write_results
 from evogrid.plots import improvement_plot
 from evogrid.policy.rulebase import Rulebase
@@ -74,11 +72,20 @@ DISSERTATION_PAIRWISE = {
 DISSERTATION_UNKNOWN = {"SDSC00": 78.03, "CTC": 10.02, "SDSC05": 17.95}
 
 
+#: "lepping": the dissertation's cuts (``lepping:NAME-5`` / ``lepping:NAME-6``, Tables 7.1 and 7.3);
+#: "days": 30-day months (``NAME-5`` / ``NAME@5-11``). Set by ``--windows``.
+WINDOWS = {"style": "lepping"}
+
+
 def train_window(sites) -> str:
+    if WINDOWS["style"] == "lepping":
+        return "+".join(f"lepping:{s}-5" for s in sites)
     return "+".join(f"{s}-5" for s in sites)
 
 
 def test_window(sites) -> str:
+    if WINDOWS["style"] == "lepping":
+        return "+".join(f"lepping:{s}-6" for s in sites)
     return "+".join(f"{s}@5-11" for s in sites)
 
 
@@ -113,21 +120,24 @@ def published_pick(config: TrainConfig, run: Path, evaluator: Evaluator) -> None
     out = run / PUBLISHED_PICK
     if (out / "summary.json").exists():
         return
-    state = pickle.loads((run / "checkpoint.pkl").read_bytes())
     published = replace(config, pick="sum", archive=False)
+    optimizer = CoEvolution(published, evaluator)
+    state = optimizer.from_data(checkpoint.load(run, optimizer.checkpoint_kind))
     out.mkdir(exist_ok=True)
     shutil.copy(run / "generations.csv", out / "generations.csv")
-    write_results(published, state, out, CoEvolution(published, evaluator).best(state))
+    write_results(published, state, out, optimizer.best(state))
 
 
-def train(seeds: int, runs_dir: Path) -> None:
-    todo = runs(seeds, runs_dir)
-    with Evaluator("loky", 2) as evaluator, Progress() as bar:
+def train(seeds: int, runs_dir: Path, sets: tuple[str, ...] = (), workers: int = 2) -> None:
+    """Every run (or those of ``sets``: first path parts such as ``coevolution``, ``pairwise``)."""
+    todo = [(c, out) for c, out in runs(seeds, runs_dir)
+            if not sets or out.relative_to(runs_dir).parts[0] in sets]
+    with Evaluator("loky", workers) as evaluator, Progress() as bar:
         task = bar.add_task("training runs", total=len(todo))
         for config, out in todo:
             if not (out / "summary.json").exists():
                 bar.console.print(f"training {out.relative_to(runs_dir)}")
-                if (out / CHECKPOINT).exists():  # an unfinished run of an earlier call: continue it
+                if checkpoint.exists(out):  # an unfinished run of an earlier call: continue it
                     resume_training(out, evaluator, progress=False)
                 else:
                     shutil.rmtree(out, ignore_errors=True)
@@ -142,7 +152,8 @@ def _summary(run: Path) -> list[dict]:
 
 
 def _site(name: str) -> str:
-    """``CTC@5-11`` -> ``CTC``."""
+    """``CTC@5-11``, ``CTC-5``, ``lepping:CTC-6`` -> ``CTC``."""
+    name = name.removeprefix("lepping:")
     return name.split("@")[0] if "@" in name else name.rsplit("-", 1)[0]
 
 
@@ -343,10 +354,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("phase", choices=["train", "report", "all"], nargs="?", default="all")
     parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--runs", type=Path, default=RUNS, help="where the run directories go")
+    parser.add_argument("--runs", type=Path, help="where the run directories go (default: "
+                        "runs/experiments/dissertation, with --windows days .../dissertation_days)")
+    parser.add_argument("--windows", choices=["lepping", "days"], default="lepping",
+                        help="the dissertation's cuts (default) or 30-day months")
+    parser.add_argument("--only", default="", help="train only these sets, comma-separated "
+                        "(coevolution, pairwise, coevolution5, ea_vs_coea_coevolution, ea_vs_coea_joint)")
+    parser.add_argument("--workers", type=int, default=2, help="loky worker processes")
     args = parser.parse_args()
+    WINDOWS["style"] = args.windows
+    if args.runs is None:
+        args.runs = RUNS if args.windows == "lepping" else RUNS.with_name("dissertation_days")
     if args.phase in ("train", "all"):
-        train(args.seeds, args.runs)
+        train(args.seeds, args.runs, tuple(s for s in args.only.split(",") if s), args.workers)
     if args.phase in ("report", "all"):
         report(args.seeds, args.runs)
 

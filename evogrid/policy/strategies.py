@@ -13,6 +13,9 @@ A strategy turns a grid's sites into an :class:`~evogrid.sim.schedule.Exchange`
 - :class:`FuzzyPolicy`: TSK rulebases at some sites, another policy elsewhere;
 - :class:`Broker`: every site sends each job to the best qualified site by a
   location policy that ranks sites (MCT, Min-Min, ..., or learned TSK rankings);
+- :class:`PythonPolicy`: transfer and location policies written as Python
+  classes (:class:`~evogrid.sim.python_policy.TransferPolicy`,
+  :class:`~evogrid.sim.python_policy.LocationPolicy`; docs/python_policies.md);
 - :class:`CentralPool` (FCFS-JS / EASY-JS / LIST-JS) and
   :class:`ActiveRequest` (AA): baselines that break the information policy.
 
@@ -37,6 +40,7 @@ from evogrid.errors import ScenarioError
 from evogrid.policy.registry import POOL_ARRIVALS, check_features, plain_transfers
 from evogrid.policy.rulebase import Rulebase
 from evogrid.sim.metrics import grid_utilization, improvements, migration_matrices, move_stats
+from evogrid.sim.python_policy import LocationPolicy, TransferPolicy
 from evogrid.sim.scenario import Scenario
 from evogrid.sim.schedule import Exchange, GridJobs, Schedule, simulate_grid, simulate_local
 from evogrid.sim.tsk import TSKStack
@@ -169,19 +173,20 @@ class Broker:
 
     Args:
         location: a location policy that ranks every site (``mct``, ``min-min``, ``max-min``,
-            ``met``, ``olb``, ``least-load``, or ``rank``).
+            ``met``, ``olb``, ``least-load``, or ``rank``), or a
+            :class:`~evogrid.sim.python_policy.LocationPolicy`.
         rankings: with ``rank``: site index -> its TSK ranking rulebase (features of
             :func:`~evogrid.policy.registry.features_for` ``("ranking")``). A site without
             one keeps its own jobs (a constant rulebase: every site ties, and ties keep the job home).
     """
 
-    location: str = "mct"
+    location: str | LocationPolicy = "mct"
     rankings: Mapping[int, Rulebase] = field(default_factory=dict)
     label: str = ""
 
     def exchange(self, jobs: GridJobs) -> Exchange:
         K = jobs.n_sites
-        label = self.label or f"broker-{self.location}"
+        label = self.label or f"broker-{_name(self.location)}"
         if self.location != "rank":
             if self.rankings:
                 raise ScenarioError(f"ranking rulebases need location rank, not {self.location!r}")
@@ -198,6 +203,43 @@ class Broker:
         np.fill_diagonal(rulebase_of, np.arange(K))
         return Exchange(label, transfer=("broker",) * K, location="rank",
                         rulebases=TSKStack.stack([rb.arrays() for rb in stack]), rulebase_of=rulebase_of)
+
+
+def _name(policy: str | LocationPolicy | TransferPolicy) -> str:
+    return policy if isinstance(policy, str) else type(policy).__name__
+
+
+@dataclass(frozen=True)
+class PythonPolicy:
+    """Transfer and location policies written in Python (docs/python_policies.md).
+
+    Args:
+        transfer: a :class:`~evogrid.sim.python_policy.TransferPolicy` for every site, or
+            site index -> a TransferPolicy or a transfer policy name (``awf``, ``local``);
+            sites not in the mapping run ``others``.
+        location: a :class:`~evogrid.sim.python_policy.LocationPolicy` or a location policy name.
+        others: the transfer policy of the sites ``transfer`` leaves out.
+        seed: seeds the ``random`` location policy.
+    """
+
+    transfer: TransferPolicy | Mapping[int, TransferPolicy | str] = field(default_factory=dict)
+    location: LocationPolicy | str = "fixed"
+    others: str = "awf"
+    seed: int = 0
+    label: str = ""
+
+    def exchange(self, jobs: GridJobs) -> Exchange:
+        K = jobs.n_sites
+        by_site = ({k: self.transfer for k in range(K)} if isinstance(self.transfer, TransferPolicy)
+                   else dict(self.transfer))
+        if extra := sorted(set(by_site) - set(range(K))):
+            raise ScenarioError(f"transfer policy for site {extra[0]}, but the scenario has {K} sites")
+        if self.others not in plain_transfers():
+            raise ScenarioError(f"others must be one of {', '.join(plain_transfers())}, not {self.others!r}")
+        transfer = tuple(by_site.get(k, self.others) for k in range(K))
+        label = self.label or "+".join(dict.fromkeys(
+            [_name(t) for t in transfer if not isinstance(t, str)] + [_name(self.location)]))
+        return Exchange(label, transfer=transfer, location=self.location, seed=self.seed)
 
 
 @dataclass(frozen=True)
@@ -241,7 +283,7 @@ class ActiveRequest:
         return Exchange(self.label, scheme="active")
 
 
-Strategy = Local | AcceptWhenFit | FuzzyPolicy | Broker | CentralPool | ActiveRequest
+Strategy = Local | AcceptWhenFit | FuzzyPolicy | Broker | PythonPolicy | CentralPool | ActiveRequest
 
 
 #: The local scheduler Delta_b compares with (the dissertation's "best local algorithm").

@@ -9,9 +9,13 @@ LRMS codes live with their rules in :mod:`evogrid.sim.lrms`.
 EXCHANGE, POOL, ACTIVE = 0, 1, 2
 #: Transfer policies (``T_BROKER``: the origin sends each job to the best site by its location policy).
 T_LOCAL, T_AWF, T_RULEBASE, T_BROKER = 0, 1, 2, 3
+#: A transfer policy written as a Python class (evogrid.sim.python_policy): the loop pauses to ask it.
+T_PYTHON = 4
 #: Location policies: orders of partners (and, for a broker, of every qualified site).
 L_FIXED, L_RANDOM, L_AWRT, L_LEAST_LOAD, L_OLB = 0, 1, 2, 3, 4
 L_MET, L_MCT, L_MIN_MIN, L_MAX_MIN, L_RANK = 5, 6, 7, 8, 9
+#: A location policy written as a Python class (evogrid.sim.python_policy).
+L_PYTHON = 10
 #: How a new job meets the central pool.
 A_FIRST, A_QUEUED = 0, 1
 #: Decision features of fuzzy rulebases: transfer decisions (a job on offer) ...

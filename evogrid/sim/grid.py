@@ -46,6 +46,8 @@ scales alike, both rounded to whole seconds).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numba
 import numpy as np
 from numba import njit
@@ -64,12 +66,14 @@ from evogrid.sim.codes import (
     L_MET,
     L_MIN_MIN,
     L_OLB,
+    L_PYTHON,
     L_RANDOM,
     L_RANK,
     POOL,
     T_AWF,
     T_BROKER,
     T_LOCAL,
+    T_PYTHON,
     T_RULEBASE,
 )
 from evogrid.sim.core import (
@@ -119,6 +123,19 @@ POOL_ARRIVAL_CODES: dict[str, int] = {"first": A_FIRST, "queued": A_QUEUED}
 #: Fields of the ``setup`` array of a grid run.
 SCHEME, POOL_ARRIVALS, LOCATION, SEED, MATCHING = 0, 1, 2, 3, 4
 N_SETUP_FIELDS = 5
+#: Fields of the ``pause`` array (``work[9]``): where the loop stopped to ask a Python policy
+#: (evogrid.sim.python_policy) and what it was told. ``P_NEXT``: the next arrival;
+#: ``P_TIME``: the decision's time (s); ``P_JOB``: the job whose arrival is under way (-1: none);
+#: ``P_ASK``: ``ASK_LOCATION`` or ``ASK_TRANSFER``; ``P_SITE``: the deciding site; ``P_PARTNER``: the
+#: partner of a transfer decision; ``P_COUNT``: the sites in ``work[0][:count]`` (candidates to rank,
+#: or partners in order); ``P_RANKED``: 1 once Python ranked them; ``P_AT``: the position of the
+#: transfer decision in the arrival (-1: the origin's own); ``P_ANSWER``: its answer (1 take, 0
+#: decline, -1 none yet).
+P_NEXT, P_TIME, P_JOB, P_ASK, P_SITE, P_PARTNER, P_COUNT, P_RANKED, P_AT, P_ANSWER = range(10)
+N_PAUSE_FIELDS = 10
+ASK_LOCATION, ASK_TRANSFER = 1, 2
+#: What the grid loop returns: it ran to the end, stopped at its AWRT cutoff, or paused for Python.
+DONE, STOPPED, PAUSED = 0, 1, 2
 
 
 @njit(cache=True, inline="always")
@@ -135,9 +152,11 @@ def _accepts(s, job, partner, jobs, sc, policy, work, log):
     """
     _, transfer, rulebase_of, rb_params, rb_meta, _ = policy
     if transfer[s] == T_LOCAL:
-        return s == jobs[HOME, job]
+        return np.int64(s == jobs[HOME, job])
     if transfer[s] == T_AWF or transfer[s] == T_BROKER:  # a broker takes offers as AWF does
-        return jobs[PROCS, job] <= sc[s, FREE]
+        return np.int64(jobs[PROCS, job] <= sc[s, FREE])
+    if transfer[s] == T_PYTHON:
+        return _python_accepts(s, job, partner, work[9])
     x, scratch = work[3], work[4]
     r = rulebase_of[s, partner]
     nf = rb_meta[r, META_FEATURES]
@@ -153,7 +172,24 @@ def _accepts(s, job, partner, jobs, sc, policy, work, log):
             log_vals[i, h] = x[h]
         log_vals[i, log_vals.shape[1] - 1] = y
         n_log[0] += 1
-    return y > 0.0
+    return np.int64(y > 0.0)
+
+
+@njit(cache=True, inline="always")
+def _python_accepts(s, job, partner, pause):
+    """The answer Python gave to "does s take ``job`` (from or to ``partner``)?", or -1 after posing
+    the question in ``pause`` (the loop then returns to Python, which answers and resumes)."""
+    if (pause[P_JOB] == job and pause[P_ASK] == ASK_TRANSFER and pause[P_SITE] == s
+            and pause[P_PARTNER] == partner and pause[P_ANSWER] >= 0):
+        answer = pause[P_ANSWER]
+        pause[P_ANSWER] = -1
+        return answer
+    pause[P_JOB] = job
+    pause[P_ASK] = ASK_TRANSFER
+    pause[P_SITE] = s
+    pause[P_PARTNER] = partner
+    pause[P_ANSWER] = -1
+    return np.int64(-1)
 
 
 @njit(cache=True, inline="always")
@@ -247,7 +283,9 @@ def _location_order(k, job, with_home, t, jobs, state, policy, work):
     a job may run where it was submitted. Sites that meet more of the job's
     preferred attributes come first, then the location policy's order;
     ties keep k first (a broker moves a job only for a better site), then
-    index order.
+    index order. A Python location policy ranks the qualified sites itself:
+    the first call poses the question in ``work[9]`` and returns -1; the
+    call after Python's answer returns the count of the order it wrote.
     """
     sc = state[1]
     order, delegated, keys = work[0], work[2], work[6]
@@ -255,6 +293,9 @@ def _location_order(k, job, with_home, t, jobs, state, policy, work):
     tags, hard, preferred = policy[5][1], policy[5][2], policy[5][3]
     K = delegated.shape[1]
     need = jobs[PROCS, job]
+    pause = work[9]
+    if location == L_PYTHON and pause[P_JOB] == job and pause[P_RANKED] == 1:
+        return pause[P_COUNT]
     n = 0
     if with_home:
         order[0] = k
@@ -264,6 +305,13 @@ def _location_order(k, job, with_home, t, jobs, state, policy, work):
         if l != k and sc[l, M_PROCS] >= need and (not matching or (tags[l] & hard[job]) == hard[job]):
             order[n] = l
             n += 1
+    if location == L_PYTHON:
+        pause[P_JOB] = job
+        pause[P_ASK] = ASK_LOCATION
+        pause[P_SITE] = k
+        pause[P_COUNT] = n
+        pause[P_RANKED] = 0
+        return -1
     if location == L_RANDOM:
         for i in range(n - 1, 0, -1):
             j = np.random.randint(0, i + 1)
@@ -360,7 +408,12 @@ def schedule_pool(k, t, codes, jobs, queue, sc, running, out, profile, mode):
 
 @njit(cache=True, inline="always")
 def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
-    """Route the arrival of ``job`` at time ``t`` to its site, the pool or a partner, and schedule."""
+    """Route the arrival of ``job`` at time ``t`` to its site, the pool or a partner, and schedule.
+
+    Returns True, having changed nothing but ``work[9]`` and the location order, where a Python
+    policy must decide first: the loop pauses, and the call after the answer carries on from that
+    decision (decisions made before it are not made again).
+    """
     queue, sc, running, out, profile = state
     setup = policy[0]
     scheme = setup[SCHEME]
@@ -368,18 +421,30 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     P = running.shape[1]  # the pool's queue row
     target = k
     if scheme == EXCHANGE:
-        order = work[0]
+        order, pause = work[0], work[9]
         if policy[1][k] == T_BROKER:
-            _location_order(k, job, True, t, jobs, state, policy, work)
+            if _location_order(k, job, True, t, jobs, state, policy, work) < 0:
+                return True
             target = order[0]
         else:
-            n_part = _location_order(k, job, False, t, jobs, state, policy, work)
+            if pause[P_JOB] == job and pause[P_ASK] == ASK_TRANSFER:  # resumed at a Python decision
+                n_part, first = pause[P_COUNT], pause[P_AT]
+            else:
+                n_part = _location_order(k, job, False, t, jobs, state, policy, work)
+                if n_part < 0:
+                    return True
+                first = -1 if n_part > 0 else 0
             # The origin's own policy decides keep or delegate (o = -1); then each
             # partner in order. One call site: each inlined copy of the decision
             # adds seconds to every grid loop's compile.
-            for o in range(-1 if n_part > 0 else 0, n_part):
+            for o in range(first, n_part):
                 s, partner = (k, order[0]) if o < 0 else (order[o], k)
-                if _accepts(s, job, partner, jobs, sc, policy, work, log):
+                verdict = _accepts(s, job, partner, jobs, sc, policy, work, log)
+                if verdict < 0:
+                    pause[P_COUNT] = n_part
+                    pause[P_AT] = o
+                    return True
+                if verdict > 0:
                     if o >= 0:
                         target = order[o]
                     break
@@ -408,6 +473,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
         schedule_pool(k, t, codes, jobs, queue, sc, running, out, profile, mode)
     elif scheme == ACTIVE:
         active_request(k, t, codes, jobs, queue, sc, running, out, profile, mode)
+    return False
 
 
 @njit(cache=True)
@@ -446,6 +512,13 @@ def _simulate_grid(jobs, machine_procs, codes, policy, log_capacity, cutoff, mod
         stopped early, else empty.
     """
     numba.literally(mode)
+    state, work, log = grid_setup(jobs, machine_procs, codes, policy, log_capacity)
+    return grid_outcome(state, work, log, _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode))
+
+
+@njit(cache=True)
+def grid_setup(jobs, machine_procs, codes, policy, log_capacity):
+    """``(state, work, log)`` of a grid run before its first event (see :func:`_simulate_grid`)."""
     K = machine_procs.shape[0]
     state = new_state(jobs, machine_procs, codes, K + 1)
     rb_params = policy[3]
@@ -453,18 +526,26 @@ def _simulate_grid(jobs, machine_procs, codes, policy, log_capacity, cutoff, mod
     log = (np.empty((log_capacity, 2), dtype=np.int64),  # deciding site, partner
            np.zeros((log_capacity, NF + 1)),  # features, then y
            np.zeros(1, dtype=np.int64))
+    pause = np.zeros(N_PAUSE_FIELDS, dtype=np.int64)
+    pause[P_JOB] = -1
     # location order, freed sites, delegated AWRT sums (area x response, area),
     # one decision's features and rule exponents, AWRT bounds, the sites' order
     # keys, arrival order (Min-Min and Max-Min reorder jobs submitted together), estimated area
-    # (processor-seconds) routed to each site and not ended
+    # (processor-seconds) routed to each site and not ended, the pause record
     work = (np.empty(K, dtype=np.int64), np.zeros(K, dtype=np.bool_), np.zeros((2, K, K)),
             np.zeros(max(1, NF)), np.empty(rb_params.shape[1]), np.zeros((2, K)), np.zeros((3, K)),
-            np.arange(jobs.shape[1]), np.zeros(K, dtype=np.int64))
-    stopped = _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode)
+            np.arange(jobs.shape[1]), np.zeros(K, dtype=np.int64), pause)
+    return state, work, log
+
+
+@njit(cache=True)
+def grid_outcome(state, work, log, status):
+    """What :func:`_simulate_grid` returns, from a finished run's state and the loop's status."""
+    NF = log[1].shape[1] - 1
     m = log[2][0]
     log_ids, log_vals = log[0], log[1]
     return (state[3], log_ids[:m, 0], log_ids[:m, 1], log_vals[:m, :NF], log_vals[:m, NF],
-            work[5][0].copy() if stopped else np.empty(0))
+            work[5][0].copy() if status == STOPPED else np.empty(0))
 
 
 @njit(cache=True, _nrt=False)
@@ -496,10 +577,12 @@ def _next_in_batch(i, t, jobs, state, policy, work):
 
 @njit(cache=True, _nrt=False)
 def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
-    """The event loop of :func:`_simulate_grid` over preallocated state; True if it stopped early.
+    """The event loop of :func:`_simulate_grid` over preallocated state: ``DONE``, ``STOPPED`` early
+    at the AWRT cutoff, or ``PAUSED`` for a Python policy's decision (``work[9]`` says which; call
+    again with the answer there to go on).
 
     Compiled without numba's runtime, as :func:`evogrid.sim.core._local_loop`:
-    no reference counting here. ``work`` is scratch space (see ``_simulate_grid``).
+    no reference counting here. ``work`` is scratch space (see ``grid_setup``).
     """
     queue, sc, running, out, profile = state
     setup = policy[0]
@@ -507,7 +590,10 @@ def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
     n = jobs.shape[1]
     K = running.shape[1]
     scheme = setup[SCHEME]
-    np.random.seed(setup[SEED])
+    pause = work[9]
+    i = pause[P_NEXT]
+    if i == 0 and pause[P_JOB] < 0:  # a new run, not one resumed after a pause
+        np.random.seed(setup[SEED])
     # With one partner every order is the same: no AWRT bookkeeping needed.
     track_awrt = scheme == EXCHANGE and setup[LOCATION] == L_AWRT and K > 2
     batched = scheme == EXCHANGE and (setup[LOCATION] == L_MIN_MIN or setup[LOCATION] == L_MAX_MIN)
@@ -516,12 +602,11 @@ def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
     # Typed constants, not literals: a literal flowing into a call makes
     # numba compile the callee once more for the literal's type.
     never = np.int64(NEVER)
-    i = np.int64(0)
     while True:
         tc, _ = next_completion(sc, running)
         ta = jobs[SUBMIT, i] if i < n else never
         if tc == never and ta == never:
-            return False
+            return DONE
         if tc <= ta:
             if track_awrt:
                 _record_delegated_ends(tc, jobs, sc, running, delegated)
@@ -541,10 +626,13 @@ def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
                         active_request(k, tc, codes, jobs, queue, sc, running, out, profile, mode)
             continue
         if stopped_at_cutoff(i, ta, jobs, out, jobs[HOME], cutoff, bounds):
-            return True
-        if batched and i + 1 < n and jobs[SUBMIT, i + 1] == ta:
+            return STOPPED
+        if batched and i + 1 < n and jobs[SUBMIT, i + 1] == ta and pause[P_JOB] != arrivals[i]:
             _next_in_batch(i, ta, jobs, state, policy, work)
-        _arrive(arrivals[i] if batched else i, ta, jobs, codes, state, policy, work, log, mode)
+        if _arrive(arrivals[i] if batched else i, ta, jobs, codes, state, policy, work, log, mode):
+            pause[P_NEXT] = i
+            pause[P_TIME] = ta
+            return PAUSED
         i += 1
 
 
@@ -555,7 +643,15 @@ def _grid_entry(mode: int):
     return cached_entry(entry, f"run_grid_{mode_name(mode)}")
 
 
+def _step_entry(mode: int):
+    def entry(jobs, codes, cutoff, state, policy, work, log):
+        return _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode)
+
+    return cached_entry(entry, f"grid_step_{mode_name(mode)}")
+
+
 _GRID: dict[int, object] = {}
+_STEP: dict[int, object] = {}
 
 
 def run_grid(mode: int, jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, policy: tuple,
@@ -568,3 +664,20 @@ def run_grid(mode: int, jobs: np.ndarray, machine_procs: np.ndarray, codes: np.n
     if mode not in _GRID:
         _GRID[mode] = _grid_entry(mode)
     return _GRID[mode](jobs, machine_procs, codes, policy, log_capacity, cutoff)
+
+
+def run_grid_paused(mode: int, jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, policy: tuple,
+                    log_capacity: int, cutoff: np.ndarray, decide: Callable[[tuple, tuple], None]) -> tuple:
+    """:func:`run_grid` for grids with Python policies: each time the loop pauses, ``decide(state,
+    work)`` answers the question in ``work[9]`` (the ``P_*`` fields) in place, and the loop goes on.
+
+    ``decide`` is called with the loop's live arrays; evogrid.sim.python_policy gives the policies
+    read-only views of them.
+    """
+    if mode not in _STEP:
+        _STEP[mode] = _step_entry(mode)
+    step = _STEP[mode]
+    state, work, log = grid_setup(jobs, machine_procs, codes, policy, log_capacity)
+    while (status := step(jobs, codes, cutoff, state, policy, work, log)) == PAUSED:
+        decide(state, work)
+    return grid_outcome(state, work, log, status)

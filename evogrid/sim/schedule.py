@@ -11,6 +11,7 @@ import numpy as np
 from evogrid.errors import ScenarioError
 from evogrid.sim import core, grid, lrms
 from evogrid.sim.metrics import awrt_per_site, site_metrics
+from evogrid.sim.python_policy import LocationPolicy, TransferPolicy, decider
 from evogrid.sim.sites import Sites
 from evogrid.sim.tsk import TSKStack
 from evogrid.workload.model import Workload
@@ -206,14 +207,16 @@ class Exchange:
             (central job pool) or ``active`` (active request, EASY only).
         transfer: per site, ``local``, ``awf``, ``rulebase`` or ``broker``
             (exchange only; a broker sends each job to the first of all
-            qualified sites, itself included, in location order).
+            qualified sites, itself included, in location order), or a
+            :class:`~evogrid.sim.python_policy.TransferPolicy` object.
         pool_arrivals: how a new job meets the central pool (pool only):
             ``first`` (the published rule read literally: it starts at once at its
             site if it fits, else joins the pool) or ``queued`` (it joins
             the pool behind the older jobs and its site schedules the pool:
             under EASY it starts at once only without delaying the
             reservation of the oldest pool job that site can run).
-        location: a name of evogrid.sim.grid.LOCATION_CODES (exchange only).
+        location: a name of evogrid.sim.grid.LOCATION_CODES (exchange only), or a
+            :class:`~evogrid.sim.python_policy.LocationPolicy` object.
         seed: seeds the random location policy.
         rulebases: the rulebases sites use.
         rulebase_of: int, shape (K, K): the rulebase site k uses with partner
@@ -224,8 +227,8 @@ class Exchange:
     label: str
     scheme: str = "exchange"
     pool_arrivals: str = "first"
-    transfer: tuple[str, ...] = ()
-    location: str = "fixed"
+    transfer: tuple[str | TransferPolicy, ...] = ()
+    location: str | LocationPolicy = "fixed"
     seed: int = 0
     rulebases: TSKStack = field(default_factory=TSKStack.empty)
     rulebase_of: np.ndarray | None = None
@@ -242,10 +245,10 @@ class Exchange:
         if len(transfer) != n_sites:
             raise ScenarioError(f"{len(transfer)} transfer policies for {n_sites} sites")
         for name in transfer:
-            if name not in grid.TRANSFER_CODES:
+            if not isinstance(name, TransferPolicy) and name not in grid.TRANSFER_CODES:
                 raise ScenarioError(f"unknown transfer policy {name!r}; expected one of "
                                     f"{', '.join(grid.TRANSFER_CODES)}")
-        if self.location not in grid.LOCATION_CODES:
+        if not isinstance(self.location, LocationPolicy) and self.location not in grid.LOCATION_CODES:
             raise ScenarioError(f"unknown location policy {self.location!r}; expected one of "
                                 f"{', '.join(grid.LOCATION_CODES)}")
         rulebase_of = (
@@ -258,7 +261,8 @@ class Exchange:
                 mine = np.delete(rulebase_of[k], k)
                 if ((mine < 0) | (mine >= n_stack)).any():
                     raise ScenarioError(f"site {k} uses a rulebase but has none for some partner")
-            if name == "broker" and self.location not in grid.SCORING_LOCATIONS:
+            if (name == "broker" and not isinstance(self.location, LocationPolicy)
+                    and self.location not in grid.SCORING_LOCATIONS):
                 raise ScenarioError(f"a broker needs a location policy that ranks every site "
                                     f"({', '.join(grid.SCORING_LOCATIONS)}), not {self.location!r}")
         if self.location == "rank" and self.scheme == "exchange":
@@ -272,12 +276,24 @@ class Exchange:
         setup = np.zeros(grid.N_SETUP_FIELDS, dtype=np.int64)
         setup[grid.SCHEME] = grid.SCHEMES[self.scheme]
         setup[grid.POOL_ARRIVALS] = grid.POOL_ARRIVAL_CODES[self.pool_arrivals]
-        setup[grid.LOCATION] = grid.LOCATION_CODES[self.location]
+        setup[grid.LOCATION] = (grid.L_PYTHON if isinstance(self.location, LocationPolicy)
+                                else grid.LOCATION_CODES[self.location])
         setup[grid.SEED] = int(self.seed)
         setup[grid.MATCHING] = int(not jobs.sites.is_default)
-        transfer_codes = np.array([grid.TRANSFER_CODES[t] for t in transfer], dtype=np.int64)
+        transfer_codes = np.array([grid.T_PYTHON if isinstance(t, TransferPolicy) else grid.TRANSFER_CODES[t]
+                                   for t in transfer], dtype=np.int64)
         return (setup, transfer_codes, rulebase_of, self.rulebases.params, self.rulebases.meta,
                 jobs.site_arrays)
+
+    @property
+    def python_transfer(self) -> dict[int, TransferPolicy]:
+        """The sites whose transfer policy is a Python object, and the object."""
+        return {k: t for k, t in enumerate(self.transfer) if isinstance(t, TransferPolicy)}
+
+    @property
+    def in_python(self) -> bool:
+        """Does some decision pause the compiled loop for Python?"""
+        return isinstance(self.location, LocationPolicy) or bool(self.python_transfer)
 
 
 def simulate_grid(
@@ -317,9 +333,13 @@ def simulate_grid(
         # still run faster elsewhere, so the AWRT bounds would not be bounds.
         packed = packed.copy()
         cutoff[:] = 0.0
-    out, d_site, d_partner, d_x, d_y, bounds = grid.run_grid(
-        core.lrms_mode(codes), packed, jobs.machine_procs, codes, policy, capacity, cutoff,
-    )
+    arguments = (core.lrms_mode(codes), packed, jobs.machine_procs, codes, policy, capacity, cutoff)
+    if exchange.in_python:
+        location = exchange.location if isinstance(exchange.location, LocationPolicy) else None
+        decide = decider(packed, jobs.site_arrays[0], exchange.python_transfer, location)
+        out, d_site, d_partner, d_x, d_y, bounds = grid.run_grid_paused(*arguments, decide)
+    else:
+        out, d_site, d_partner, d_x, d_y, bounds = grid.run_grid(*arguments)
     decisions = DecisionLog(d_site, d_partner, d_x, d_y) if record_decisions else None
     return Schedule(jobs, names, out[core.START_TIME], out[core.SITE], exchange.label, exchange.scheme,
                     out[core.MOVES], decisions,

@@ -1,0 +1,126 @@
+"""Transfer and location policies written as plain Python classes (docs/python_policies.md).
+
+Subclass :class:`TransferPolicy` (does a site run a job?) or
+:class:`LocationPolicy` (in which order does a site offer a job to the
+others?) and hand an instance to :class:`evogrid.policy.PythonPolicy`. The
+compiled grid loop runs every other decision itself; at each decision of a
+Python policy it pauses, this module asks the policy with a read-only
+:class:`GridView` of the grid at that moment, and the loop goes on with the
+answer (evogrid.sim.grid.run_grid_paused). Decisions see what the compiled
+ones see: estimates, not run times.
+
+A policy is deterministic if its code is; the same seed gives the same
+schedule. Example, AWF::
+
+    class MyAwf(TransferPolicy):
+        def accepts(self, view, site, partner):
+            return view.procs[view.job] <= view.free[site]
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+
+from evogrid.errors import ScenarioError
+from evogrid.sim import core, grid
+
+
+class GridView:
+    """What a Python policy may read at a decision; every array is a read-only view of the loop's state.
+
+    Attributes:
+        time: the decision's time (s).
+        job: the job being decided (an index into the per-job arrays).
+        submit, estimate, procs, origin: per job, submission time (s), requested time (s, at the
+            executing site once the job moved), processors, and the site it was submitted at.
+        start, site: per job, start time (s; -1 while waiting) and the site it runs or waits at.
+        machine_procs, free, waiting_procs, n_running: per site, processors; processors free now;
+            processors the waiting jobs request; running jobs.
+        speed: per site, the speed factor (1.0 on homogeneous grids).
+    """
+
+    def __init__(self, jobs: np.ndarray, state: tuple, speed: np.ndarray) -> None:
+        queue, sc, running, out, _ = state
+        K = running.shape[1]
+        self.time = 0
+        self.job = -1
+        self._queue, self._sc, self._running = queue, sc, running
+        self.submit, self.estimate = _frozen(jobs[core.SUBMIT]), _frozen(jobs[core.ESTIMATE])
+        self.procs, self.origin = _frozen(jobs[core.PROCS]), _frozen(jobs[core.HOME])
+        self.start, self.site = _frozen(out[core.START_TIME]), _frozen(out[core.SITE])
+        self.machine_procs, self.free = _frozen(sc[:K, core.M_PROCS]), _frozen(sc[:K, core.FREE])
+        self.waiting_procs, self.n_running = _frozen(sc[:K, core.W_PROCS]), _frozen(sc[:K, core.N_HEAP])
+        self.speed = _frozen(speed)
+        self.n_sites = K
+
+    def waiting(self, site: int) -> np.ndarray:
+        """The jobs waiting in ``site``'s queue, in queue order."""
+        return _frozen(self._queue[site, self._sc[site, core.Q_HEAD]:self._sc[site, core.Q_TAIL]])
+
+    def n_waiting(self, site: int) -> int:
+        """How many jobs wait in ``site``'s queue."""
+        return int(self._sc[site, core.Q_TAIL] - self._sc[site, core.Q_HEAD])
+
+    def running(self, site: int) -> np.ndarray:
+        """The jobs running at ``site`` (in no particular order)."""
+        return _frozen(self._running[core.HEAP_JOB, site, :self._sc[site, core.N_HEAP]])
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
+class TransferPolicy(ABC):
+    """A site's transfer policy: does ``site`` run ``view.job``?
+
+    Asked first of the job's own site (``site == view.origin[view.job]``; True keeps the job, False
+    offers it to the partners, ``partner`` is then the first of them in location order), then of
+    each partner in location order until one says True (``partner`` is the job's own site).
+    """
+
+    @abstractmethod
+    def accepts(self, view: GridView, site: int, partner: int) -> bool:
+        """True: ``site`` runs the job (keeps its own, or takes the one ``partner`` offers)."""
+
+
+class LocationPolicy(ABC):
+    """The order in which ``site`` offers ``view.job`` to the others (a broker: sends it to the first)."""
+
+    @abstractmethod
+    def order(self, view: GridView, site: int, candidates: tuple[int, ...]) -> Sequence[int]:
+        """``candidates`` (the sites wide enough and, with requirements, qualified; for a broker
+        ``site`` itself first) in the order to try them: a permutation of them."""
+
+
+def decider(jobs: np.ndarray, speed: np.ndarray, transfer: Mapping[int, TransferPolicy],
+            location: LocationPolicy | None) -> Callable[[tuple, tuple], None]:
+    """The ``decide(state, work)`` of :func:`evogrid.sim.grid.run_grid_paused`: asks the Python policy
+    named in the pause record (``work[9]``) and writes its answer there (or, for a location
+    policy, into the order ``work[0]``)."""
+    views: list[GridView] = []
+
+    def decide(state: tuple, work: tuple) -> None:
+        if not views:
+            views.append(GridView(jobs, state, speed))
+        view = views[0]
+        order, pause = work[0], work[9]
+        view.time, view.job = int(pause[grid.P_TIME]), int(pause[grid.P_JOB])
+        site = int(pause[grid.P_SITE])
+        if pause[grid.P_ASK] == grid.ASK_TRANSFER:
+            pause[grid.P_ANSWER] = bool(transfer[site].accepts(view, site, int(pause[grid.P_PARTNER])))
+            return
+        n = int(pause[grid.P_COUNT])
+        candidates = tuple(order[:n].tolist())
+        ranked = list(location.order(view, site, candidates))
+        if sorted(ranked) != sorted(candidates):
+            raise ScenarioError(f"{type(location).__name__}.order must return a permutation of the "
+                                f"candidates {list(candidates)}, not {ranked}")
+        order[:n] = ranked
+        pause[grid.P_RANKED] = 1
+
+    return decide

@@ -1,0 +1,175 @@
+"""Policies written as Python classes: the compiled loop pauses for them and gives the schedule the
+compiled twin gives."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from invariants import check_schedule
+from test_grid_vs_reference import grids, random_exchange
+
+from evogrid.errors import ScenarioError
+from evogrid.policy.strategies import AcceptWhenFit, Broker, PythonPolicy
+from evogrid.sim.python_policy import LocationPolicy, TransferPolicy
+from evogrid.sim.schedule import Exchange, GridJobs, simulate_grid
+from evogrid.sim.sites import Sites
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+class Awf(TransferPolicy):
+    def accepts(self, view, site, partner):
+        return view.procs[view.job] <= view.free[site]
+
+
+class KeepOwn(TransferPolicy):
+    def accepts(self, view, site, partner):
+        return site == view.origin[view.job]
+
+
+class Fixed(LocationPolicy):
+    def order(self, view, site, candidates):
+        return candidates
+
+
+class LeastLoad(LocationPolicy):
+    """Beichter's least load after assignment, ties by waiting jobs over the slot factor 5."""
+
+    def order(self, view, site, candidates):
+        need = view.procs[view.job]
+
+        def key(s):
+            m = view.machine_procs[s]
+            return 1.0 - (view.free[s] - need) / m, (view.n_waiting(s) + 1) / (m * 5.0)
+
+        return sorted(candidates, key=key)
+
+
+class Olb(LocationPolicy):
+    def order(self, view, site, candidates):
+        return sorted(candidates, key=lambda s: (-view.free[s], view.n_waiting(s)))
+
+
+TWINS_T = {"awf": Awf, "local": KeepOwn}
+TWINS_L = {"fixed": Fixed, "least-load": LeastLoad, "olb": Olb}
+
+
+def _same(a, b):
+    assert np.array_equal(a.start, b.start)
+    assert np.array_equal(a.site, b.site)
+    assert np.array_equal(a.moves, b.moves)
+
+
+@SETTINGS
+@given(sites=grids(), data=st.data())
+def test_python_twins_give_the_compiled_schedule(sites, data):
+    """Random grids, LRMS, transfer policies per site (some sites' rulebases decide before a Python
+    decision of the same arrival) and location policies: swapping any compiled AWF, local, fixed,
+    least-load or OLB decision for its Python twin changes nothing, rulebase decisions included."""
+    K = len(sites)
+    lrms = data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"]))
+    transfer = tuple(data.draw(st.sampled_from(["awf", "local", "rulebase"])) for _ in range(K))
+    location = data.draw(st.sampled_from(["fixed", "random", "awrt", "least-load", "olb", "min-min",
+                                          "max-min"]))
+    compiled, _ = random_exchange(data, transfer, location)
+    python_sites = data.draw(st.sets(st.sampled_from([k for k in range(K) if transfer[k] != "rulebase"]
+                                                     or [None])))
+    swapped = tuple(TWINS_T[t]() if k in python_sites else t for k, t in enumerate(transfer))
+    swap_location = location in TWINS_L and data.draw(st.booleans())
+    python = Exchange("python", transfer=swapped,
+                      location=TWINS_L[location]() if swap_location else location,
+                      seed=compiled.seed, rulebases=compiled.rulebases, rulebase_of=compiled.rulebase_of)
+    jobs = GridJobs.merge(sites)
+    a = simulate_grid(jobs, lrms, compiled, record_decisions=True)
+    b = simulate_grid(jobs, lrms, python, record_decisions=True)
+    _same(a, b)
+    for field in ("site", "partner", "x", "y"):
+        assert np.array_equal(getattr(a.decisions, field), getattr(b.decisions, field))
+    check_schedule(b)
+
+
+@SETTINGS
+@given(sites=grids(), data=st.data())
+def test_python_broker_location_gives_the_compiled_schedule(sites, data):
+    lrms = data.draw(st.sampled_from(["fcfs", "easy"]))
+    jobs = GridJobs.merge(sites)
+    a = simulate_grid(jobs, lrms, Broker(location="least-load").exchange(jobs))
+    b = simulate_grid(jobs, lrms, Broker(location=LeastLoad()).exchange(jobs))
+    _same(a, b)
+
+
+def test_a_python_policy_sees_speeds_and_scaled_estimates():
+    """On heterogeneous sites the view holds the speeds, and a moved job's estimate at its new site."""
+    from evogrid.workload.synthetic import synthetic_workload
+
+    seen = []
+
+    class Fastest(LocationPolicy):
+        def order(self, view, site, candidates):
+            seen.append(view.speed.copy())
+            return sorted(candidates, key=lambda s: -view.speed[s])
+
+    sites = [synthetic_workload(300, machine_procs=m, seed=s) for s, m in ((1, 32), (2, 64))]
+    jobs = GridJobs.merge(sites, Sites(speed=(1.0, 2.0)))
+    a = simulate_grid(jobs, "easy", Exchange("met", transfer=("broker",) * 2, location="met"))
+    b = simulate_grid(jobs, "easy", Exchange("py", transfer=("broker",) * 2, location=Fastest()))
+    _same(a, b)
+    assert np.array_equal(a.run_time, b.run_time)
+    assert seen and all(list(s) == [1.0, 2.0] for s in seen)
+
+
+def test_the_view_is_read_only():
+    from evogrid.workload.synthetic import synthetic_workload
+
+    class Vandal(TransferPolicy):
+        def accepts(self, view, site, partner):
+            view.free[site] = 0
+            return True
+
+    sites = [synthetic_workload(20, machine_procs=8, seed=s) for s in (1, 2)]
+    with pytest.raises(ValueError, match="read-only"):
+        simulate_grid(GridJobs.merge(sites), "fcfs", PythonPolicy(Vandal()).exchange(GridJobs.merge(sites)))
+
+
+def test_a_location_answer_must_be_a_permutation_of_the_candidates():
+    from evogrid.workload.synthetic import synthetic_workload
+
+    class Drops(LocationPolicy):
+        def order(self, view, site, candidates):
+            return candidates[:-1]
+
+    sites = [synthetic_workload(20, machine_procs=8, seed=s) for s in (1, 2)]
+    jobs = GridJobs.merge(sites)
+    with pytest.raises(ScenarioError, match=r"Drops.order must return a permutation of the candidates \[1\]"):
+        simulate_grid(jobs, "fcfs", PythonPolicy(Awf(), location=Drops()).exchange(jobs))
+
+
+def test_python_policy_strategy_mixes_python_and_named_sites():
+    """Site 0 in Python, the rest by name; the label names the classes."""
+    from evogrid.workload.synthetic import synthetic_workload
+
+    sites = [synthetic_workload(400, machine_procs=m, seed=s) for s, m in ((1, 16), (2, 32), (3, 8))]
+    jobs = GridJobs.merge(sites)
+    mixed = PythonPolicy({0: Awf(), 2: "local"}, location=LeastLoad()).exchange(jobs)
+    assert mixed.label == "Awf+LeastLoad"
+    names = [type(t).__name__ if not isinstance(t, str) else t for t in mixed.transfer]
+    assert names == ["Awf", "awf", "local"]
+    same = Exchange("c", transfer=("awf", "awf", "local"), location="least-load")
+    _same(simulate_grid(jobs, "easy", same), simulate_grid(jobs, "easy", mixed))
+    assert not np.array_equal(simulate_grid(jobs, "easy", AcceptWhenFit().exchange(jobs)).site,
+                              simulate_grid(jobs, "easy", mixed).site)
+    with pytest.raises(ScenarioError, match="transfer policy for site 5, but the scenario has 3 sites"):
+        PythonPolicy({5: Awf()}).exchange(jobs)
+
+
+def test_the_tutorial_runs():
+    """docs/python_policies.md's code blocks, in order, as a reader would paste them."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "python_policies.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert len(blocks) == 2
+    namespace: dict = {}
+    exec(compile("\n".join(blocks), "python_policies.md", "exec"), namespace)  # noqa: S102
+    assert namespace["result"].metrics()[0]["awrt"] > 0
