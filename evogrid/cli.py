@@ -64,8 +64,9 @@ app.add_typer(traces_app, name="traces")
 console = Console() if sys.stdout.isatty() else Console(width=100_000)
 
 LRMS_HELP = (
-    "Local scheduler at every site: fcfs, easy (EASY backfilling), list (first fit) or conservative "
-    "(conservative backfilling: every waiting job holds a reservation)."
+    "Local scheduler at every site: fcfs, easy (EASY backfilling), list (first fit), conservative "
+    "(conservative backfilling: every waiting job holds a reservation), sjf or easy-sjf (FCFS or EASY "
+    "over a queue in order of estimates)."
 )
 
 

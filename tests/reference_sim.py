@@ -121,6 +121,16 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
         site.free -= jobs[job].procs
         site.running.append((t + jobs[job].run_time, t + jobs[job].estimate, jobs[job].procs, job))
 
+    def join(site, job):
+        """A site's queue takes a new job: at the end, or (sjf, easy-sjf) behind every waiting job
+        whose estimate is not longer."""
+        if site.lrms in ("sjf", "easy-sjf"):
+            at = sum(1 for q in site.queue if jobs[q].estimate <= jobs[job].estimate)
+            # the queue is sorted by estimate, so those jobs are exactly its first ``at``
+            site.queue.insert(at, job)
+        else:
+            site.queue.append(job)
+
     def run_lrms(k, queue, t):
         """Site k's LRMS pass over ``queue`` (a list it edits); returns the jobs started."""
         site = sites[k]
@@ -133,7 +143,7 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
 
         while queue and jobs[queue[0]].procs <= site.free:
             go(queue[0])
-        if not queue or site.lrms == "fcfs":
+        if not queue or site.lrms in ("fcfs", "sjf"):
             return started
         if site.lrms == "conservative":  # every waiting job reserves, in queue order
             reservations = []
@@ -331,7 +341,7 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
             continue
         if policy.scheme == "exchange":
             target = route(job, t)
-        sites[target].queue.append(job)
+        join(sites[target], job)
         run_lrms(target, sites[target].queue, t)
         if policy.scheme == "pool" and start[job] is None:
             sites[k].queue.remove(job)

@@ -81,8 +81,8 @@ def test_unknown_trace(capsys):
 
 
 def test_unknown_lrms(capsys):
-    code, _, err = run(capsys, "simulate", "KTH-5", "--lrms", "sjf")
-    assert_one_line_error(code, err, "unknown LRMS 'sjf'")
+    code, _, err = run(capsys, "simulate", "KTH-5", "--lrms", "ljf")
+    assert_one_line_error(code, err, "unknown LRMS 'ljf'")
 
 
 def test_scenario_file_with_unknown_key(capsys, tmp_path):

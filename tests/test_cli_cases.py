@@ -110,7 +110,7 @@ CASES = [
     (["simulate", "NOPE-1"], 2, ["unknown trace 'NOPE'"]),
     (["simulate", "KTH-1", "--procs", "0"], 2, ["--procs"]),
     (["simulate", "KTH-1", "--seed", "-1"], 2, ["--seed"]),
-    (["simulate", "KTH-1", "--lrms", "sjf"], 2, ["sjf"]),
+    (["simulate", "KTH-1", "--lrms", "ljf"], 2, ["ljf"]),
     (["simulate", "KTH-1+SDSC03-1", "--strategy", "nope"], 2, ["nope"]),
     (["simulate", "{root}/missing.toml"], 2, ["missing.toml", "no such scenario file"]),
     (["simulate", "{root}/broken.toml"], 2, ["broken.toml", "invalid TOML"]),

@@ -45,7 +45,7 @@ def _check(w: Workload, lrms: str) -> None:
     assert schedule.start.tolist() == expected
 
 
-@pytest.mark.parametrize("lrms", ["fcfs", "easy", "list", "conservative"])
+@pytest.mark.parametrize("lrms", ["fcfs", "easy", "list", "conservative", "sjf", "easy-sjf"])
 def test_core_equals_reference(lrms):
     @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
     @given(workloads())

@@ -95,7 +95,8 @@ def _compare(sites, lrms, exchange, policy):
 def test_exchange_equals_reference(sites, data):
     """Random transfer policies per site (local, AWF, random rulebases), fixed, AWRT, least-load or
     OLB location."""
-    lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
+    lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative", "sjf", "easy-sjf"]))
+            for _ in sites]
     transfer = tuple(data.draw(st.sampled_from(["local", "awf", "rulebase"])) for _ in sites)
     location = data.draw(st.sampled_from(["fixed", "awrt", "least-load", "olb"]))
     exchange, ref_rbs = random_exchange(data, transfer, location)
@@ -166,7 +167,7 @@ def test_active_request_equals_reference(sites):
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
-@given(grids(), st.sampled_from(["fcfs", "easy", "list", "conservative"]))
+@given(grids(), st.sampled_from(["fcfs", "easy", "list", "conservative", "sjf", "easy-sjf"]))
 def test_local_strategy_in_the_grid_loop_equals_local(sites, lrms):
     local = simulate_local(sites, lrms)
     grid = simulate_grid(sites, lrms, Exchange("local"))

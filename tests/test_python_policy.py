@@ -10,8 +10,8 @@ from test_grid_vs_reference import grids, random_exchange
 
 from evogrid.errors import ScenarioError
 from evogrid.policy.strategies import AcceptWhenFit, Broker, PythonPolicy
-from evogrid.sim.python_policy import LocationPolicy, TransferPolicy
-from evogrid.sim.schedule import Exchange, GridJobs, simulate_grid
+from evogrid.sim.python_policy import LocationPolicy, QueueOrder, TransferPolicy
+from evogrid.sim.schedule import Exchange, GridJobs, simulate_grid, simulate_local
 from evogrid.sim.sites import Sites
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
@@ -48,6 +48,11 @@ class LeastLoad(LocationPolicy):
 class Olb(LocationPolicy):
     def order(self, view, site, candidates):
         return sorted(candidates, key=lambda s: (-view.free[s], view.n_waiting(s)))
+
+
+class ShortestFirst(QueueOrder):
+    def key(self, view):
+        return view.estimate[view.job]
 
 
 TWINS_T = {"awf": Awf, "local": KeepOwn}
@@ -96,6 +101,22 @@ def test_python_broker_location_gives_the_compiled_schedule(sites, data):
     a = simulate_grid(jobs, lrms, Broker(location="least-load").exchange(jobs))
     b = simulate_grid(jobs, lrms, Broker(location=LeastLoad()).exchange(jobs))
     _same(a, b)
+
+
+@SETTINGS
+@given(sites=grids(), data=st.data())
+def test_a_python_sjf_queue_order_gives_the_compiled_sjf(sites, data):
+    """A Python queue order keyed by estimate under FCFS / EASY = the compiled sjf / easy-sjf, alone
+    (no exchange) and with Python AWF; and with no exchange, the local loop's schedule."""
+    lrms, compiled_lrms = data.draw(st.sampled_from([("fcfs", "sjf"), ("easy", "easy-sjf")]))
+    K = len(sites)
+    jobs = GridJobs.merge(sites)
+    alone = simulate_grid(jobs, lrms, PythonPolicy(others="local", order=ShortestFirst()).exchange(jobs))
+    _same(simulate_local(jobs, compiled_lrms), alone)
+    exchanged = simulate_grid(jobs, lrms, PythonPolicy(Awf(), order=ShortestFirst()).exchange(jobs))
+    compiled = simulate_grid(jobs, compiled_lrms, Exchange("awf", transfer=("awf",) * K))
+    _same(compiled, exchanged)
+    check_schedule(compiled)
 
 
 def test_a_python_policy_sees_speeds_and_scaled_estimates():
@@ -169,7 +190,8 @@ def test_the_tutorial_runs():
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "python_policies.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     namespace: dict = {}
     exec(compile("\n".join(blocks), "python_policies.md", "exec"), namespace)  # noqa: S102
     assert namespace["result"].metrics()[0]["awrt"] > 0
+    assert namespace["alone"].schedule.start.tolist() != namespace["with_awf"].schedule.start.tolist()

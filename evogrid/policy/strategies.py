@@ -40,7 +40,7 @@ from evogrid.errors import ScenarioError
 from evogrid.policy.registry import POOL_ARRIVALS, check_features, plain_transfers
 from evogrid.policy.rulebase import Rulebase
 from evogrid.sim.metrics import grid_utilization, improvements, migration_matrices, move_stats
-from evogrid.sim.python_policy import LocationPolicy, TransferPolicy
+from evogrid.sim.python_policy import LocationPolicy, QueueOrder, TransferPolicy
 from evogrid.sim.scenario import Scenario
 from evogrid.sim.schedule import Exchange, GridJobs, Schedule, simulate_grid, simulate_local
 from evogrid.sim.tsk import TSKStack
@@ -205,7 +205,7 @@ class Broker:
                         rulebases=TSKStack.stack([rb.arrays() for rb in stack]), rulebase_of=rulebase_of)
 
 
-def _name(policy: str | LocationPolicy | TransferPolicy) -> str:
+def _name(policy: str | LocationPolicy | TransferPolicy | QueueOrder) -> str:
     return policy if isinstance(policy, str) else type(policy).__name__
 
 
@@ -218,14 +218,18 @@ class PythonPolicy:
             site index -> a TransferPolicy or a transfer policy name (``awf``, ``local``);
             sites not in the mapping run ``others``.
         location: a :class:`~evogrid.sim.python_policy.LocationPolicy` or a location policy name.
-        others: the transfer policy of the sites ``transfer`` leaves out.
+        others: the transfer policy of the sites ``transfer`` leaves out (``local``: no exchange,
+            e.g. to try a queue order alone).
         seed: seeds the ``random`` location policy.
+        order: a :class:`~evogrid.sim.python_policy.QueueOrder` for every site's queue (None: each
+            LRMS's own order).
     """
 
     transfer: TransferPolicy | Mapping[int, TransferPolicy | str] = field(default_factory=dict)
     location: LocationPolicy | str = "fixed"
     others: str = "awf"
     seed: int = 0
+    order: QueueOrder | None = None
     label: str = ""
 
     def exchange(self, jobs: GridJobs) -> Exchange:
@@ -238,8 +242,9 @@ class PythonPolicy:
             raise ScenarioError(f"others must be one of {', '.join(plain_transfers())}, not {self.others!r}")
         transfer = tuple(by_site.get(k, self.others) for k in range(K))
         label = self.label or "+".join(dict.fromkeys(
-            [_name(t) for t in transfer if not isinstance(t, str)] + [_name(self.location)]))
-        return Exchange(label, transfer=transfer, location=self.location, seed=self.seed)
+            [_name(t) for t in transfer if not isinstance(t, str)] + [_name(self.location)]
+            + ([type(self.order).__name__] if self.order is not None else [])))
+        return Exchange(label, transfer=transfer, location=self.location, seed=self.seed, order=self.order)
 
 
 @dataclass(frozen=True)

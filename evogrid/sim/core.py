@@ -441,6 +441,29 @@ def enqueue(q, job, jobs, queue, sc):
     sc[q, W_PROCS] += jobs[PROCS, job]
 
 
+@njit(cache=True, inline="always")
+def enqueue_by_key(q, job, key, jobs, queue, sc):
+    """Insert ``job`` into queue row ``q`` behind every waiting job whose ``key`` (per job) is not
+    larger: ascending keys, ties in arrival order."""
+    head = sc[q, Q_HEAD]
+    pos = sc[q, Q_TAIL]
+    while pos > head and key[queue[q, pos - 1]] > key[job]:
+        queue[q, pos] = queue[q, pos - 1]
+        pos -= 1
+    queue[q, pos] = job
+    sc[q, Q_TAIL] += 1
+    sc[q, W_PROCS] += jobs[PROCS, job]
+
+
+@njit(cache=True, inline="always")
+def enqueue_at_site(k, job, code, jobs, queue, sc, mode):
+    """Site k's own queue takes ``job`` in its LRMS's order (``code``; evogrid.sim.lrms)."""
+    if lrms.SJF_ORDER[site_lrms(mode, code)]:
+        enqueue_by_key(k, job, jobs[ESTIMATE], jobs, queue, sc)
+    else:
+        enqueue(k, job, jobs, queue, sc)
+
+
 @njit(cache=True)
 def new_state(jobs, machine_procs, codes, n_queues):
     """``(queue, sc, running, out, profile)`` for K sites of the given sizes (processors) and LRMS
@@ -618,7 +641,7 @@ def _local_loop(jobs, codes, group, cutoff, queue, sc, running, out, profile, bo
                 return True
             t = ta
             site = jobs[HOME, i]
-            enqueue(site, i, jobs, queue, sc)
+            enqueue_at_site(site, i, codes[site], jobs, queue, sc, mode)
             i += 1
         schedule_site(site, site, codes[site], t, jobs, queue, sc, running, out, profile, mode)
 

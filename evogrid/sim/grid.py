@@ -97,6 +97,8 @@ from evogrid.sim.core import (
     cached_entry,
     complete_jobs,
     enqueue,
+    enqueue_at_site,
+    enqueue_by_key,
     lrms_scan,
     mode_name,
     new_state,
@@ -120,9 +122,10 @@ SCORING_LOCATIONS = ("least-load", "olb", "met", "mct", "min-min", "max-min", "r
 #: Beichter's slot factor in the least-load policy's tie-break.
 SLOT_FACTOR = 5.0
 POOL_ARRIVAL_CODES: dict[str, int] = {"first": A_FIRST, "queued": A_QUEUED}
-#: Fields of the ``setup`` array of a grid run.
-SCHEME, POOL_ARRIVALS, LOCATION, SEED, MATCHING = 0, 1, 2, 3, 4
-N_SETUP_FIELDS = 5
+#: Fields of the ``setup`` array of a grid run (``PY_ORDER``: 1 if a Python queue order keys every
+#: job at its submission, evogrid.sim.python_policy.QueueOrder).
+SCHEME, POOL_ARRIVALS, LOCATION, SEED, MATCHING, PY_ORDER = 0, 1, 2, 3, 4, 5
+N_SETUP_FIELDS = 6
 #: Fields of the ``pause`` array (``work[9]``): where the loop stopped to ask a Python policy
 #: (evogrid.sim.python_policy) and what it was told. ``P_NEXT``: the next arrival;
 #: ``P_TIME``: the decision's time (s); ``P_JOB``: the job whose arrival is under way (-1: none);
@@ -130,10 +133,10 @@ N_SETUP_FIELDS = 5
 #: partner of a transfer decision; ``P_COUNT``: the sites in ``work[0][:count]`` (candidates to rank,
 #: or partners in order); ``P_RANKED``: 1 once Python ranked them; ``P_AT``: the position of the
 #: transfer decision in the arrival (-1: the origin's own); ``P_ANSWER``: its answer (1 take, 0
-#: decline, -1 none yet).
-P_NEXT, P_TIME, P_JOB, P_ASK, P_SITE, P_PARTNER, P_COUNT, P_RANKED, P_AT, P_ANSWER = range(10)
-N_PAUSE_FIELDS = 10
-ASK_LOCATION, ASK_TRANSFER = 1, 2
+#: decline, -1 none yet); ``P_KEYED``: the last job whose queue key Python gave (in ``work[10]``).
+P_NEXT, P_TIME, P_JOB, P_ASK, P_SITE, P_PARTNER, P_COUNT, P_RANKED, P_AT, P_ANSWER, P_KEYED = range(11)
+N_PAUSE_FIELDS = 11
+ASK_LOCATION, ASK_TRANSFER, ASK_KEY = 1, 2, 3
 #: What the grid loop returns: it ran to the end, stopped at its AWRT cutoff, or paused for Python.
 DONE, STOPPED, PAUSED = 0, 1, 2
 
@@ -420,8 +423,15 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     k = jobs[HOME, job]
     P = running.shape[1]  # the pool's queue row
     target = k
+    pause = work[9]
+    if setup[PY_ORDER] != 0 and pause[P_KEYED] != job:  # Python keys the job for the queue it joins
+        pause[P_JOB] = job
+        pause[P_ASK] = ASK_KEY
+        pause[P_SITE] = k
+        pause[P_RANKED] = 0  # any ranking in the record is an earlier job's
+        return True
     if scheme == EXCHANGE:
-        order, pause = work[0], work[9]
+        order = work[0]
         if policy[1][k] == T_BROKER:
             if _location_order(k, job, True, t, jobs, state, policy, work) < 0:
                 return True
@@ -462,7 +472,10 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
         if target != k:
             out[SITE, job] = target
             out[MOVES, job] = 1
-        enqueue(target, job, jobs, queue, sc)
+        if setup[PY_ORDER] != 0:
+            enqueue_by_key(target, job, work[10], jobs, queue, sc)
+        else:
+            enqueue_at_site(target, job, codes[target], jobs, queue, sc, mode)
         schedule_site(target, target, codes[target], t, jobs, queue, sc, running, out, profile, mode)
         if scheme == POOL and out[START_TIME, job] < 0:
             sc[k, Q_TAIL] -= 1  # leave the (otherwise empty) local queue
@@ -528,13 +541,16 @@ def grid_setup(jobs, machine_procs, codes, policy, log_capacity):
            np.zeros(1, dtype=np.int64))
     pause = np.zeros(N_PAUSE_FIELDS, dtype=np.int64)
     pause[P_JOB] = -1
+    pause[P_KEYED] = -1
     # location order, freed sites, delegated AWRT sums (area x response, area),
     # one decision's features and rule exponents, AWRT bounds, the sites' order
     # keys, arrival order (Min-Min and Max-Min reorder jobs submitted together), estimated area
-    # (processor-seconds) routed to each site and not ended, the pause record
+    # (processor-seconds) routed to each site and not ended, the pause record, the jobs' queue keys
+    # (a Python queue order's)
     work = (np.empty(K, dtype=np.int64), np.zeros(K, dtype=np.bool_), np.zeros((2, K, K)),
             np.zeros(max(1, NF)), np.empty(rb_params.shape[1]), np.zeros((2, K)), np.zeros((3, K)),
-            np.arange(jobs.shape[1]), np.zeros(K, dtype=np.int64), pause)
+            np.arange(jobs.shape[1]), np.zeros(K, dtype=np.int64), pause,
+            np.zeros(jobs.shape[1] if policy[0][PY_ORDER] != 0 else 1))
     return state, work, log
 
 

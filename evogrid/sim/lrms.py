@@ -19,6 +19,11 @@ head on the site's availability profile instead (:mod:`evogrid.sim.profile`):
 every waiting job holds the earliest reservation that fits, in queue order,
 and a job starts now only if its reservation is now.
 
+The queue order is first come, first served, or with ``order="sjf"``
+shortest estimate first (a new job joins behind every waiting job whose
+estimate is not longer): ``sjf`` and ``easy-sjf`` are FCFS and EASY over
+such a queue.
+
 Adding an LRMS: write its rule, :func:`register` an :class:`Lrms` entry (a
 built-in one goes into :data:`REGISTRY` below), and give the reference
 simulator in ``tests/reference_sim.py`` its twin. The dispatch
@@ -73,6 +78,8 @@ class Lrms:
         profile: jobs behind the head are judged on the availability profile
             (module docstring) instead of by a rule; the core keeps the
             running jobs sorted by estimated end, which the profile starts from.
+        order: ``fifo`` (submission order) or ``sjf`` (shortest estimate first, ties in
+            submission order) for the site's own queue.
         reference: where its twin in the pure-Python reference simulator lives.
     """
 
@@ -82,6 +89,7 @@ class Lrms:
     rule: Callable | None = None
     uses_shadow: bool = False
     profile: bool = False
+    order: str = "fifo"
     reference: str = "tests/reference_sim.py"
 
     @property
@@ -99,6 +107,10 @@ REGISTRY: dict[str, Lrms] = {
         Lrms("list", 2, "LIST (greedy): every job that fits starts, in queue order", list_rule),
         Lrms("conservative", 3, "conservative backfilling: every waiting job holds a reservation; "
              "a job may start early only if it delays none", profile=True),
+        Lrms("sjf", 4, "shortest job first: the queue in order of estimates, its head blocks everyone",
+             order="sjf"),
+        Lrms("easy-sjf", 5, "EASY backfilling over a queue in order of estimates (shortest first)",
+             easy_rule, uses_shadow=True, order="sjf"),
     )
 }
 FCFS, EASY, LIST, CONSERVATIVE = (REGISTRY[n].code for n in ("fcfs", "easy", "list", "conservative"))
@@ -108,7 +120,8 @@ MIXED = -1
 
 def _generate_dispatch(entries: tuple[Lrms, ...]) -> tuple[Callable, tuple[bool, ...], ...]:
     """The compiled ``behind_head(lrms, ...)`` over ``entries``; then by code: ``uses_shadow``,
-    ``backfills``, ``profile`` and "keeps the running jobs sorted by estimated end".
+    ``backfills``, ``profile``, "keeps the running jobs sorted by estimated end" and "orders its
+    queue by estimate".
 
     Generated rather than written so that a registry entry is all an LRMS
     needs; compiled under this file's name, so numba caches it like the
@@ -125,10 +138,12 @@ def _generate_dispatch(entries: tuple[Lrms, ...]) -> tuple[Callable, tuple[bool,
     by_code = sorted(entries, key=lambda e: e.code)
     return (njit(cache=True, inline="always")(namespace["behind_head"]),
             tuple(e.uses_shadow for e in by_code), tuple(e.backfills for e in by_code),
-            tuple(e.profile for e in by_code), tuple(e.uses_shadow or e.profile for e in by_code))
+            tuple(e.profile for e in by_code), tuple(e.uses_shadow or e.profile for e in by_code),
+            tuple(e.order == "sjf" for e in by_code))
 
 
-behind_head, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST = _generate_dispatch(
+ORDERS = ("fifo", "sjf")
+behind_head, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST, SJF_ORDER = _generate_dispatch(
     tuple(REGISTRY.values()))
 
 
@@ -138,13 +153,17 @@ def register(entry: Lrms) -> None:
     Its code must be the next free one. The numba cache stamp takes the new
     entry in, so compiled loops without it are never served for it.
     """
-    global behind_head, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST
+    global behind_head, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST, SJF_ORDER
     if entry.name in REGISTRY or entry.code != len(REGISTRY):
         raise ValueError(f"LRMS {entry.name!r}: the name must be new and the code {len(REGISTRY)}")
+    if entry.order not in ORDERS:
+        raise ValueError(f"LRMS {entry.name!r}: order must be one of {', '.join(ORDERS)}, "
+                         f"not {entry.order!r}")
     rule = entry.rule.py_func.__code__.co_code.hex() if entry.rule is not None else "-"
-    numba_stamp.add_to_stamp(f"lrms {entry.name} {entry.code} {entry.uses_shadow} {entry.profile} {rule}")
+    numba_stamp.add_to_stamp(f"lrms {entry.name} {entry.code} {entry.uses_shadow} {entry.profile} "
+                             f"{entry.order} {rule}")
     REGISTRY[entry.name] = entry
-    behind_head, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST = _generate_dispatch(
+    behind_head, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST, SJF_ORDER = _generate_dispatch(
         tuple(REGISTRY.values()))
 
 

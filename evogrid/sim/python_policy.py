@@ -1,8 +1,10 @@
-"""Transfer and location policies written as plain Python classes (docs/python_policies.md).
+"""Transfer and location policies and queue orders written as plain Python classes
+(docs/python_policies.md).
 
-Subclass :class:`TransferPolicy` (does a site run a job?) or
+Subclass :class:`TransferPolicy` (does a site run a job?),
 :class:`LocationPolicy` (in which order does a site offer a job to the
-others?) and hand an instance to :class:`evogrid.policy.PythonPolicy`. The
+others?) or :class:`QueueOrder` (where does a job join a queue?) and hand an
+instance to :class:`evogrid.policy.PythonPolicy`. The
 compiled grid loop runs every other decision itself; at each decision of a
 Python policy it pauses, this module asks the policy with a read-only
 :class:`GridView` of the grid at that moment, and the loop goes on with the
@@ -97,30 +99,46 @@ class LocationPolicy(ABC):
         ``site`` itself first) in the order to try them: a permutation of them."""
 
 
+class QueueOrder(ABC):
+    """The order of every site's queue: a key per job, asked once, at its submission (before the job is
+    routed); a job joins a queue behind every waiting job whose key is not larger (ascending keys, ties
+    in submission order). The LRMS then schedules the queue in that order; the central pool stays in
+    submission order."""
+
+    @abstractmethod
+    def key(self, view: GridView) -> float:
+        """``view.job``'s key (smaller: nearer the head). Shortest job first: ``view.estimate[view.job]``."""
+
+
 def decider(jobs: np.ndarray, speed: np.ndarray, transfer: Mapping[int, TransferPolicy],
-            location: LocationPolicy | None) -> Callable[[tuple, tuple], None]:
+            location: LocationPolicy | None, order: QueueOrder | None = None,
+            ) -> Callable[[tuple, tuple], None]:
     """The ``decide(state, work)`` of :func:`evogrid.sim.grid.run_grid_paused`: asks the Python policy
-    named in the pause record (``work[9]``) and writes its answer there (or, for a location
-    policy, into the order ``work[0]``)."""
+    named in the pause record (``work[9]``) and writes its answer there (a location policy's into the
+    order ``work[0]``, a queue order's key into ``work[10]``)."""
     views: list[GridView] = []
 
     def decide(state: tuple, work: tuple) -> None:
         if not views:
             views.append(GridView(jobs, state, speed))
         view = views[0]
-        order, pause = work[0], work[9]
+        ranking, pause = work[0], work[9]
         view.time, view.job = int(pause[grid.P_TIME]), int(pause[grid.P_JOB])
         site = int(pause[grid.P_SITE])
+        if pause[grid.P_ASK] == grid.ASK_KEY:
+            work[10][view.job] = float(order.key(view))
+            pause[grid.P_KEYED] = view.job
+            return
         if pause[grid.P_ASK] == grid.ASK_TRANSFER:
             pause[grid.P_ANSWER] = bool(transfer[site].accepts(view, site, int(pause[grid.P_PARTNER])))
             return
         n = int(pause[grid.P_COUNT])
-        candidates = tuple(order[:n].tolist())
+        candidates = tuple(ranking[:n].tolist())
         ranked = list(location.order(view, site, candidates))
         if sorted(ranked) != sorted(candidates):
             raise ScenarioError(f"{type(location).__name__}.order must return a permutation of the "
                                 f"candidates {list(candidates)}, not {ranked}")
-        order[:n] = ranked
+        ranking[:n] = ranked
         pause[grid.P_RANKED] = 1
 
     return decide

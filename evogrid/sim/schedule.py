@@ -11,7 +11,7 @@ import numpy as np
 from evogrid.errors import ScenarioError
 from evogrid.sim import core, grid, lrms
 from evogrid.sim.metrics import awrt_per_site, site_metrics
-from evogrid.sim.python_policy import LocationPolicy, TransferPolicy, decider
+from evogrid.sim.python_policy import LocationPolicy, QueueOrder, TransferPolicy, decider
 from evogrid.sim.sites import Sites
 from evogrid.sim.tsk import TSKStack
 from evogrid.workload.model import Workload
@@ -222,6 +222,8 @@ class Exchange:
         rulebase_of: int, shape (K, K): the rulebase site k uses with partner
             l (-1 where none); required for ``rulebase`` sites. The diagonal
             holds each site's ranking rulebase (location ``rank``).
+        order: a :class:`~evogrid.sim.python_policy.QueueOrder` for every site's queue
+            (None: each LRMS's own order).
     """
 
     label: str
@@ -232,6 +234,7 @@ class Exchange:
     seed: int = 0
     rulebases: TSKStack = field(default_factory=TSKStack.empty)
     rulebase_of: np.ndarray | None = None
+    order: QueueOrder | None = None
 
     def arrays(self, jobs: GridJobs) -> tuple:
         """The validated ``policy`` argument of the compiled grid loop (evogrid.sim.grid.run_grid)."""
@@ -280,6 +283,7 @@ class Exchange:
                                 else grid.LOCATION_CODES[self.location])
         setup[grid.SEED] = int(self.seed)
         setup[grid.MATCHING] = int(not jobs.sites.is_default)
+        setup[grid.PY_ORDER] = int(self.order is not None)
         transfer_codes = np.array([grid.T_PYTHON if isinstance(t, TransferPolicy) else grid.TRANSFER_CODES[t]
                                    for t in transfer], dtype=np.int64)
         return (setup, transfer_codes, rulebase_of, self.rulebases.params, self.rulebases.meta,
@@ -293,7 +297,8 @@ class Exchange:
     @property
     def in_python(self) -> bool:
         """Does some decision pause the compiled loop for Python?"""
-        return isinstance(self.location, LocationPolicy) or bool(self.python_transfer)
+        python_location = isinstance(self.location, LocationPolicy)
+        return python_location or bool(self.python_transfer) or self.order is not None
 
 
 def simulate_grid(
@@ -336,7 +341,7 @@ def simulate_grid(
     arguments = (core.lrms_mode(codes), packed, jobs.machine_procs, codes, policy, capacity, cutoff)
     if exchange.in_python:
         location = exchange.location if isinstance(exchange.location, LocationPolicy) else None
-        decide = decider(packed, jobs.site_arrays[0], exchange.python_transfer, location)
+        decide = decider(packed, jobs.site_arrays[0], exchange.python_transfer, location, exchange.order)
         out, d_site, d_partner, d_x, d_y, bounds = grid.run_grid_paused(*arguments, decide)
     else:
         out, d_site, d_partner, d_x, d_y, bounds = grid.run_grid(*arguments)
