@@ -161,8 +161,8 @@ def _summary(run: Path) -> list[dict]:
 
 
 def _site(name: str) -> str:
-    """``CTC@5-11``, ``CTC-5``, ``lepping:CTC-6`` -> ``CTC``."""
-    name = name.removeprefix("lepping:")
+    """``CTC@5-11``, ``CTC-5``, ``lepping:CTC-6`` (a file stem: ``lepping_CTC-6``) -> ``CTC``."""
+    name = name.removeprefix("lepping:").removeprefix("lepping_")
     return name.split("@")[0] if "@" in name else name.rsplit("-", 1)[0]
 
 

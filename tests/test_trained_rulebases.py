@@ -96,13 +96,14 @@ def test_pairwise_pool_on_an_unseen_grid_with_an_unknown_site(capsys):
 
 
 def test_shipped_coevolved_grid_from_the_command_line(capsys):
-    """The co-evolved CTC + SDSC03 + SDSC05 grid applied by directory on its unseen months."""
+    """The co-evolved CTC + SDSC03 + SDSC05 grid applied by directory on its unseen months (the
+    dissertation's test cuts, "-6")."""
     grid = SHIPPED / "coevolved" / "ctc_sdsc03_sdsc05"
-    code, stdout, err = run(capsys, "simulate", "CTC@5-11+SDSC03@5-11+SDSC05@5-11", "--lrms", "fcfs",
-                            "--rulebase", str(grid), "--location", "awrt", "--json")
+    code, stdout, err = run(capsys, "simulate", "lepping:CTC-6+lepping:SDSC03-6+lepping:SDSC05-6",
+                            "--lrms", "fcfs", "--rulebase", str(grid), "--location", "awrt", "--json")
     assert code == 0, err
     sites = json.loads(stdout)["sites"]
-    assert [s["site"] for s in sites] == ["CTC@5-11", "SDSC03@5-11", "SDSC05@5-11"]
+    assert [s["site"] for s in sites] == ["lepping:CTC-6", "lepping:SDSC03-6", "lepping:SDSC05-6"]
     assert all(s["delta_awrt_pct"] > 0 for s in sites)  # every site gains on the unseen months
 
 

@@ -47,6 +47,7 @@ scales alike, both rounded to whole seconds).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -126,19 +127,36 @@ POOL_ARRIVAL_CODES: dict[str, int] = {"first": A_FIRST, "queued": A_QUEUED}
 #: job at its submission, evogrid.sim.python_policy.QueueOrder).
 SCHEME, POOL_ARRIVALS, LOCATION, SEED, MATCHING, PY_ORDER = 0, 1, 2, 3, 4, 5
 N_SETUP_FIELDS = 6
-#: Fields of the ``pause`` array (``work[9]``): where the loop stopped to ask a Python policy
+#: Fields of the ``pause`` array (``work.pause``): where the loop stopped to ask a Python policy
 #: (evogrid.sim.python_policy) and what it was told. ``P_NEXT``: the next arrival;
 #: ``P_TIME``: the decision's time (s); ``P_JOB``: the job whose arrival is under way (-1: none);
 #: ``P_ASK``: ``ASK_LOCATION`` or ``ASK_TRANSFER``; ``P_SITE``: the deciding site; ``P_PARTNER``: the
-#: partner of a transfer decision; ``P_COUNT``: the sites in ``work[0][:count]`` (candidates to rank,
+#: partner of a transfer decision; ``P_COUNT``: the sites in ``work.order[:count]`` (candidates to rank,
 #: or partners in order); ``P_RANKED``: 1 once Python ranked them; ``P_AT``: the position of the
 #: transfer decision in the arrival (-1: the origin's own); ``P_ANSWER``: its answer (1 take, 0
-#: decline, -1 none yet); ``P_KEYED``: the last job whose queue key Python gave (in ``work[10]``).
+#: decline, -1 none yet); ``P_KEYED``: the last job whose queue key Python gave (in ``work.queue_key``).
 P_NEXT, P_TIME, P_JOB, P_ASK, P_SITE, P_PARTNER, P_COUNT, P_RANKED, P_AT, P_ANSWER, P_KEYED = range(11)
 N_PAUSE_FIELDS = 11
 ASK_LOCATION, ASK_TRANSFER, ASK_KEY = 1, 2, 3
 #: What the grid loop returns: it ran to the end, stopped at its AWRT cutoff, or paused for Python.
 DONE, STOPPED, PAUSED = 0, 1, 2
+
+
+class Work(NamedTuple):
+    """The grid loop's scratch space and bookkeeping (:func:`grid_setup`); a named tuple, which numba
+    compiles and caches like a plain one."""
+
+    order: np.ndarray  #: int64 (K,): the sites in location order for the job being routed
+    freed: np.ndarray  #: bool (K,): the sites that released processors at this instant
+    delegated: np.ndarray  #: float64 (2, K, K): per (origin, partner), area x response and area (s)
+    x: np.ndarray  #: float64 (NF,): one decision's features
+    exponents: np.ndarray  #: float64 (rules,): one rulebase's rule activations
+    bounds: np.ndarray  #: float64 (2, K): the AWRT lower bounds of an early stop
+    keys: np.ndarray  #: float64 (3, K): the sites' location order keys
+    arrivals: np.ndarray  #: int64 (n,): arrival order (Min-Min and Max-Min reorder jobs submitted together)
+    area: np.ndarray  #: int64 (K,): estimated area (processor-seconds) routed to each site and not ended
+    pause: np.ndarray  #: int64 (N_PAUSE_FIELDS,): the pause record (``P_*``)
+    queue_key: np.ndarray  #: float64 (n,): a Python queue order's key per job (else shape (1,))
 
 
 @njit(cache=True, inline="always")
@@ -159,8 +177,8 @@ def _accepts(s, job, partner, jobs, sc, policy, work, log):
     if transfer[s] == T_AWF or transfer[s] == T_BROKER:  # a broker takes offers as AWF does
         return np.int64(jobs[PROCS, job] <= sc[s, FREE])
     if transfer[s] == T_PYTHON:
-        return _python_accepts(s, job, partner, work[9])
-    x, scratch = work[3], work[4]
+        return _python_accepts(s, job, partner, work.pause)
+    x, scratch = work.x, work.exponents
     r = rulebase_of[s, partner]
     nf = rb_meta[r, META_FEATURES]
     for h in range(nf):
@@ -201,13 +219,13 @@ def _ready_time(l, job, t, jobs, state, work):
     job fits its free processors, else now plus the estimated work ahead (the running jobs' remaining
     estimated area and the waiting jobs' estimated area) spread over its m processors.
 
-    The waiting jobs' area is what was routed to l and has not ended (``work[8]``, kept by the loop)
+    The waiting jobs' area is what was routed to l and has not ended (``work.area``, kept by the loop)
     less the running jobs' estimated area: one pass over l's running jobs, however long its queue.
     """
     _, sc, running, out, _ = state
     if sc[l, Q_HEAD] == sc[l, Q_TAIL] and jobs[PROCS, job] <= sc[l, FREE]:
         return float(t)
-    area = work[8][l]  # integer processor-seconds: exact in any order
+    area = work.area[l]  # integer processor-seconds: exact in any order
     for i in range(sc[l, N_HEAP]):
         r = running[HEAP_JOB, l, i]
         area += (max(0, out[START_TIME, r] + jobs[ESTIMATE, r] - t) - jobs[ESTIMATE, r]) * jobs[PROCS, r]
@@ -266,7 +284,7 @@ def _site_key(location, k, l, job, t, jobs, state, policy, work, delegated):
         return _ready_time(l, job, t, jobs, state, work) + jobs[ESTIMATE, job] * speed[k] / speed[l], 0.0
     if location == L_RANK:
         rb_params, rb_meta = policy[3], policy[4]
-        x, scratch = work[3], work[4]
+        x, scratch = work.x, work.exponents
         r = policy[2][k, k]
         for h in range(rb_meta[r, META_FEATURES]):
             code = rb_meta[r, META_CODES + h]
@@ -279,7 +297,7 @@ def _site_key(location, k, l, job, t, jobs, state, policy, work, delegated):
 
 @njit(cache=True, inline="always")
 def _location_order(k, job, with_home, t, jobs, state, policy, work):
-    """Fill ``work[0]`` with the sites k may send ``job`` to, best first; returns their count.
+    """Fill ``work.order`` with the sites k may send ``job`` to, best first; returns their count.
 
     Qualified: wide enough, and (matchmaking) holding every attribute the
     job requires; k itself only ``with_home`` (a broker), and always then:
@@ -287,16 +305,16 @@ def _location_order(k, job, with_home, t, jobs, state, policy, work):
     preferred attributes come first, then the location policy's order;
     ties keep k first (a broker moves a job only for a better site), then
     index order. A Python location policy ranks the qualified sites itself:
-    the first call poses the question in ``work[9]`` and returns -1; the
+    the first call poses the question in ``work.pause`` and returns -1; the
     call after Python's answer returns the count of the order it wrote.
     """
     sc = state[1]
-    order, delegated, keys = work[0], work[2], work[6]
+    order, delegated, keys = work.order, work.delegated, work.keys
     location = policy[0][LOCATION]
     tags, hard, preferred = policy[5][1], policy[5][2], policy[5][3]
     K = delegated.shape[1]
     need = jobs[PROCS, job]
-    pause = work[9]
+    pause = work.pause
     if location == L_PYTHON and pause[P_JOB] == job and pause[P_RANKED] == 1:
         return pause[P_COUNT]
     n = 0
@@ -413,7 +431,7 @@ def schedule_pool(k, t, codes, jobs, queue, sc, running, out, profile, mode):
 def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     """Route the arrival of ``job`` at time ``t`` to its site, the pool or a partner, and schedule.
 
-    Returns True, having changed nothing but ``work[9]`` and the location order, where a Python
+    Returns True, having changed nothing but ``work.pause`` and the location order, where a Python
     policy must decide first: the loop pauses, and the call after the answer carries on from that
     decision (decisions made before it are not made again).
     """
@@ -423,7 +441,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     k = jobs[HOME, job]
     P = running.shape[1]  # the pool's queue row
     target = k
-    pause = work[9]
+    pause = work.pause
     if setup[PY_ORDER] != 0 and pause[P_KEYED] != job:  # Python keys the job for the queue it joins
         pause[P_JOB] = job
         pause[P_ASK] = ASK_KEY
@@ -431,7 +449,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
         pause[P_RANKED] = 0  # any ranking in the record is an earlier job's
         return True
     if scheme == EXCHANGE:
-        order = work[0]
+        order = work.order
         if policy[1][k] == T_BROKER:
             if _location_order(k, job, True, t, jobs, state, policy, work) < 0:
                 return True
@@ -463,7 +481,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
             for row in (RUN_TIME, ESTIMATE):
                 jobs[row, job] = _scaled(jobs[row, job], speed[k] / speed[target])
         if _needs_area(setup):
-            work[8][target] += jobs[ESTIMATE, job] * jobs[PROCS, job]
+            work.area[target] += jobs[ESTIMATE, job] * jobs[PROCS, job]
     # A pool job enters the pool either at once (queued: behind the older
     # pool jobs, so the site's pass over the pool starts it only where its
     # LRMS would) or after failing to start at home (first).
@@ -473,7 +491,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
             out[SITE, job] = target
             out[MOVES, job] = 1
         if setup[PY_ORDER] != 0:
-            enqueue_by_key(target, job, work[10], jobs, queue, sc)
+            enqueue_by_key(target, job, work.queue_key, jobs, queue, sc)
         else:
             enqueue_at_site(target, job, codes[target], jobs, queue, sc, mode)
         schedule_site(target, target, codes[target], t, jobs, queue, sc, running, out, profile, mode)
@@ -542,15 +560,10 @@ def grid_setup(jobs, machine_procs, codes, policy, log_capacity):
     pause = np.zeros(N_PAUSE_FIELDS, dtype=np.int64)
     pause[P_JOB] = -1
     pause[P_KEYED] = -1
-    # location order, freed sites, delegated AWRT sums (area x response, area),
-    # one decision's features and rule exponents, AWRT bounds, the sites' order
-    # keys, arrival order (Min-Min and Max-Min reorder jobs submitted together), estimated area
-    # (processor-seconds) routed to each site and not ended, the pause record, the jobs' queue keys
-    # (a Python queue order's)
-    work = (np.empty(K, dtype=np.int64), np.zeros(K, dtype=np.bool_), np.zeros((2, K, K)),
-            np.zeros(max(1, NF)), np.empty(rb_params.shape[1]), np.zeros((2, K)), np.zeros((3, K)),
-            np.arange(jobs.shape[1]), np.zeros(K, dtype=np.int64), pause,
-            np.zeros(jobs.shape[1] if policy[0][PY_ORDER] != 0 else 1))
+    work = Work(np.empty(K, dtype=np.int64), np.zeros(K, dtype=np.bool_), np.zeros((2, K, K)),
+                np.zeros(max(1, NF)), np.empty(rb_params.shape[1]), np.zeros((2, K)), np.zeros((3, K)),
+                np.arange(jobs.shape[1]), np.zeros(K, dtype=np.int64), pause,
+                np.zeros(jobs.shape[1] if policy[0][PY_ORDER] != 0 else 1))
     return state, work, log
 
 
@@ -561,7 +574,7 @@ def grid_outcome(state, work, log, status):
     m = log[2][0]
     log_ids, log_vals = log[0], log[1]
     return (state[3], log_ids[:m, 0], log_ids[:m, 1], log_vals[:m, :NF], log_vals[:m, NF],
-            work[5][0].copy() if status == STOPPED else np.empty(0))
+            work.bounds[0].copy() if status == STOPPED else np.empty(0))
 
 
 @njit(cache=True, _nrt=False)
@@ -574,7 +587,7 @@ def _next_in_batch(i, t, jobs, state, policy, work):
     the sites' state, so the choice is made again for every job. Not
     inlined: only these two policies call it.
     """
-    arrivals, keys, order = work[7], work[6], work[0]
+    arrivals, keys, order = work.arrivals, work.keys, work.order
     latest = policy[0][LOCATION] == L_MAX_MIN
     best, best_end = i, 0.0
     h = i
@@ -594,7 +607,7 @@ def _next_in_batch(i, t, jobs, state, policy, work):
 @njit(cache=True, _nrt=False)
 def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
     """The event loop of :func:`_simulate_grid` over preallocated state: ``DONE``, ``STOPPED`` early
-    at the AWRT cutoff, or ``PAUSED`` for a Python policy's decision (``work[9]`` says which; call
+    at the AWRT cutoff, or ``PAUSED`` for a Python policy's decision (``work.pause`` says which; call
     again with the answer there to go on).
 
     Compiled without numba's runtime, as :func:`evogrid.sim.core._local_loop`:
@@ -602,18 +615,18 @@ def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
     """
     queue, sc, running, out, profile = state
     setup = policy[0]
-    freed, delegated, bounds = work[1], work[2], work[5]
+    freed, delegated, bounds = work.freed, work.delegated, work.bounds
     n = jobs.shape[1]
     K = running.shape[1]
     scheme = setup[SCHEME]
-    pause = work[9]
+    pause = work.pause
     i = pause[P_NEXT]
     if i == 0 and pause[P_JOB] < 0:  # a new run, not one resumed after a pause
         np.random.seed(setup[SEED])
     # With one partner every order is the same: no AWRT bookkeeping needed.
     track_awrt = scheme == EXCHANGE and setup[LOCATION] == L_AWRT and K > 2
     batched = scheme == EXCHANGE and (setup[LOCATION] == L_MIN_MIN or setup[LOCATION] == L_MAX_MIN)
-    arrivals = work[7]
+    arrivals = work.arrivals
     needs_area = _needs_area(setup)
     # Typed constants, not literals: a literal flowing into a call makes
     # numba compile the callee once more for the literal's type.
@@ -627,7 +640,7 @@ def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
             if track_awrt:
                 _record_delegated_ends(tc, jobs, sc, running, delegated)
             if needs_area:
-                _release_area(tc, jobs, sc, running, work[8])
+                _release_area(tc, jobs, sc, running, work.area)
             # All completions at every site first, then the sites' passes in
             # index order: with a pool or active requests, a pass at one site
             # may take jobs another site could now start.
@@ -685,7 +698,7 @@ def run_grid(mode: int, jobs: np.ndarray, machine_procs: np.ndarray, codes: np.n
 def run_grid_paused(mode: int, jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, policy: tuple,
                     log_capacity: int, cutoff: np.ndarray, decide: Callable[[tuple, tuple], None]) -> tuple:
     """:func:`run_grid` for grids with Python policies: each time the loop pauses, ``decide(state,
-    work)`` answers the question in ``work[9]`` (the ``P_*`` fields) in place, and the loop goes on.
+    work)`` answers the question in ``work.pause`` (the ``P_*`` fields) in place, and the loop goes on.
 
     ``decide`` is called with the loop's live arrays; evogrid.sim.python_policy gives the policies
     read-only views of them.

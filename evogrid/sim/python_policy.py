@@ -114,19 +114,19 @@ def decider(jobs: np.ndarray, speed: np.ndarray, transfer: Mapping[int, Transfer
             location: LocationPolicy | None, order: QueueOrder | None = None,
             ) -> Callable[[tuple, tuple], None]:
     """The ``decide(state, work)`` of :func:`evogrid.sim.grid.run_grid_paused`: asks the Python policy
-    named in the pause record (``work[9]``) and writes its answer there (a location policy's into the
-    order ``work[0]``, a queue order's key into ``work[10]``)."""
+    named in the pause record (``work.pause``) and writes its answer there (a location policy's into the
+    order ``work.order``, a queue order's key into ``work.queue_key``)."""
     views: list[GridView] = []
 
     def decide(state: tuple, work: tuple) -> None:
         if not views:
             views.append(GridView(jobs, state, speed))
         view = views[0]
-        ranking, pause = work[0], work[9]
+        ranking, pause = work.order, work.pause
         view.time, view.job = int(pause[grid.P_TIME]), int(pause[grid.P_JOB])
         site = int(pause[grid.P_SITE])
         if pause[grid.P_ASK] == grid.ASK_KEY:
-            work[10][view.job] = float(order.key(view))
+            work.queue_key[view.job] = float(order.key(view))
             pause[grid.P_KEYED] = view.job
             return
         if pause[grid.P_ASK] == grid.ASK_TRANSFER:
