@@ -9,17 +9,15 @@ from invariants import check_schedule
 from test_grid_vs_reference import grids, random_exchange
 
 from evogrid.errors import ScenarioError
+from evogrid.policy.python_examples import AcceptWhenFitPolicy as Awf
+from evogrid.policy.python_examples import LeastLoadPolicy as LeastLoad
+from evogrid.policy.python_examples import ShortestFirstOrder as ShortestFirst
 from evogrid.policy.strategies import AcceptWhenFit, Broker, PythonPolicy
-from evogrid.sim.python_policy import LocationPolicy, QueueOrder, TransferPolicy
+from evogrid.sim.python_policy import LocationPolicy, TransferPolicy
 from evogrid.sim.schedule import Exchange, GridJobs, simulate_grid, simulate_local
 from evogrid.sim.sites import Sites
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
-
-
-class Awf(TransferPolicy):
-    def accepts(self, view, site, partner):
-        return view.procs[view.job] <= view.free[site]
 
 
 class KeepOwn(TransferPolicy):
@@ -32,27 +30,9 @@ class Fixed(LocationPolicy):
         return candidates
 
 
-class LeastLoad(LocationPolicy):
-    """Beichter's least load after assignment, ties by waiting jobs over the slot factor 5."""
-
-    def order(self, view, site, candidates):
-        need = view.procs[view.job]
-
-        def key(s):
-            m = view.machine_procs[s]
-            return 1.0 - (view.free[s] - need) / m, (view.n_waiting(s) + 1) / (m * 5.0)
-
-        return sorted(candidates, key=key)
-
-
 class Olb(LocationPolicy):
     def order(self, view, site, candidates):
         return sorted(candidates, key=lambda s: (-view.free[s], view.n_waiting(s)))
-
-
-class ShortestFirst(QueueOrder):
-    def key(self, view):
-        return view.estimate[view.job]
 
 
 TWINS_T = {"awf": Awf, "local": KeepOwn}
@@ -172,9 +152,9 @@ def test_python_policy_strategy_mixes_python_and_named_sites():
     sites = [synthetic_workload(400, machine_procs=m, seed=s) for s, m in ((1, 16), (2, 32), (3, 8))]
     jobs = GridJobs.merge(sites)
     mixed = PythonPolicy({0: Awf(), 2: "local"}, location=LeastLoad()).exchange(jobs)
-    assert mixed.label == "Awf+LeastLoad"
+    assert mixed.label == "AcceptWhenFitPolicy+LeastLoadPolicy"
     names = [type(t).__name__ if not isinstance(t, str) else t for t in mixed.transfer]
-    assert names == ["Awf", "awf", "local"]
+    assert names == ["AcceptWhenFitPolicy", "awf", "local"]
     same = Exchange("c", transfer=("awf", "awf", "local"), location="least-load")
     _same(simulate_grid(jobs, "easy", same), simulate_grid(jobs, "easy", mixed))
     assert not np.array_equal(simulate_grid(jobs, "easy", AcceptWhenFit().exchange(jobs)).site,

@@ -4,8 +4,8 @@ Run: ``.venv/bin/python experiments/benchmarks/bench_python_policy.py``
 
 KTH-5 + SDSC03-5 under FCFS, and the 5-site grid of bench_grid.py, each with
 AWF at every site (fixed location order) and with AWF plus the least-load
-location policy, compiled and as Python classes (the classes of
-tests/test_python_policy.py; the schedules are checked to be identical).
+location policy, compiled and as Python classes (evogrid.policy.python_examples;
+the schedules are checked to be identical).
 Per decision: (Python run - compiled run - the policies' own time) /
 decisions, where the policies' own time is the same calls made again from
 a plain Python loop over the recorded questions, with a view of the final
@@ -20,6 +20,7 @@ import platform
 import numpy as np
 from bench_foundation import best_of, report
 
+from evogrid.policy.python_examples import AcceptWhenFitPolicy, LeastLoadPolicy
 from evogrid.policy.strategies import PythonPolicy
 from evogrid.sim import grid
 from evogrid.sim.python_policy import GridView, LocationPolicy, TransferPolicy
@@ -30,50 +31,24 @@ GRIDS = {2: ("KTH-5", "SDSC03-5"), 5: ("KTH-5", "SDSC03-5", "HPC2N-5", "THUNDER-
 REPEATS = 5
 
 
-class Awf(TransferPolicy):
-    def accepts(self, view, site, partner):
-        return view.procs[view.job] <= view.free[site]
+class Recorded(TransferPolicy, LocationPolicy):
+    """Wraps a policy and records the questions it answers, to time its calls alone later."""
 
-
-class LeastLoad(LocationPolicy):
-    def order(self, view, site, candidates):
-        need = view.procs[view.job]
-
-        def key(s):
-            m = view.machine_procs[s]
-            return 1.0 - (view.free[s] - need) / m, (view.n_waiting(s) + 1) / (m * 5.0)
-
-        return sorted(candidates, key=key)
-
-
-class RecordedTransfer(TransferPolicy):
-    """A transfer policy that records every question it answers, to time its calls alone later."""
-
-    def __init__(self, policy: TransferPolicy) -> None:
+    def __init__(self, policy) -> None:
         self.policy, self.calls = policy, []
 
     def accepts(self, view, site, partner):
-        self.calls.append((view.job, site, partner))
+        self.calls.append(("accepts", view.job, (site, partner)))
         return self.policy.accepts(view, site, partner)
 
-    def replay(self, view: GridView) -> None:
-        for job, site, partner in self.calls:
-            view.job = job
-            self.policy.accepts(view, site, partner)
-
-
-class RecordedLocation(LocationPolicy):
-    def __init__(self, policy: LocationPolicy) -> None:
-        self.policy, self.calls = policy, []
-
     def order(self, view, site, candidates):
-        self.calls.append((view.job, site, candidates))
+        self.calls.append(("order", view.job, (site, candidates)))
         return self.policy.order(view, site, candidates)
 
     def replay(self, view: GridView) -> None:
-        for job, site, candidates in self.calls:
+        for name, job, args in self.calls:
             view.job = job
-            self.policy.order(view, site, candidates)
+            getattr(self.policy, name)(view, *args)
 
 
 def final_view(jobs: GridJobs, exchange: Exchange) -> GridView:
@@ -91,7 +66,7 @@ def case(label: str, jobs: GridJobs, compiled: Exchange, transfer: TransferPolic
     assert np.array_equal(a.start, b.start) and np.array_equal(a.site, b.site), label
     t_compiled = best_of(lambda: simulate_grid(jobs, "fcfs", compiled), REPEATS)
     t_python = best_of(lambda: simulate_grid(jobs, "fcfs", python), REPEATS)
-    recorded = [RecordedTransfer(transfer), *([RecordedLocation(location)] if location else [])]
+    recorded = [Recorded(transfer), *([Recorded(location)] if location else [])]
     simulate_grid(jobs, "fcfs", PythonPolicy(recorded[0], location=recorded[-1] if location
                                              else compiled.location).exchange(jobs))
     decisions = sum(len(r.calls) for r in recorded)
@@ -108,9 +83,10 @@ def main() -> None:
     print(f"# evogrid Python-policy benchmarks on {platform.node()} ({os.cpu_count()} cores)")
     for k, windows in GRIDS.items():
         jobs = GridJobs.merge([load_window(w) for w in windows])
-        case(f"{k} sites, AWF", jobs, Exchange("awf", transfer=("awf",) * k), Awf())
+        case(f"{k} sites, AWF", jobs, Exchange("awf", transfer=("awf",) * k), AcceptWhenFitPolicy())
         case(f"{k} sites, AWF + least load", jobs,
-             Exchange("awf", transfer=("awf",) * k, location="least-load"), Awf(), LeastLoad())
+             Exchange("awf", transfer=("awf",) * k, location="least-load"), AcceptWhenFitPolicy(),
+             LeastLoadPolicy())
 
 
 if __name__ == "__main__":
