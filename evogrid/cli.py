@@ -280,13 +280,15 @@ def simulate_cmd(
              "that ran there with their waits, executed run times and origin sites "
              "(docs/jobs_file.md).")] = None,
 ) -> None:
-    """Simulate a scenario with an exchange strategy: per-site metrics, deltas vs local, migrations."""
+    """Simulate a scenario with an exchange strategy: per-site metrics, deltas vs local, migrations.
+
+    A scenario file with a [reservations] table also runs its requests (sites without exchange; its
+    admission algorithm; evogrid reserve compares algorithms)."""
     from evogrid.policy.config import RulebaseSpec, build_strategy, strategy_config
     from evogrid.policy.strategies import simulate, strategy_label
     from evogrid.sim.scenario import Scenario
 
     loaded = Scenario.from_spec(scenario, lrms=lrms, procs=procs, lenient=lenient)  # `scenario`: the spec
-    loaded.refuse_reservations("evogrid simulate")
     # Command-line options override the scenario file's [strategy] table.
     base = strategy_config(loaded)
     name = strategy or ("rulebase" if rulebase else base.name)
@@ -330,6 +332,12 @@ def simulate_cmd(
         mv = result["moves"]
         console.print(f"moves per job: mean {mv['mean']:.4f}, std {mv['std']:.4f}, max {mv['max']}; "
                       f"{mv['jobs_moved']:,} jobs moved")
+    if "reservations" in result:
+        r = result["reservations"]
+        console.print(f"reservations ({loaded.reservations.algorithm}): {r['requests']:,} requests, "
+                      f"failure rate {100 * r['failure_rate']:.1f} % (by area "
+                      f"{100 * r['area_failure_rate']:.1f} %), {r['messages_per_request']:.1f} messages per "
+                      "request; the deltas are against the same batch jobs without requests")
     for w in loaded.workloads:
         if w.dropped:
             drops = ", ".join(f"{k}={v:,}" for k, v in w.dropped.items())

@@ -98,7 +98,8 @@ CASES = [
     (["pareto", "KTH-1", "--generations", "1"], 2, ["two sites"]),
     (["train", "{root}/reserving.toml", "--generations", "1"], 2, ["reserving.toml", "[reservations]"]),
     (["pareto", "{root}/reserving.toml", "--generations", "1"], 2, ["[reservations]"]),
-    (["simulate", "{root}/reserving.toml"], 2, ["reserving.toml", "[reservations]", "evogrid reserve"]),
+    (["simulate", "{root}/reserving.toml", "--strategy", "awf"], 2,
+     ["reserving.toml", "reservations run on sites without job exchange", "AcceptWhenFit"]),
     (["train"], 2, ["SCENARIO", "--resume"]),
     (["pareto"], 2, ["SCENARIO", "--resume"]),
     # scenarios and windows

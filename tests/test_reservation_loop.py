@@ -446,3 +446,38 @@ def test_bad_reservation_inputs():
     late = Workload("late", 4, arr([0]), arr([9]), arr([1]), arr([5]), arr([0]), arr([0]))
     with pytest.raises(ScenarioError, match="cut at their estimate"):
         simulate_reservations([late], "easy", none)
+
+
+def test_simulate_runs_a_scenarios_reservations(capsys):
+    """The one front door: simulate() of a scenario with [reservations] gives simulate_reservations'
+    schedule and bookings, deltas against the same batch jobs without requests, and the reservation
+    metrics; `evogrid simulate` prints them."""
+    import json
+    from pathlib import Path
+
+    from evogrid.cli import main
+    from evogrid.policy.strategies import AcceptWhenFit, simulate
+    from evogrid.sim.booking import reservation_setup, simulate_reservations
+    from evogrid.sim.metrics import reservation_metrics
+    from evogrid.sim.scenario import Scenario
+    from evogrid.sim.schedule import simulate_local
+
+    config = Path(__file__).resolve().parents[1] / "experiments" / "configs" / "meltzer7.toml"
+    scenario = Scenario.from_spec(str(config))
+    res = simulate(scenario)
+    workloads, requests, rules = reservation_setup(scenario)
+    schedule, bookings = simulate_reservations(workloads, scenario.lrms, requests, rules)
+    assert np.array_equal(res.schedule.start, schedule.start)
+    assert np.array_equal(res.bookings.start, bookings.start)
+    assert np.array_equal(res.baseline.start, simulate_local(list(workloads), scenario.lrms).start)
+    assert not np.array_equal(res.baseline.start, res.schedule.start)  # the reservations cost something
+    assert res.to_dict()["reservations"] == {"requests_name": requests.name,
+                                             **reservation_metrics(schedule, requests, bookings)}
+    assert "reserved_area" in res.metrics()[0]
+    with pytest.raises(ScenarioError, match="reservations run on sites without job exchange"):
+        simulate(scenario, AcceptWhenFit())
+    with pytest.raises(SystemExit) as done:
+        main(["simulate", str(config), "--json"])
+    assert done.value.code == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["reservations"]["requests"] == requests.n_requests

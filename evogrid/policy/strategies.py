@@ -39,11 +39,20 @@ import numpy as np
 from evogrid.errors import ScenarioError
 from evogrid.policy.registry import POOL_ARRIVALS, check_features, plain_transfers
 from evogrid.policy.rulebase import Rulebase
-from evogrid.sim.metrics import grid_utilization, improvements, migration_matrices, move_stats
+from evogrid.sim.booking import Bookings, reservation_setup, simulate_reservations
+from evogrid.sim.metrics import (
+    grid_utilization,
+    improvements,
+    migration_matrices,
+    move_stats,
+    reservation_metrics,
+    site_reservation_metrics,
+)
 from evogrid.sim.python_policy import LocationPolicy, QueueOrder, TransferPolicy
 from evogrid.sim.scenario import Scenario
 from evogrid.sim.schedule import Exchange, GridJobs, Schedule, simulate_grid, simulate_local
 from evogrid.sim.tsk import TSKStack
+from evogrid.workload.reservations import Reservations
 
 #: What a pool gives a site of a size nobody was trained for (:func:`pool_for_sites`).
 UNKNOWN_SITES = ("others", "nearest")
@@ -297,17 +306,30 @@ DELTA_B_LRMS = "easy"
 
 @dataclass(frozen=True)
 class Result:
-    """A simulated scenario with a strategy, and the same sites without exchange."""
+    """A simulated scenario with a strategy, and the same sites without exchange.
+
+    With a ``[reservations]`` table the sites also took its requests: ``bookings`` holds each
+    request's fate and the baseline is the same batch jobs without requests, so the deltas are what
+    the reservations cost the batch jobs.
+    """
 
     scenario: Scenario
     schedule: Schedule
     baseline: Schedule = field(repr=False)
+    requests: Reservations | None = field(default=None, repr=False)
+    bookings: Bookings | None = field(default=None, repr=False)
 
     def metrics(self) -> list[dict[str, Any]]:
-        """Per-site metrics (docs/model.md, Metrics) with ``delta_*`` against local scheduling."""
+        """Per-site metrics (docs/model.md, Metrics) with ``delta_*`` against local scheduling, and
+        with reservations each site's reservation metrics (docs/reservations.md)."""
         base = self.baseline.metrics()
         rows = self.schedule.metrics()
-        return [{**r, **d} for r, d in zip(rows, improvements(base, rows), strict=True)]
+        rows = [{**r, **d} for r, d in zip(rows, improvements(base, rows), strict=True)]
+        if self.bookings is None:
+            return rows
+        extra = site_reservation_metrics(self.schedule, self.requests, self.bookings)
+        return [{**r, **{k: v for k, v in e.items() if k != "site"}}
+                for r, e in zip(rows, extra, strict=True)]
 
     def against_local(self, lrms: str = DELTA_B_LRMS) -> list[dict[str, float]]:
         """Per site, ``delta_*`` against the same sites scheduled locally by ``lrms`` instead of by
@@ -332,6 +354,9 @@ class Result:
             "migration_sa": m_sa.tolist(),
             "moves": move_stats(self.schedule),
             **({"pool_arrivals": self.schedule.pool_arrivals} if self.schedule.pool_arrivals else {}),
+            **({"reservations": {"requests_name": self.requests.name,
+                                 **reservation_metrics(self.schedule, self.requests, self.bookings)}}
+               if self.bookings is not None else {}),
         }
 
 
@@ -345,18 +370,33 @@ def simulate(
     :func:`~evogrid.sim.core.run_local` / :func:`~evogrid.sim.grid.run_grid` (packed arrays).
 
     Without ``strategy``: the scenario file's ``[strategy]`` table
-    (:func:`evogrid.policy.config.scenario_strategy`), else :class:`Local`.
+    (:func:`evogrid.policy.config.scenario_strategy`), else :class:`Local`. A scenario with a
+    ``[reservations]`` table runs its requests too (:func:`~evogrid.sim.booking.simulate_reservations`
+    with the table's admission algorithm; sites without exchange).
     """
     if strategy is None:
         from evogrid.policy.config import scenario_strategy  # config builds on this module
 
         strategy = scenario_strategy(scenario)
+    if scenario.reservations is not None:
+        return _simulate_reservations(scenario, strategy)
     jobs = scenario.grid_jobs()
     baseline = simulate_local(jobs, scenario.lrms)
     if isinstance(strategy, Local):
         return Result(scenario, baseline, baseline)
     schedule = simulate_grid(jobs, scenario.lrms, strategy.exchange(jobs), record_decisions=record_decisions)
     return Result(scenario, schedule, baseline)
+
+
+def _simulate_reservations(scenario: Scenario, strategy: Strategy) -> Result:
+    """:func:`simulate` for a scenario with a ``[reservations]`` table."""
+    if not isinstance(strategy, Local):
+        raise ScenarioError(f"{scenario.source or scenario.name}: reservations run on sites without job "
+                            f"exchange for now, not with the {type(strategy).__name__} strategy (--strategy, "
+                            "or the [strategy] table)")
+    workloads, requests, rules = reservation_setup(scenario)
+    schedule, bookings = simulate_reservations(workloads, scenario.lrms, requests, rules)
+    return Result(scenario, schedule, simulate_local(list(workloads), scenario.lrms), requests, bookings)
 
 
 def strategy_label(schedule: Schedule) -> str:
