@@ -130,7 +130,8 @@ N_SETUP_FIELDS = 6
 #: Fields of the ``pause`` array (``work.pause``): where the loop stopped to ask a Python policy
 #: (evogrid.sim.python_policy) and what it was told. ``P_NEXT``: the next arrival;
 #: ``P_TIME``: the decision's time (s); ``P_JOB``: the job whose arrival is under way (-1: none);
-#: ``P_ASK``: ``ASK_LOCATION`` or ``ASK_TRANSFER``; ``P_SITE``: the deciding site; ``P_PARTNER``: the
+#: ``P_ASK``: ``ASK_KEY``, ``ASK_LOCATION`` or ``ASK_TRANSFER``; ``P_SITE``: the deciding site (for a key:
+#: the job's own); ``P_PARTNER``: the
 #: partner of a transfer decision; ``P_COUNT``: the sites in ``work.order[:count]`` (candidates to rank,
 #: or partners in order); ``P_RANKED``: 1 once Python ranked them; ``P_AT``: the position of the
 #: transfer decision in the arrival (-1: the origin's own); ``P_ANSWER``: its answer (1 take, 0
