@@ -13,9 +13,10 @@ A strategy turns a grid's sites into an :class:`~evogrid.sim.schedule.Exchange`
 - :class:`FuzzyPolicy`: TSK rulebases at some sites, another policy elsewhere;
 - :class:`Broker`: every site sends each job to the best qualified site by a
   location policy that ranks sites (MCT, Min-Min, ..., or learned TSK rankings);
-- :class:`PythonPolicy`: transfer and location policies written as Python
-  classes (:class:`~evogrid.sim.python_policy.TransferPolicy`,
-  :class:`~evogrid.sim.python_policy.LocationPolicy`; docs/python_policies.md);
+- :class:`PythonPolicy`: transfer and location policies and queue orders written
+  as Python classes (:class:`~evogrid.sim.python_policy.TransferPolicy`,
+  :class:`~evogrid.sim.python_policy.LocationPolicy`,
+  :class:`~evogrid.sim.python_policy.QueueOrder`; docs/python_policies.md);
 - :class:`CentralPool` (FCFS-JS / EASY-JS / LIST-JS) and
   :class:`ActiveRequest` (AA): baselines that break the information policy.
 
@@ -108,15 +109,13 @@ class FuzzyPolicy:
 
     def exchange(self, jobs: GridJobs) -> Exchange:
         K = jobs.n_sites
-        if self.others not in plain_transfers():
-            raise ScenarioError(f"others must be one of {', '.join(plain_transfers())}, not {self.others!r}")
+        _check_others(self.others)
+        _check_sites(self.rulebases, K, "rulebase")
         stack: list[Rulebase] = []
         index: dict[int, int] = {}
         rulebase_of = np.full((K, K), -1, dtype=np.int64)
         transfer = [self.others] * K
         for k, choice in self.rulebases.items():
-            if not 0 <= k < K:
-                raise ScenarioError(f"rulebase for site {k}, but the scenario has {K} sites")
             transfer[k] = "rulebase"
             for partner in range(K):
                 if partner == k:
@@ -206,8 +205,7 @@ class Broker:
             rb = self.rankings.get(k, keep)
             check_features(rb.features, "ranking", f"ranking rulebase of site {k}")
             stack.append(rb)
-        if extra := sorted(set(self.rankings) - set(range(K))):
-            raise ScenarioError(f"ranking rulebase for site {extra[0]}, but the scenario has {K} sites")
+        _check_sites(self.rankings, K, "ranking rulebase")
         rulebase_of = np.full((K, K), -1, dtype=np.int64)
         np.fill_diagonal(rulebase_of, np.arange(K))
         return Exchange(label, transfer=("broker",) * K, location="rank",
@@ -218,9 +216,21 @@ def _name(policy: str | LocationPolicy | TransferPolicy | QueueOrder) -> str:
     return policy if isinstance(policy, str) else type(policy).__name__
 
 
+def _check_others(others: str) -> None:
+    """``others``, the transfer policy of sites a strategy leaves out, must run without a rulebase."""
+    if others not in plain_transfers():
+        raise ScenarioError(f"others must be one of {', '.join(plain_transfers())}, not {others!r}")
+
+
+def _check_sites(by_site: Mapping[int, object], n_sites: int, what: str) -> None:
+    """Every key of ``by_site`` is a site index of the scenario."""
+    if extra := sorted(k for k in by_site if not 0 <= k < n_sites):
+        raise ScenarioError(f"{what} for site {extra[0]}, but the scenario has {n_sites} sites")
+
+
 @dataclass(frozen=True)
 class PythonPolicy:
-    """Transfer and location policies written in Python (docs/python_policies.md).
+    """Transfer and location policies and a queue order written in Python (docs/python_policies.md).
 
     Args:
         transfer: a :class:`~evogrid.sim.python_policy.TransferPolicy` for every site, or
@@ -245,14 +255,12 @@ class PythonPolicy:
         K = jobs.n_sites
         by_site = ({k: self.transfer for k in range(K)} if isinstance(self.transfer, TransferPolicy)
                    else dict(self.transfer))
-        if extra := sorted(set(by_site) - set(range(K))):
-            raise ScenarioError(f"transfer policy for site {extra[0]}, but the scenario has {K} sites")
-        if self.others not in plain_transfers():
-            raise ScenarioError(f"others must be one of {', '.join(plain_transfers())}, not {self.others!r}")
+        _check_sites(by_site, K, "transfer policy")
+        _check_others(self.others)
         transfer = tuple(by_site.get(k, self.others) for k in range(K))
         label = self.label or "+".join(dict.fromkeys(
             [_name(t) for t in transfer if not isinstance(t, str)] + [_name(self.location)]
-            + ([type(self.order).__name__] if self.order is not None else [])))
+            + ([_name(self.order)] if self.order is not None else [])))
         return Exchange(label, transfer=transfer, location=self.location, seed=self.seed, order=self.order)
 
 
