@@ -97,6 +97,70 @@ def tsk(rules, x):
     return sum(p * b for p, (_, _, b) in zip(phis, rules, strict=True)) / sum(phis)
 
 
+def join(site, job, jobs):
+    """A site's queue takes a new job: at the end, or (sjf, easy-sjf) behind every waiting job
+    whose estimate is not longer."""
+    if site.lrms in ("sjf", "easy-sjf"):
+        at = sum(1 for q in site.queue if jobs[q].estimate <= jobs[job].estimate)
+        # the queue is sorted by estimate, so those jobs are exactly its first ``at``
+        site.queue.insert(at, job)
+    else:
+        site.queue.append(job)
+
+
+def lrms_pass(site, queue, t, jobs, begin):
+    """The site's LRMS pass over ``queue`` (a list it edits) at time ``t``; ``begin(job)`` starts a
+    job there; returns the jobs started."""
+    started = []
+
+    def go(job):
+        begin(job)
+        queue.remove(job)
+        started.append(job)
+
+    while queue and jobs[queue[0]].procs <= site.free:
+        go(queue[0])
+    if not queue or site.lrms in ("fcfs", "sjf"):
+        return started
+    if site.lrms == "conservative":  # every waiting job reserves, in queue order
+        reservations = []
+        for job in list(queue):
+            j = jobs[job]
+            # running jobs hold their processors to their estimated end (one past it: to t + 1)
+            busy = [(t, max(est, t + 1), p) for _, est, p, _ in site.running] + reservations
+            s = earliest_start(site.m, t, j.procs, j.estimate, busy)
+            if s == t:
+                go(job)
+            else:  # held at least 1 s: a zero-length job still needs its processors once
+                reservations.append((s, s + max(j.estimate, 1), j.procs))
+        return started
+    if site.lrms in BEHIND_HEAD:  # a registered LRMS: its rule judges each job behind the head
+        for job in list(queue[1:]):
+            if jobs[job].procs <= site.free and BEHIND_HEAD[site.lrms](t, jobs[job]):
+                go(job)
+        return started
+    if site.lrms == "list":
+        again = True
+        while again:
+            again = False
+            for job in queue:
+                if jobs[job].procs <= site.free:
+                    go(job)
+                    again = True
+                    break  # restart from the head
+        return started
+    T, extra = shadow(site, t, jobs[queue[0]].procs)
+    for job in list(queue[1:]):
+        if jobs[job].procs > site.free:
+            continue
+        if t + jobs[job].estimate <= T:
+            go(job)
+        elif jobs[job].procs <= extra:
+            extra -= jobs[job].procs
+            go(job)
+    return started
+
+
 def simulate_reference(jobs, machine_procs, lrms, policy=None):
     """(start times, executing sites) of ``jobs`` (list of Job in arrival order); with site speeds
     ``(start, sites, run times)``."""
@@ -121,67 +185,9 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
         site.free -= jobs[job].procs
         site.running.append((t + jobs[job].run_time, t + jobs[job].estimate, jobs[job].procs, job))
 
-    def join(site, job):
-        """A site's queue takes a new job: at the end, or (sjf, easy-sjf) behind every waiting job
-        whose estimate is not longer."""
-        if site.lrms in ("sjf", "easy-sjf"):
-            at = sum(1 for q in site.queue if jobs[q].estimate <= jobs[job].estimate)
-            # the queue is sorted by estimate, so those jobs are exactly its first ``at``
-            site.queue.insert(at, job)
-        else:
-            site.queue.append(job)
-
     def run_lrms(k, queue, t):
         """Site k's LRMS pass over ``queue`` (a list it edits); returns the jobs started."""
-        site = sites[k]
-        started = []
-
-        def go(job):
-            begin(k, job, t)
-            queue.remove(job)
-            started.append(job)
-
-        while queue and jobs[queue[0]].procs <= site.free:
-            go(queue[0])
-        if not queue or site.lrms in ("fcfs", "sjf"):
-            return started
-        if site.lrms == "conservative":  # every waiting job reserves, in queue order
-            reservations = []
-            for job in list(queue):
-                j = jobs[job]
-                # running jobs hold their processors to their estimated end (one past it: to t + 1)
-                busy = [(t, max(est, t + 1), p) for _, est, p, _ in site.running] + reservations
-                s = earliest_start(site.m, t, j.procs, j.estimate, busy)
-                if s == t:
-                    go(job)
-                else:  # held at least 1 s: a zero-length job still needs its processors once
-                    reservations.append((s, s + max(j.estimate, 1), j.procs))
-            return started
-        if site.lrms in BEHIND_HEAD:  # a registered LRMS: its rule judges each job behind the head
-            for job in list(queue[1:]):
-                if jobs[job].procs <= site.free and BEHIND_HEAD[site.lrms](t, jobs[job]):
-                    go(job)
-            return started
-        if site.lrms == "list":
-            again = True
-            while again:
-                again = False
-                for job in queue:
-                    if jobs[job].procs <= site.free:
-                        go(job)
-                        again = True
-                        break  # restart from the head
-            return started
-        T, extra = shadow(site, t, jobs[queue[0]].procs)
-        for job in list(queue[1:]):
-            if jobs[job].procs > site.free:
-                continue
-            if t + jobs[job].estimate <= T:
-                go(job)
-            elif jobs[job].procs <= extra:
-                extra -= jobs[job].procs
-                go(job)
-        return started
+        return lrms_pass(sites[k], queue, t, jobs, lambda job: begin(k, job, t))
 
     def schedule_pool(k, t):
         visible = [j for j in pool if jobs[j].procs <= sites[k].m]
@@ -341,7 +347,7 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
             continue
         if policy.scheme == "exchange":
             target = route(job, t)
-        join(sites[target], job)
+        join(sites[target], job, jobs)
         run_lrms(target, sites[target].queue, t)
         if policy.scheme == "pool" and start[job] is None:
             sites[k].queue.remove(job)
@@ -403,12 +409,14 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
     """(start times, bookings) of sites without exchange that also take reservations; bookings
     are (start or -1, sites, messages, cost or None) per request. Literal: at every event the
     LRMS works on the site's free processors over time, counting running jobs (to their
-    estimated end) and accepted reservations; every LRMS then judges a job by "does it fit from
-    now for its estimate":
+    estimated end) and accepted reservations; at a site that holds some, every LRMS then judges a
+    job by "does it fit from now for its estimate" (a site that holds none schedules as without
+    requests):
 
-    - FCFS starts jobs in order while they fit; LIST starts every job that fits (restarting
-      from the head); EASY reserves the first job that does not fit at its earliest start and
-      starts every later one that fits; conservative reserves every waiting job.
+    - FCFS (and SJF) starts jobs in order while they fit; LIST (and any LRMS with a rule of its
+      own) starts every job that fits (restarting from the head); EASY (and EASY-SJF) reserves
+      the first job that does not fit at its earliest start and starts every later one that
+      fits; conservative reserves every waiting job.
     - ``first-fit``: a one-site request is accepted at its earliest fit at or after max(now,
       earliest start) if that ends by its deadline. Meltzer's algorithms: every variant (a
       candidate start, distinct sites for the parts from ``order``) in depth-first order, each
@@ -434,15 +442,24 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
     def fits_now(k, t, need, duration, extra):
         return earliest_start(sites[k].m, t, need, duration, busy(k, t) + extra) == t
 
-    def begin(k, job, t):
+    def run(k, job, t):
         start[job] = t
         sites[k].free -= jobs[job].procs
         sites[k].running.append((t + jobs[job].run_time, t + jobs[job].estimate, jobs[job].procs, job))
+
+    def begin(k, job, t):
+        run(k, job, t)
         sites[k].queue.remove(job)
 
     def schedule(k, t):
         site, queue = sites[k], sites[k].queue
-        kind = site.lrms
+        if not held[k]:  # a site that holds no reservation schedules as it would without requests
+            lrms_pass(site, queue, t, jobs, lambda job: run(k, job, t))
+            return
+        # on the profile an LRMS acts by its flags (evogrid.sim.core.profile_scan): a queue
+        # order only, EASY's reservation for the head, one for everybody, or LIST's
+        kind = {"sjf": "fcfs", "easy-sjf": "easy"}.get(site.lrms, "list" if site.lrms in BEHIND_HEAD
+                                                       else site.lrms)
         if kind == "list":
             again = True
             while again:
@@ -686,7 +703,7 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
         t, kind, i = arrivals.pop(0)
         if kind == 0:
             k = jobs[i].origin
-            sites[k].queue.append(i)
+            join(sites[k], i, jobs)
             schedule(k, t)
         else:
             admit(i, t)

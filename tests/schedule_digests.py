@@ -3,7 +3,10 @@
 Every bundled log's first three months under every LRMS alone, and grids of
 neighbouring logs under every LRMS with every exchange strategy (AWF with each
 location policy, the shipped rulebases, the pool with both arrival rules,
-active request). A digest hashes each job's start time, site and move count.
+active request). Sites taking reservations: three sites' first month with
+requests made from the first one's jobs, under every admission algorithm and
+every LRMS. A digest hashes each job's start time, site and move count (and
+each request's start, sites, processors and messages).
 
 ``tests/test_schedule_digests.py`` compares against ``tests/data/schedule_digests.json``;
 rewrite that file only when a change of behaviour is intended::
@@ -22,6 +25,8 @@ import numpy as np
 
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import AcceptWhenFit, ActiveRequest, CentralPool, FuzzyPolicy, pool_for_sites
+from evogrid.sim.booking import Bookings, reservation_setup, simulate_reservations
+from evogrid.sim.scenario import Scenario, ScenarioConfig
 from evogrid.sim.schedule import GridJobs, Schedule, simulate_grid, simulate_local
 from evogrid.workload.traces import BUNDLED, load_window
 
@@ -31,11 +36,42 @@ LRMS = ("fcfs", "easy", "list")
 GRIDS = (("KTH", "SDSC03"), ("KTH", "CTC", "SDSC05"), ("SDSC00", "HPC2N", "LANL96"))
 
 
-def digest(schedule: Schedule) -> str:
+def digest(schedule: Schedule, bookings: Bookings | None = None) -> str:
     h = hashlib.sha256()
-    for array in (schedule.start, schedule.site, schedule.moves):
+    arrays = [schedule.start, schedule.site, schedule.moves]
+    if bookings is not None:
+        arrays += [bookings.start, bookings.sites, bookings.procs, bookings.messages]
+    for array in arrays:
         h.update(np.ascontiguousarray(array, dtype=np.int64).tobytes())
     return h.hexdigest()[:16]
+
+
+#: Reservation cases: (request workload, its algorithms, extra [reservations] fields).
+RESERVATION_CASES = (
+    ("rw1", ("trivial", "cpu-count", "backlog", "backfill", "weighted"), {}),
+    ("book-ahead", ("first-fit", "probe"), {"book_ahead_hours": 2.0}),
+    ("book-ahead", ("probe",), {"book_ahead_hours": 2.0, "elastic": (0.5, 2.0)}),
+    ("rw1", ("collective",), {"collective_sites": 2}),
+)
+RESERVATION_LRMS = ("fcfs", "easy", "list", "conservative")
+
+
+def reservation_digests() -> dict[str, str]:
+    """Case name -> digest of the reservation cases (RESERVATION_CASES)."""
+    out: dict[str, str] = {}
+    sites = [{"window": f"{name}-1"} for name in ("KTH", "SDSC03", "CTC")]
+    for workload, algorithms, extra in RESERVATION_CASES:
+        for lrms in RESERVATION_LRMS:
+            config = ScenarioConfig(lrms=lrms, sites=sites,
+                                    reservations={"workload": workload, "seed": 1, **extra})
+            scenario = Scenario.from_config(config)
+            label = "+".join(s["window"] for s in sites) + f" {lrms} {workload}" + "".join(
+                f" {k}={v}" for k, v in extra.items())
+            for algorithm in algorithms:
+                workloads, requests, rules = reservation_setup(scenario, algorithm=algorithm)
+                schedule, bookings = simulate_reservations(workloads, lrms, requests, rules)
+                out[f"{label} {algorithm}"] = digest(schedule, bookings)
+    return out
 
 
 def _pool() -> list[Rulebase]:
@@ -67,7 +103,7 @@ def digests() -> dict[str, str]:
             for key, strategy in strategies.items():
                 out[f"{grid} {label} {key}"] = digest(simulate_grid(jobs, lrms, strategy.exchange(jobs)))
         out[f"{grid} easy aa"] = digest(simulate_grid(jobs, "easy", ActiveRequest().exchange(jobs)))
-    return out
+    return out | reservation_digests()
 
 
 if __name__ == "__main__":

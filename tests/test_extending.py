@@ -2,7 +2,8 @@
 
 A toy LRMS ("short": behind a blocked head, only jobs estimated to run at
 most an hour start) is registered from this file, with its rule and its
-reference-simulator twin, and the compiled core must agree with the twin.
+reference-simulator twin, and the compiled core must agree with the twin,
+alone and at a site that takes reservations.
 It runs in a fresh process with its own numba cache: registering changes
 the compiled loops, which a process that already simulated cannot take in.
 """
@@ -31,11 +32,13 @@ lrms.register(lrms.Lrms("short", len(lrms.REGISTRY), "behind the head, only jobs
                         short_rule))
 
 import reference_sim
-from reference_sim import reference_start_times
+from reference_sim import Job, Request, Rules, reference_start_times, simulate_reserved_reference
 reference_sim.BEHIND_HEAD["short"] = lambda t, job: job.estimate <= 3600
 
+from evogrid.sim.booking import ReservationRules, simulate_reservations
 from evogrid.sim.schedule import simulate_local
 from evogrid.workload.model import Workload
+from evogrid.workload.reservations import Reservations
 
 out = []
 for seed in range(20):
@@ -49,7 +52,24 @@ for seed in range(20):
     start = simulate_local([w], "short").start.tolist()
     want = reference_start_times(submit.tolist(), run.tolist(), procs.tolist(), est.tolist(), m, "short")
     fcfs = simulate_local([w], "fcfs").start.tolist()
-    out.append({"equal": start == want, "differs_from_fcfs": start != fcfs})
+    R = 6
+    submit_r = np.sort(rng.integers(0, 20_000, R))
+    earliest = submit_r + rng.integers(0, 3_000, R)
+    duration = rng.integers(600, 5_000, R)
+    deadline = earliest + duration + rng.integers(0, 20_000, R)
+    parts = rng.integers(1, m + 1, (R, 1))
+    req = Reservations("toy", submit_r, earliest, deadline, duration, parts, np.full(R, -1),
+                       np.zeros(R, dtype=np.int64))
+    held, booked = simulate_reservations([w], "short", req, ReservationRules("first-fit"))
+    jobs = [Job(*row, 0) for row in zip(submit.tolist(), run.tolist(), procs.tolist(), est.tolist())]
+    reqs = [Request(int(submit_r[r]), int(earliest[r]), int(deadline[r]), int(duration[r]),
+                    (int(parts[r, 0]),), 0, (0,), {int(parts[r, 0]): int(duration[r])}, ())
+            for r in range(R)]
+    ref_start, ref_booked = simulate_reserved_reference(jobs, [m], ["short"], reqs, Rules("first-fit"))
+    out.append({"equal": start == want, "differs_from_fcfs": start != fcfs,
+                "reserved_equal": held.start.tolist() == ref_start
+                and booked.start.tolist() == [b[0] for b in ref_booked],
+                "reservations_acted": held.start.tolist() != start})
 print(json.dumps(out))
 '''
 
@@ -65,6 +85,8 @@ def test_a_toy_lrms_registered_from_a_test_file_runs_and_matches_its_twin(tmp_pa
     cases = json.loads(done.stdout.strip().splitlines()[-1])
     assert all(c["equal"] for c in cases), cases
     assert any(c["differs_from_fcfs"] for c in cases)  # the toy rule really acted
+    assert all(c["reserved_equal"] for c in cases), cases
+    assert any(c["reservations_acted"] for c in cases)
 
 
 def test_registering_after_a_simulation_is_refused():

@@ -19,7 +19,7 @@ from evogrid.sim.schedule import simulate_local
 from evogrid.workload.model import Workload
 from evogrid.workload.reservations import PREFERENCES, Collective, Elastic, Reservations
 
-LRMS = ["fcfs", "easy", "list", "conservative"]
+LRMS = ["fcfs", "easy", "list", "conservative", "sjf", "easy-sjf"]  # every built-in LRMS
 MELTZER = ["trivial", "cpu-count", "backlog", "backfill", "weighted"]
 ADMISSION_FEATURES = ["NWP", "LEAD", "PART", "RESERVED", "BEFORE_NEXT"]
 
@@ -323,13 +323,7 @@ def test_admission_rulebase_inputs_are_checked():
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(workloads(max_jobs=25), st.sampled_from(LRMS))
 def test_without_requests_every_lrms_keeps_its_schedule(w, lrms):
-    """The profile passes of the reservation loop are the general form of each LRMS's rule.
-
-    Except for one corner, excluded here: while a job with estimate 0 that
-    started at t awaits its end at t, EASY's rule counts its processors free
-    at T = t, the profile from t + 1 (docs/reservations.md).
-    """
-    w.estimate[:] = np.maximum(w.estimate, 1)
+    """A site that holds no reservation schedules with its LRMS as without requests."""
     none = Reservations("none", *(np.zeros(0, dtype=np.int64) for _ in range(4)), np.zeros((0, 1), np.int64))
     schedule, _ = simulate_reservations([w], lrms, none)
     assert schedule.start.tolist() == simulate_local([w], lrms).start.tolist()

@@ -58,7 +58,6 @@ ALGORITHMS: dict[str, tuple[int, str, str]] = {
 }
 #: Success estimates of the probe algorithm (evogrid.sim.probe).
 ESTIMATES = {"load": probe.LOAD, "static": probe.STATIC}
-LRMS_WITH_RESERVATIONS = ("fcfs", "easy", "list", "conservative")
 #: The most variants (candidate starts x site orders) one request may have: the admission
 #: enumerates them all in memory (8 bytes per part each).
 MAX_VARIANTS = 2_000_000
@@ -243,7 +242,7 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
         workloads: one workload per site (windows aligned at time 0); their
             jobs must be cut at their estimate (run time <= estimate), which
             is what guarantees accepted reservations their processors.
-        lrms: fcfs, easy, list or conservative, for all sites or one per site.
+        lrms: an LRMS name (evogrid.sim.lrms) for all sites, or one per site.
         requests: the requests, in submission order; ``requests.site`` fixes
             a request's site, -1 lets the algorithm choose.
         rules: the admission algorithm and its parameters (default: backfill).
@@ -257,9 +256,6 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
     jobs = GridJobs.merge(workloads)
     K = jobs.n_sites
     names = _lrms_names(lrms, K)
-    if unknown := [n for n in names if n not in LRMS_WITH_RESERVATIONS]:
-        raise ScenarioError(f"reservations work with {', '.join(LRMS_WITH_RESERVATIONS)}; "
-                            f"not with {', '.join(unknown)}")
     if (jobs.run_time > jobs.estimate).any():
         raise ScenarioError("reservations need jobs cut at their estimate (run time <= estimate)")
     if (requests.site >= K).any():

@@ -41,6 +41,8 @@ next. Callers sort arrivals by (submit, origin site, position in its log).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 from numba import njit
@@ -68,6 +70,29 @@ N_SCALARS = 7
 NEVER = np.iinfo(np.int64).max
 #: ``T`` of a scan that has not met a blocked head yet (see :func:`lrms_scan`).
 UNBLOCKED = -1
+#: Rows of ``held``: an accepted reservation's interval (s), processors and whether it has
+#: started (taken its processors out of ``FREE``).
+H_START, H_END, H_PROCS, H_TAKEN = 0, 1, 2, 3
+N_HELD_FIELDS = 4
+#: Extra rows of ``profile`` where sites hold reservations: the reservations as changes of the free
+#: count (time, processors), sorted by time, and the merged profile being written.
+D_TIME, D_DELTA, M_TIME, M_FREE = 3, 4, 5, 6
+N_PROFILE_ROWS = 7
+#: Compilation modes of runs whose sites may hold reservations: ``RESERVING + `` the LRMS mode.
+RESERVING = 1000
+
+
+class State(NamedTuple):
+    """A run's simulation state (module docstring); ``held[f, k, h]`` (f: ``H_*``) are site k's
+    accepted reservations not yet ended, ``held_n[k]`` of them (size 1 in runs without requests)."""
+
+    queue: np.ndarray
+    sc: np.ndarray
+    running: np.ndarray
+    out: np.ndarray
+    profile: np.ndarray
+    held: np.ndarray
+    held_n: np.ndarray
 
 
 @njit(cache=True, inline="always")
@@ -132,6 +157,17 @@ def _run_remove(running, k, n_run, job):
         i += 1
 
 
+def reserving_mode(mode: int) -> int:
+    """The compilation mode of LRMS mode ``mode`` (an LRMS code or ``MIXED``) with reservations."""
+    return RESERVING + mode
+
+
+@njit(cache=True, inline="always")
+def holds_reservations(mode):
+    """May sites hold reservations in compilation mode ``mode``?"""
+    return mode >= RESERVING + MIXED
+
+
 @njit(cache=True, inline="always")
 def site_lrms(mode, code):
     """The LRMS of a site whose code is ``code`` in compilation mode ``mode``.
@@ -140,13 +176,15 @@ def site_lrms(mode, code):
     compile-time literal: returning it lets LLVM fold away every other LRMS's
     branches (a runtime code cost FCFS and LIST 9-13 %, docs/benchmarks.md).
     """
-    return code if mode == MIXED else mode
+    of_mode = mode - RESERVING if holds_reservations(mode) else mode
+    return code if of_mode == MIXED else of_mode
 
 
 @njit(cache=True, inline="always")
 def keeps_run_list(mode, code):
-    """Does a site with LRMS ``code`` keep its running jobs sorted by estimated end?"""
-    return lrms.KEEPS_RUN_LIST[site_lrms(mode, code)]
+    """Does a site with LRMS ``code`` keep its running jobs sorted by estimated end? (Always where
+    sites may hold reservations: their profile starts from that list.)"""
+    return holds_reservations(mode) or lrms.KEEPS_RUN_LIST[site_lrms(mode, code)]
 
 
 @njit(cache=True, inline="always")
@@ -228,10 +266,12 @@ def take_job(k, q, t, job, mode, code, jobs, sc, running, out):
 
 
 @njit(cache=True, _nrt=False)
-def backfill_on_profile(k, q, code, t, reserved, read, write, tail, free, pending,
-                        jobs, queue, sc, running, out, profile):
+def backfill_on_profile(k, q, code, t, cursor, jobs, state):
     """Conservative backfilling behind site k's blocked head, from ``queue[q, read]`` (a job that fits
     the ``free`` processors at time ``t``) to the end of the pass; returns the scan's ``(read, write)``.
+
+    ``cursor = (reserved, read, write, tail, free, pending)``: where the scan
+    (:func:`lrms_scan`) stands.
 
     Each job that fits the free processors starts if it fits the profile
     (built here from the running jobs) now, without delaying any job ahead.
@@ -250,6 +290,8 @@ def backfill_on_profile(k, q, code, t, reserved, read, write, tail, free, pendin
     stack, and one per judged job (4 million on SDSC-BLUE) made the loop
     run at 0.7 or 1.1 M jobs/s depending on the process (docs/benchmarks.md).
     """
+    reserved, read, write, tail, free, pending = cursor
+    queue, sc, running, out, profile = state.queue, state.sc, state.running, state.out, state.profile
     m = sc[k, M_PROCS]
     n = build_profile(k, t, sc, running, jobs, profile)
     running_bound = NEVER
@@ -291,28 +333,25 @@ def backfill_on_profile(k, q, code, t, reserved, read, write, tail, free, pendin
     return read, write
 
 
-def backfill_behind_head(mode, k, q, code, t, reserved, read, write, tail, free, pending,
-                         jobs, queue, sc, running, out, profile):
+def backfill_behind_head(mode, k, q, code, t, cursor, jobs, state):
     """:func:`backfill_on_profile` in a loop compiled for ``mode`` (a literal); compiled for
     modes that can have an LRMS with a profile only (the overload below)."""
 
 
 @overload(backfill_behind_head, prefer_literal=True)
-def _backfill_behind_head(mode, k, q, code, t, reserved, read, write, tail, free, pending,
-                          jobs, queue, sc, running, out, profile):
+def _backfill_behind_head(mode, k, q, code, t, cursor, jobs, state):
     # Decided while numba types the loop: a loop of a mode without a profile
     # never types backfill_on_profile, and so never compiles it (3 s cold).
     lrms_of_mode = getattr(mode, "literal_value", MIXED)
+    if lrms_of_mode >= RESERVING + MIXED:
+        lrms_of_mode -= RESERVING
     if lrms_of_mode != MIXED and not lrms.USES_PROFILE[lrms_of_mode]:
-        def never(mode, k, q, code, t, reserved, read, write, tail, free, pending,
-                  jobs, queue, sc, running, out, profile):
-            return read, write
+        def never(mode, k, q, code, t, cursor, jobs, state):
+            return cursor[1], cursor[2]
         return never
 
-    def backfill(mode, k, q, code, t, reserved, read, write, tail, free, pending,
-                 jobs, queue, sc, running, out, profile):
-        return backfill_on_profile(k, q, code, t, reserved, read, write, tail, free, pending,
-                                   jobs, queue, sc, running, out, profile)
+    def backfill(mode, k, q, code, t, cursor, jobs, state):
+        return backfill_on_profile(k, q, code, t, cursor, jobs, state)
     return backfill
 
 
@@ -333,7 +372,180 @@ def close_queue(q, head, read, write, tail, queue, sc):
 
 
 @njit(cache=True, inline="always")
-def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, profile, mode):
+def _add_change(profile, d, x, delta):
+    """Insert the change ``(x, delta)`` into the ``d`` sorted ones (a site holds few reservations)."""
+    i = d
+    while i > 0 and profile[D_TIME, i - 1] > x:
+        profile[D_TIME, i] = profile[D_TIME, i - 1]
+        profile[D_DELTA, i] = profile[D_DELTA, i - 1]
+        i -= 1
+    profile[D_TIME, i] = x
+    profile[D_DELTA, i] = delta
+    return d + 1
+
+
+@njit(cache=True)
+def site_profile(k, t, jobs, state):
+    """Site k's profile at time ``t`` in ``state.profile``: running jobs and held reservations;
+    returns its breakpoint count.
+
+    A reservation that has started is already out of the free count: it comes
+    back at its end. One to come is taken over its interval. The running
+    jobs' profile and the reservations' sorted changes are merged in one
+    pass (breakpoints: the union of both).
+    """
+    profile, held, held_n = state.profile, state.held, state.held_n
+    n = build_profile(k, t, state.sc, state.running, jobs, profile)
+    d = 0
+    for h in range(held_n[k]):
+        end = held[H_END, k, h]
+        if end <= t:
+            continue
+        if not held[H_TAKEN, k, h]:
+            d = _add_change(profile, d, max(held[H_START, k, h], t), -held[H_PROCS, k, h])
+        d = _add_change(profile, d, end, held[H_PROCS, k, h])
+    if d == 0:
+        return n
+    i = j = m = 0
+    base = reserved = 0
+    while i < n or j < d:
+        x = min(profile[P_TIME, i] if i < n else NEVER, profile[D_TIME, j] if j < d else NEVER)
+        if i < n and profile[P_TIME, i] == x:
+            base = profile[P_FREE, i]
+            i += 1
+        while j < d and profile[D_TIME, j] == x:
+            reserved += profile[D_DELTA, j]
+            j += 1
+        profile[M_TIME, m] = x
+        profile[M_FREE, m] = base + reserved
+        m += 1
+    for b in range(m):
+        profile[P_TIME, b] = profile[M_TIME, b]
+        profile[P_FREE, b] = profile[M_FREE, b]
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def profile_scan(k, q, code, t, jobs, state):
+    """Site k, which holds reservations, applies LRMS ``code`` to queue row ``q`` at time ``t`` on its
+    profile with them (:func:`site_profile`); returns ``head_started`` as :func:`lrms_scan` does.
+
+    A job starts only if it fits from now for its estimate, so held
+    reservations always find their processors free (jobs are cut at their
+    estimate). What passes a job that does not fit follows the LRMS's
+    flags (evogrid.sim.lrms): without backfilling the pass stops there; with
+    ``uses_shadow`` the first such job holds its earliest fit (EASY's
+    reservation, on the profile), with ``profile`` every one does; any other
+    rule lets every later job that fits start (LIST). Without held
+    reservations this is each LRMS's own schedule (tests/test_reservation_loop.py).
+    A call, not inlined: one compiled copy serves every mode.
+    """
+    queue, sc, profile = state.queue, state.sc, state.profile
+    head = sc[q, Q_HEAD]
+    tail = sc[q, Q_TAIL]
+    if head == tail:
+        return False
+    first = head
+    m = sc[k, M_PROCS]
+    n = site_profile(k, t, jobs, state)
+    write = read = head
+    reserving = lrms.USES_SHADOW[code] or lrms.USES_PROFILE[code]
+    while read < tail:
+        job = queue[q, read]
+        need = jobs[PROCS, job]
+        d = jobs[ESTIMATE, job]
+        read += 1
+        if need <= m and first_short_step(profile, n, need, d) < 0:
+            take_job(k, q, t, job, RESERVING + MIXED, code, jobs, sc, state.running, state.out)
+            n = reserve(profile, n, 0, need, max(d, 1))  # held at least until its end is processed
+            if write == head:
+                head += 1  # nothing kept yet: the queue just gets shorter at the front
+                write += 1
+            continue
+        queue[q, write] = job
+        write += 1
+        if need > m:
+            continue  # invisible to this site
+        if not lrms.BACKFILLS[code]:
+            break
+        if reserving:  # held at least 1 s, as EASY's rule holds a zero-length head's processors
+            n = reserve(profile, n, earliest_fit(profile, n, need, d), need, max(d, 1))
+            reserving = lrms.USES_PROFILE[code]  # EASY reserves for the first one only
+    close_queue(q, head, read, write, tail, queue, sc)
+    return head > first
+
+
+def scan_with_reservations(mode, k, q, code, t, jobs, state):
+    """:func:`profile_scan` in a loop compiled for ``mode`` (a literal); compiled for modes whose
+    sites may hold reservations only (the overload below)."""
+
+
+@overload(scan_with_reservations, prefer_literal=True)
+def _scan_with_reservations(mode, k, q, code, t, jobs, state):
+    if getattr(mode, "literal_value", MIXED) < RESERVING + MIXED:
+        def never(mode, k, q, code, t, jobs, state):
+            return False
+        return never
+
+    def scan(mode, k, q, code, t, jobs, state):
+        return profile_scan(k, q, code, t, jobs, state)
+    return scan
+
+
+@njit(cache=True, inline="always")
+def hold(k, start, end, procs, state):
+    """Site k accepts a reservation of ``procs`` processors over ``[start, end)``."""
+    held, held_n = state.held, state.held_n
+    h = held_n[k]
+    held[H_START, k, h] = start
+    held[H_END, k, h] = end
+    held[H_PROCS, k, h] = procs
+    held[H_TAKEN, k, h] = 0
+    held_n[k] += 1
+
+
+@njit(cache=True, inline="always")
+def next_reservation_event(state):
+    """The earliest start of an untaken, or end of a taken, reservation at any site (NEVER if none)."""
+    held, held_n = state.held, state.held_n
+    t = np.int64(NEVER)
+    for k in range(held_n.shape[0]):
+        for h in range(held_n[k]):
+            t = min(t, held[H_END, k, h] if held[H_TAKEN, k, h] else held[H_START, k, h])
+    return t
+
+
+@njit(cache=True, inline="always")
+def take_starting(t, state):
+    """Reservations starting at ``t`` take their processors."""
+    held, held_n, sc = state.held, state.held_n, state.sc
+    for k in range(held_n.shape[0]):
+        for h in range(held_n[k]):
+            if not held[H_TAKEN, k, h] and held[H_START, k, h] == t:
+                held[H_TAKEN, k, h] = 1
+                sc[k, FREE] -= held[H_PROCS, k, h]
+
+
+@njit(cache=True, inline="always")
+def end_reservations(k, t, state):
+    """Site k's reservations ending at ``t`` give their processors back; returns how many."""
+    held, held_n, sc = state.held, state.held_n, state.sc
+    ended = 0
+    h = 0
+    while h < held_n[k]:
+        if held[H_TAKEN, k, h] and held[H_END, k, h] == t:
+            sc[k, FREE] += held[H_PROCS, k, h]
+            held_n[k] -= 1
+            for f in range(N_HELD_FIELDS):  # the last one fills the gap
+                held[f, k, h] = held[f, k, held_n[k]]
+            ended += 1
+        else:
+            h += 1
+    return ended
+
+
+@njit(cache=True, inline="always")
+def lrms_scan(k, q, code, t, T, extra, jobs, state, mode):
     """Site k applies LRMS ``code`` to queue row ``q`` at time ``t``; returns ``(extra, head_started)``.
 
     The one scheduling pass of the core, for a site's own queue (q = k), the
@@ -351,8 +563,12 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, profile, m
     free processors on, :func:`backfill_on_profile` does the rest of the
     pass. The queue is compacted in place; jobs from a queue other
     than k's own get ``SITE`` k. ``head_started``: the job at the queue's
-    head when the scan began has started.
+    head when the scan began has started. A site that holds reservations
+    judges every job on its profile with them instead (:func:`profile_scan`).
     """
+    if holds_reservations(mode) and state.held_n[k] > 0:
+        return extra, scan_with_reservations(mode, k, q, code, t, jobs, state)
+    queue, sc, running, out = state.queue, state.sc, state.running, state.out
     code = site_lrms(mode, code)
     m = sc[k, M_PROCS]
     head = sc[q, Q_HEAD]
@@ -384,8 +600,8 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, profile, m
                     reserved = write
             elif need <= free:
                 if lrms.USES_PROFILE[code]:
-                    read, write = backfill_behind_head(mode, k, q, code, t, reserved, read, write, tail, free,
-                                                       pending, jobs, queue, sc, running, out, profile)
+                    cursor = (reserved, read, write, tail, free, pending)
+                    read, write = backfill_behind_head(mode, k, q, code, t, cursor, jobs, state)
                     break
                 else:
                     if not shadow_known:
@@ -413,9 +629,9 @@ def lrms_scan(k, q, code, t, T, extra, jobs, queue, sc, running, out, profile, m
 
 
 @njit(cache=True, inline="always")
-def schedule_site(k, q, code, t, jobs, queue, sc, running, out, profile, mode):
+def schedule_site(k, q, code, t, jobs, state, mode):
     """One scheduling pass of site k's LRMS (``code``) over queue row ``q`` (its own, or the pool)."""
-    lrms_scan(k, q, code, t, UNBLOCKED, 0, jobs, queue, sc, running, out, profile, mode)
+    lrms_scan(k, q, code, t, UNBLOCKED, 0, jobs, state, mode)
 
 
 @njit(cache=True, inline="always")
@@ -465,14 +681,15 @@ def enqueue_at_site(k, job, code, jobs, queue, sc, mode):
 
 
 @njit(cache=True)
-def new_state(jobs, machine_procs, codes, n_queues):
-    """``(queue, sc, running, out, profile)`` for K sites of the given sizes (processors) and LRMS
-    codes, all empty.
+def new_state(jobs, machine_procs, codes, n_queues, n_requests):
+    """The :class:`State` of K sites of the given sizes (processors) and LRMS codes, all empty, that
+    may hold up to ``n_requests`` reservations' parts each.
 
     ``n_queues >= K`` queue rows: row k is site k's; a central pool uses row K.
     ``out`` starts with every job unstarted at its home site. ``profile`` is
     the scratch space of an availability profile (evogrid.sim.profile), with
-    room for every running and waiting job if some site's LRMS uses one.
+    room for every running and waiting job if some site's LRMS uses one, and
+    for the held reservations (``N_PROFILE_ROWS``) if there are requests.
     """
     # Element loops, not ``out[SITE] = jobs[HOME]`` or ``machine_procs.max()``:
     # numba's array assignment and reductions compile slowly (broadcasting and
@@ -496,8 +713,13 @@ def new_state(jobs, machine_procs, codes, n_queues):
     for k in range(K):
         if lrms.USES_PROFILE[codes[k]]:
             cap = max(cap, widest + n + 2)  # a breakpoint per running job, per reservation, and the first
-    profile = np.empty((2, cap), dtype=np.int64)
-    return queue, sc, running, out, profile
+    rows = 2
+    if n_requests > 0:  # and two breakpoints per held reservation
+        rows = N_PROFILE_ROWS
+        cap = widest + n + 2 * n_requests + 4
+    profile = np.empty((rows, cap), dtype=np.int64)
+    held = np.empty((N_HELD_FIELDS, K, max(1, n_requests)), dtype=np.int64)
+    return State(queue, sc, running, out, profile, held, np.zeros(K, dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -610,18 +832,19 @@ def _simulate_local(jobs, machine_procs, codes, group, cutoff, mode):
         unstarted jobs have start -1).
     """
     numba.literally(mode)
-    queue, sc, running, out, profile = new_state(jobs, machine_procs, codes, machine_procs.shape[0])
+    state = new_state(jobs, machine_procs, codes, machine_procs.shape[0], 0)
     bounds = np.zeros((2, machine_procs.shape[0]))
-    stopped = _local_loop(jobs, codes, group, cutoff, queue, sc, running, out, profile, bounds, mode)
-    return out[START_TIME].copy(), bounds[0].copy() if stopped else np.empty(0)
+    stopped = _local_loop(jobs, codes, group, cutoff, state, bounds, mode)
+    return state.out[START_TIME].copy(), bounds[0].copy() if stopped else np.empty(0)
 
 
 @njit(cache=True, _nrt=False)
-def _local_loop(jobs, codes, group, cutoff, queue, sc, running, out, profile, bounds, mode):
+def _local_loop(jobs, codes, group, cutoff, state, bounds, mode):
     """The event loop of :func:`_simulate_local` over preallocated state; True if it stopped early.
 
     Compiled without numba's runtime (``_nrt=False``; see the speed notes above).
     """
+    queue, sc, running, out = state.queue, state.sc, state.running, state.out
     n = jobs.shape[1]
     i = np.int64(0)  # not the literal 0: that would compile awrt_lower_bounds a second time
     while True:
@@ -643,7 +866,7 @@ def _local_loop(jobs, codes, group, cutoff, queue, sc, running, out, profile, bo
             site = jobs[HOME, i]
             enqueue_at_site(site, i, codes[site], jobs, queue, sc, mode)
             i += 1
-        schedule_site(site, site, codes[site], t, jobs, queue, sc, running, out, profile, mode)
+        schedule_site(site, site, codes[site], t, jobs, state, mode)
 
 
 def cached_entry(entry, name: str):
@@ -663,6 +886,8 @@ def cached_entry(entry, name: str):
 
 def mode_name(mode: int) -> str:
     """A compilation mode as cache files name it."""
+    if mode >= RESERVING + MIXED:
+        return f"{mode_name(mode - RESERVING)}_reserving"
     return "mixed" if mode == MIXED else f"mode{mode}"
 
 

@@ -223,7 +223,7 @@ def _ready_time(l, job, t, jobs, state, work):
     The waiting jobs' area is what was routed to l and has not ended (``work.area``, kept by the loop)
     less the running jobs' estimated area: one pass over l's running jobs, however long its queue.
     """
-    _, sc, running, out, _ = state
+    sc, running, out = state.sc, state.running, state.out
     if sc[l, Q_HEAD] == sc[l, Q_TAIL] and jobs[PROCS, job] <= sc[l, FREE]:
         return float(t)
     area = work.area[l]  # integer processor-seconds: exact in any order
@@ -271,7 +271,7 @@ def _site_key(location, k, l, job, t, jobs, state, policy, work, delegated):
     jobs as the tie-break; (OLB) l's free processors, most first; (MET) the job's run time at l;
     (MCT, Min-Min, Max-Min) its estimated completion there: :func:`_ready_time` plus its estimate
     at l's speed; (rank) minus k's ranking rulebase's output for l."""
-    sc = state[1]
+    sc = state.sc
     speed = policy[5][0]
     if location == L_AWRT:
         num, den = delegated[0], delegated[1]
@@ -309,7 +309,7 @@ def _location_order(k, job, with_home, t, jobs, state, policy, work):
     the first call poses the question in ``work.pause`` and returns -1; the
     call after Python's answer returns the count of the order it wrote.
     """
-    sc = state[1]
+    sc = state.sc
     order, delegated, keys = work.order, work.delegated, work.keys
     location = policy[0][LOCATION]
     tags, hard, preferred = policy[5][1], policy[5][2], policy[5][3]
@@ -397,7 +397,7 @@ def _record_delegated_ends(t, jobs, sc, running, delegated):
 
 
 @njit(cache=True, _nrt=False)
-def active_request(k, t, codes, jobs, queue, sc, running, out, profile, mode):
+def active_request(k, t, codes, jobs, state, mode):
     """Site k takes waiting jobs from the other sites' queues (AA, docs/grid.md).
 
     A job qualifies if it fits k's free processors now and does not delay
@@ -408,6 +408,7 @@ def active_request(k, t, codes, jobs, queue, sc, running, out, profile, mode):
     of the scan costs compile time, and these passes are called from two
     places of the loop.
     """
+    queue, sc, running = state.queue, state.sc, state.running
     if sc[k, FREE] == 0:
         return
     T = NEVER
@@ -417,15 +418,15 @@ def active_request(k, t, codes, jobs, queue, sc, running, out, profile, mode):
     for l in range(running.shape[1]):  # sites only: sc may hold a pool row
         if l == k or sc[k, FREE] == 0:
             continue
-        extra, lost_head = lrms_scan(k, l, EASY, t, T, extra, jobs, queue, sc, running, out, profile, mode)
+        extra, lost_head = lrms_scan(k, l, EASY, t, T, extra, jobs, state, mode)
         if lost_head:
-            schedule_site(l, l, codes[l], t, jobs, queue, sc, running, out, profile, mode)
+            schedule_site(l, l, codes[l], t, jobs, state, mode)
 
 
 @njit(cache=True, _nrt=False)
-def schedule_pool(k, t, codes, jobs, queue, sc, running, out, profile, mode):
+def schedule_pool(k, t, codes, jobs, state, mode):
     """Site k's pass over the central pool (the queue row after the sites'), seeing jobs with m_j <= m_k."""
-    schedule_site(k, running.shape[1], codes[k], t, jobs, queue, sc, running, out, profile, mode)
+    schedule_site(k, state.running.shape[1], codes[k], t, jobs, state, mode)
 
 
 @njit(cache=True, inline="always")
@@ -436,7 +437,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     policy must decide first: the loop pauses, and the call after the answer carries on from that
     decision (decisions made before it are not made again).
     """
-    queue, sc, running, out, profile = state
+    queue, sc, running, out = state.queue, state.sc, state.running, state.out
     setup = policy[0]
     scheme = setup[SCHEME]
     k = jobs[HOME, job]
@@ -495,16 +496,16 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
             enqueue_by_key(target, job, work.queue_key, jobs, queue, sc)
         else:
             enqueue_at_site(target, job, codes[target], jobs, queue, sc, mode)
-        schedule_site(target, target, codes[target], t, jobs, queue, sc, running, out, profile, mode)
+        schedule_site(target, target, codes[target], t, jobs, state, mode)
         if scheme == POOL and out[START_TIME, job] < 0:
             sc[k, Q_TAIL] -= 1  # leave the (otherwise empty) local queue
             sc[k, W_PROCS] -= jobs[PROCS, job]
             to_pool = True
     if to_pool:
         enqueue(P, job, jobs, queue, sc)
-        schedule_pool(k, t, codes, jobs, queue, sc, running, out, profile, mode)
+        schedule_pool(k, t, codes, jobs, state, mode)
     elif scheme == ACTIVE:
-        active_request(k, t, codes, jobs, queue, sc, running, out, profile, mode)
+        active_request(k, t, codes, jobs, state, mode)
     return False
 
 
@@ -552,7 +553,7 @@ def _simulate_grid(jobs, machine_procs, codes, policy, log_capacity, cutoff, mod
 def grid_setup(jobs, machine_procs, codes, policy, log_capacity):
     """``(state, work, log)`` of a grid run before its first event (see :func:`_simulate_grid`)."""
     K = machine_procs.shape[0]
-    state = new_state(jobs, machine_procs, codes, K + 1)
+    state = new_state(jobs, machine_procs, codes, K + 1, 0)
     rb_params = policy[3]
     NF = (rb_params.shape[2] - 1) // 2
     log = (np.empty((log_capacity, 2), dtype=np.int64),  # deciding site, partner
@@ -574,7 +575,7 @@ def grid_outcome(state, work, log, status):
     NF = log[1].shape[1] - 1
     m = log[2][0]
     log_ids, log_vals = log[0], log[1]
-    return (state[3], log_ids[:m, 0], log_ids[:m, 1], log_vals[:m, :NF], log_vals[:m, NF],
+    return (state.out, log_ids[:m, 0], log_ids[:m, 1], log_vals[:m, :NF], log_vals[:m, NF],
             work.bounds[0].copy() if status == STOPPED else np.empty(0))
 
 
@@ -614,7 +615,7 @@ def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
     Compiled without numba's runtime, as :func:`evogrid.sim.core._local_loop`:
     no reference counting here. ``work`` is scratch space (see ``grid_setup``).
     """
-    queue, sc, running, out, profile = state
+    sc, running = state.sc, state.running
     setup = policy[0]
     freed, delegated, bounds = work.freed, work.delegated, work.bounds
     n = jobs.shape[1]
@@ -649,13 +650,13 @@ def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
                 freed[k] = complete_jobs(k, tc, codes[k], jobs, sc, running, mode) > 0
             for k in range(K):
                 if freed[k]:
-                    schedule_site(k, k, codes[k], tc, jobs, queue, sc, running, out, profile, mode)
+                    schedule_site(k, k, codes[k], tc, jobs, state, mode)
                     if scheme == POOL:
-                        schedule_pool(k, tc, codes, jobs, queue, sc, running, out, profile, mode)
+                        schedule_pool(k, tc, codes, jobs, state, mode)
                     elif scheme == ACTIVE:
-                        active_request(k, tc, codes, jobs, queue, sc, running, out, profile, mode)
+                        active_request(k, tc, codes, jobs, state, mode)
             continue
-        if stopped_at_cutoff(i, ta, jobs, out, jobs[HOME], cutoff, bounds):
+        if stopped_at_cutoff(i, ta, jobs, state.out, jobs[HOME], cutoff, bounds):
             return STOPPED
         if batched and i + 1 < n and jobs[SUBMIT, i + 1] == ta and pause[P_JOB] != arrivals[i]:
             _next_in_batch(i, ta, jobs, state, policy, work)

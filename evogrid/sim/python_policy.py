@@ -44,8 +44,8 @@ class GridView:
         speed: per site, the speed factor (1.0 on homogeneous grids).
     """
 
-    def __init__(self, jobs: np.ndarray, state: tuple, speed: np.ndarray) -> None:
-        queue, sc, running, out, _ = state
+    def __init__(self, jobs: np.ndarray, state: core.State, speed: np.ndarray) -> None:
+        queue, sc, running, out = state.queue, state.sc, state.running, state.out
         K = running.shape[1]
         self.time = 0
         self.job = -1

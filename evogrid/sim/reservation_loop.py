@@ -11,29 +11,25 @@ site's TSK admission rulebase admits the parts offered to it (features:
 :func:`admission_feature`), or Röblitz et al.'s probe/reserve places a
 one-site, possibly elastic, request (:func:`probe_reserve`, rules in
 :mod:`evogrid.sim.probe`). An accepted
-part holds its processors over ``[start, start + duration)``. Every LRMS
-works on the profile: a batch job starts only if it fits from now for its
-estimate, so accepted reservations always find their processors free (jobs
-are cut at their estimate). FCFS stops at the first job that does not fit,
-LIST skips it, EASY reserves the first one at its earliest fit and
-conservative backfilling every one.
+part holds its processors over ``[start, start + duration)``
+(``State.held``, evogrid.sim.core).
 
-With no request, every LRMS gives the schedule of :mod:`evogrid.sim.core`
-(the tests check this on random workloads): the profile is the general
-form of EASY's shadow time. It costs a profile pass per event, so the
-other loops keep their own fast rules.
+The sites' LRMS are the core's (:func:`evogrid.sim.core.lrms_scan`, any
+registered LRMS): a site that holds reservations judges its queue on its
+profile with them (:func:`evogrid.sim.core.profile_scan`), so accepted
+reservations always find their processors free (jobs are cut at their
+estimate); a site that holds none schedules as it would without requests.
 
 Arrays: ``requests`` int64, shape (N_REQUEST_FIELDS, R), sorted by
-``R_SUBMIT``; ``held`` int64, shape (N_HELD_FIELDS, K, R), the accepted
-reservations of each site not yet ended (``held_n[k]`` of them).
+``R_SUBMIT``.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import njit
 
-from evogrid.sim import lrms
 from evogrid.sim.co_admission import (
     BACKFILL,
     BACKLOG,
@@ -62,7 +58,10 @@ from evogrid.sim.codes import F_BEFORE_NEXT, F_LEAD, F_NWP, F_PART, F_RESERVED
 from evogrid.sim.collective import lcg_seed, place
 from evogrid.sim.core import (
     ESTIMATE,
-    FREE,
+    H_END,
+    H_PROCS,
+    H_START,
+    H_TAKEN,
     HOME,
     M_PROCS,
     N_RUN,
@@ -74,13 +73,20 @@ from evogrid.sim.core import (
     START_TIME,
     SUBMIT,
     W_PROCS,
-    build_profile,
-    close_queue,
+    cached_entry,
     complete_jobs,
-    enqueue,
+    end_reservations,
+    enqueue_at_site,
+    hold,
+    lrms_mode,
+    mode_name,
     new_state,
     next_completion,
-    start_job,
+    next_reservation_event,
+    reserving_mode,
+    schedule_site,
+    site_profile,
+    take_starting,
 )
 from evogrid.sim.probe import (
     K_COST,
@@ -96,8 +102,6 @@ from evogrid.sim.profile import (
     P_TIME,
     breakpoint_at,
     earliest_fit,
-    first_short_step,
-    reserve,
 )
 from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
 
@@ -108,108 +112,11 @@ R_SUBMIT, R_EARLIEST, R_DEADLINE, R_DURATION, R_SITE, R_PROCS_MIN, R_PROCS_MAX, 
 #: ... and a collective request's most sites N, least processors per site d and in all e.
 R_SITES_MAX, R_SITE_MIN, R_TOTAL_MIN = range(8, 11)
 N_REQUEST_FIELDS = 11
-H_START, H_END, H_PROCS, H_TAKEN = range(4)
-N_HELD_FIELDS = 4
-#: The core's start and completion bookkeeping in this mode keeps every site's running jobs
-#: sorted by estimated end, which each profile pass starts from.
-KEEP_RUN_LIST = lrms.CONSERVATIVE
-
-
-#: Extra rows of this loop's ``profile`` array: the sites' reservations as changes of the free count
-#: (time, processors), sorted by time, and the merged profile being written.
-D_TIME, D_DELTA, M_TIME, M_FREE = 3, 4, 5, 6
-N_PROFILE_ROWS = 7
-
-
-@njit(cache=True, inline="always")
-def _add_change(profile, d, x, delta):
-    """Insert the change ``(x, delta)`` into the ``d`` sorted ones (a site holds few reservations)."""
-    i = d
-    while i > 0 and profile[D_TIME, i - 1] > x:
-        profile[D_TIME, i] = profile[D_TIME, i - 1]
-        profile[D_DELTA, i] = profile[D_DELTA, i - 1]
-        i -= 1
-    profile[D_TIME, i] = x
-    profile[D_DELTA, i] = delta
-    return d + 1
-
-
 @njit(cache=True)
-def _site_profile(k, t, jobs, sc, running, profile, held, held_n):
-    """Site k's profile at time ``t``: running jobs and accepted reservations; returns its size.
-
-    A reservation that has started is already out of the free count: it comes
-    back at its end. One to come is taken over its interval. The running
-    jobs' profile and the reservations' sorted changes are merged in one
-    pass (breakpoints: the union of both).
-    """
-    n = build_profile(k, t, sc, running, jobs, profile)
-    d = 0
-    for h in range(held_n[k]):
-        end = held[H_END, k, h]
-        if end <= t:
-            continue
-        if not held[H_TAKEN, k, h]:
-            d = _add_change(profile, d, max(held[H_START, k, h], t), -held[H_PROCS, k, h])
-        d = _add_change(profile, d, end, held[H_PROCS, k, h])
-    if d == 0:
-        return n
-    i = j = m = 0
-    base = reserved = 0
-    while i < n or j < d:
-        x = min(profile[P_TIME, i] if i < n else NEVER, profile[D_TIME, j] if j < d else NEVER)
-        if i < n and profile[P_TIME, i] == x:
-            base = profile[P_FREE, i]
-            i += 1
-        while j < d and profile[D_TIME, j] == x:
-            reserved += profile[D_DELTA, j]
-            j += 1
-        profile[M_TIME, m] = x
-        profile[M_FREE, m] = base + reserved
-        m += 1
-    for b in range(m):
-        profile[P_TIME, b] = profile[M_TIME, b]
-        profile[P_FREE, b] = profile[M_FREE, b]
-    return m
-
-
-@njit(cache=True, _nrt=False)
-def profile_pass(k, t, code, jobs, queue, sc, running, out, profile, held, held_n):
-    """Site k's LRMS ``code`` over its queue at time ``t``, on the profile (module docstring)."""
-    head = sc[k, Q_HEAD]
-    tail = sc[k, Q_TAIL]
-    if head == tail:
-        return
-    n = _site_profile(k, t, jobs, sc, running, profile, held, held_n)
-    write = read = head
-    reserving = code == lrms.EASY or code == lrms.CONSERVATIVE
-    while read < tail:
-        job = queue[k, read]
-        need = jobs[PROCS, job]
-        d = jobs[ESTIMATE, job]
-        read += 1
-        if first_short_step(profile, n, need, d) < 0:
-            sc[k, W_PROCS] -= need
-            start_job(k, t, job, KEEP_RUN_LIST, code, jobs, sc, running, out)
-            n = reserve(profile, n, 0, need, max(d, 1))  # held at least until its end is processed
-            if write == head:
-                head += 1  # nothing kept yet: the queue just gets shorter at the front
-                write += 1
-            continue
-        queue[k, write] = job
-        write += 1
-        if code == lrms.FCFS:
-            break
-        if reserving:  # held at least 1 s, as EASY's rule holds a zero-length head's processors
-            n = reserve(profile, n, earliest_fit(profile, n, need, d), need, max(d, 1))
-            reserving = code == lrms.CONSERVATIVE  # EASY reserves for the first one only
-    close_queue(k, head, read, write, tail, queue, sc)
-
-
-@njit(cache=True)
-def backlog_seconds(k, acc, jobs, queue, sc, running, held, held_n):
+def backlog_seconds(k, acc, jobs, state):
     """Meltzer's backlog of site k (seconds): ``(sum over waiting and running jobs of acc * estimate *
     procs + sum over accepted reservations not yet ended of duration * procs) / m_k``, rounded up."""
+    queue, sc, running, held, held_n = state.queue, state.sc, state.running, state.held, state.held_n
     requested = 0  # processor-seconds, summed exactly: the result does not depend on the order
     for i in range(sc[k, Q_HEAD], sc[k, Q_TAIL]):
         job = queue[k, i]
@@ -223,28 +130,17 @@ def backlog_seconds(k, acc, jobs, queue, sc, running, held, held_n):
     return np.int64(np.ceil((acc * requested + reserved) / sc[k, M_PROCS]))
 
 
-@njit(cache=True, inline="always")
-def _hold(k, start, end, procs, held, held_n):
-    """Site k accepts a reservation of ``procs`` processors over ``[start, end)``."""
-    h = held_n[k]
-    held[H_START, k, h] = start
-    held[H_END, k, h] = end
-    held[H_PROCS, k, h] = procs
-    held[H_TAKEN, k, h] = 0
-    held_n[k] += 1
-
-
 @njit(cache=True, _nrt=False)
-def admit(r, t, book, jobs, state, profile, held, held_n, booked):
+def admit(r, t, book, jobs, state, booked):
     """Accept one-site request ``r`` at time ``t`` at its exact earliest fit if that meets its deadline."""
     requests, parts = book[0], book[1]
-    _, sc, running = state
+    sc, profile = state.sc, state.profile
     k = requests[R_SITE, r]
     need = parts[0, r]
     if need > sc[k, M_PROCS]:
         return
     not_before = max(t, requests[R_EARLIEST, r])
-    n = _site_profile(k, t, jobs, sc, running, profile, held, held_n)
+    n = site_profile(k, t, jobs, state)
     first, n = breakpoint_at(profile, n, not_before)
     duration = requests[R_DURATION, r]
     start = profile[P_TIME, earliest_fit(profile, n, need, duration, first)]
@@ -256,13 +152,14 @@ def admit(r, t, book, jobs, state, profile, held, held_n, booked):
     messages[r] = 1
     procs[0, r] = need
     length[r] = duration
-    _hold(k, start, start + duration, need, held, held_n)
+    hold(k, start, start + duration, need, state)
 
 
 @njit(cache=True)
-def _next_planned_start(k, jobs, queue, sc, profile, n, held, held_n):
+def _next_planned_start(k, jobs, state, n):
     """Site k's next planned start after now: its queue head's earliest fit on the profile, or its
     next reservation's start (NEVER if neither)."""
+    queue, sc, profile, held, held_n = state.queue, state.sc, state.profile, state.held, state.held_n
     t = np.int64(NEVER)
     for h in range(held_n[k]):
         if not held[H_TAKEN, k, h]:
@@ -274,12 +171,13 @@ def _next_planned_start(k, jobs, queue, sc, profile, n, held, held_n):
 
 
 @njit(cache=True)
-def admission_feature(code, k, t, s, duration, need, lead_room, sc, held, held_n):
+def admission_feature(code, k, t, s, duration, need, lead_room, state):
     """Admission feature ``code`` of a part of ``need`` processors at site k over ``[s, s + duration)``,
     asked at time ``t`` (docs/reservations.md; NaN for an unknown code, which no rulebase accepts).
 
     ``lead_room = (backlog, next planned start)`` of the site (s).
     """
+    sc, held, held_n = state.sc, state.held, state.held_n
     m = sc[k, M_PROCS]
     if code == F_NWP:
         return sc[k, W_PROCS] / m
@@ -302,9 +200,8 @@ def admission_feature(code, k, t, s, duration, need, lead_room, sc, held, held_n
 @njit(cache=True)
 def _fill_allow(k, t, r, parts, nparts, starts, duration, lead_room, fit, allow, rulebases, state):
     """``allow[i, k, c]``: site k's rulebase (index k of the stack) accepts part i at candidate c,
-    asked only where the part fits; ``state = (sc, held, held_n)``."""
+    asked only where the part fits."""
     params, meta = rulebases
-    sc, held, held_n = state
     nf = meta[k, META_FEATURES]
     x = np.empty(nf)
     e = np.empty(params.shape[1])
@@ -315,19 +212,18 @@ def _fill_allow(k, t, r, parts, nparts, starts, duration, lead_room, fit, allow,
                 continue
             s = starts[0] + c * starts[1]
             for h in range(nf):
-                x[h] = admission_feature(meta[k, META_CODES + h], k, t, s, duration, need, lead_room, sc,
-                                         held, held_n)
+                x[h] = admission_feature(meta[k, META_CODES + h], k, t, s, duration, need, lead_room, state)
             allow[i, k, c] = rulebase_output(params, meta, k, x, e) > 0.0
 
 
 @njit(cache=True)
-def co_admit(r, t, book, rules, jobs, state, profile, held, held_n, booked):
+def co_admit(r, t, book, rules, jobs, state, booked):
     """Place request ``r`` (parts on distinct sites, a common start) at time ``t`` by one of
     Meltzer's algorithms or the sites' admission rulebases (evogrid.sim.co_admission); a one-site
     request has its site fixed."""
     requests, parts, orders, _ = book
     config, acc, tariff, cum, rulebases = rules
-    queue, sc, running = state
+    sc, profile = state.sc, state.profile
     algorithm = np.int64(config[C_ALGORITHM])
     duration = requests[R_DURATION, r]
     earliest = requests[R_EARLIEST, r]
@@ -344,18 +240,18 @@ def co_admit(r, t, book, rules, jobs, state, profile, held, held_n, booked):
     allow = np.zeros(shape, dtype=np.bool_)
     for o in range(nsites):
         k = orders[o, r]
-        n = _site_profile(k, t, jobs, sc, running, profile, held, held_n)
+        n = site_profile(k, t, jobs, state)
         admit_from, admit_until, backlog = t, np.int64(0), np.int64(0)
         if algorithm >= BACKLOG:
-            backlog = backlog_seconds(k, acc[k], jobs, queue, sc, running, held, held_n)
+            backlog = backlog_seconds(k, acc[k], jobs, state)
             if not ruled:
                 admit_from = t + backlog
         if algorithm >= BACKFILL:
-            admit_until = _next_planned_start(k, jobs, queue, sc, profile, n, held, held_n)
+            admit_until = _next_planned_start(k, jobs, state, n)
         fill_fits(profile, n, k, earliest, inc, count, duration, admit_from, admit_until, fit)
         if ruled:
             _fill_allow(k, t, r, parts, nparts, starts, duration, (backlog, admit_until), fit, allow,
-                        rulebases, (sc, held, held_n))
+                        rulebases, state)
     accepted, sites, messages, prices, procs, length = booked
     chosen = np.empty(max(nparts, 1), dtype=np.int64)
     start, sent, cost, cheapest, dearest = choose(r, parts, nparts, (fit, allow), orders, nsites, starts,
@@ -371,19 +267,19 @@ def co_admit(r, t, book, rules, jobs, state, profile, held, held_n, booked):
     for i in range(nparts):
         sites[i, r] = chosen[i]
         procs[i, r] = parts[i, r]
-        _hold(chosen[i], start, start + duration, parts[i, r], held, held_n)
+        hold(chosen[i], start, start + duration, parts[i, r], state)
 
 
 @njit(cache=True)
-def probe_reserve(r, t, book, rules, jobs, state, profile, held, held_n, booked):
+def probe_reserve(r, t, book, rules, jobs, state, booked):
     """Röblitz et al.'s probe/reserve of one-site request ``r`` at time ``t`` (evogrid.sim.probe): the
     site accepts the first candidate in preference order that starts once its backlog has cleared."""
     requests, _, _, durations = book
     config, acc, tariff, cum, _ = rules
-    queue, sc, running = state
+    sc, profile = state.sc, state.profile
     k = requests[R_SITE, r]
-    clear = t + backlog_seconds(k, acc[k], jobs, queue, sc, running, held, held_n)
-    n = _site_profile(k, t, jobs, sc, running, profile, held, held_n)
+    clear = t + backlog_seconds(k, acc[k], jobs, state)
+    n = site_profile(k, t, jobs, state)
     low, high = requests[R_PROCS_MIN, r], min(requests[R_PROCS_MAX, r], sc[k, M_PROCS])
     tsn_max = np.int64(config[C_TSN_MAX])
     cand = np.empty((N_CANDIDATE_ROWS, max(0, high - low + 1) * tsn_max))
@@ -405,7 +301,7 @@ def probe_reserve(r, t, book, rules, jobs, state, profile, held, held_n, booked)
         prices[0, r] = cand[K_COST, c]
         held_procs[0, r] = procs
         length[r] = duration
-        _hold(k, start, start + duration, procs, held, held_n)
+        hold(k, start, start + duration, procs, state)
         break
     messages[r] = sent
 
@@ -426,13 +322,13 @@ def _least_free(steps, n, s, duration):
 
 
 @njit(cache=True)
-def collective_admit(r, t, book, rules, jobs, state, profile, held, held_n, booked):
+def collective_admit(r, t, book, rules, jobs, state, booked):
     """Place collective request ``r`` at time ``t`` (evogrid.sim.collective): at the earliest
     candidate start, the instants where some site's free processors rise (and the earliest start
     itself), that has a feasible set of sites."""
     requests = book[0]
     config, _, tariff, cum, _ = rules
-    _, sc, running = state
+    sc, profile, held_n = state.sc, state.profile, state.held_n
     K = held_n.shape[0]
     duration = requests[R_DURATION, r]
     first = max(t, requests[R_EARLIEST, r])
@@ -446,7 +342,7 @@ def collective_admit(r, t, book, rules, jobs, state, profile, held, held_n, book
     starts[0] = first
     found = 1
     for k in range(K):
-        n = _site_profile(k, t, jobs, sc, running, profile, held, held_n)
+        n = site_profile(k, t, jobs, state)
         counts[k] = n
         for i in range(n):
             steps[k, 0, i] = profile[P_TIME, i]
@@ -483,100 +379,85 @@ def collective_admit(r, t, book, rules, jobs, state, profile, held, held_n, book
             sites[i, r] = k
             procs[i, r] = alloc[i]
             cost += alloc[i] * interval_price(tariff, cum, k, s, s + duration)
-            _hold(k, s, s + duration, alloc[i], held, held_n)
+            hold(k, s, s + duration, alloc[i], state)
         prices[0, r] = cost
         prices[1, r] = cost
         prices[2, r] = cost
         return
 
 
-@njit(cache=True, inline="always")
-def _next_reservation_event(held, held_n):
-    """The earliest start of an untaken, or end of a taken, reservation at any site (NEVER if none)."""
-    t = np.int64(NEVER)
-    for k in range(held_n.shape[0]):
-        for h in range(held_n[k]):
-            t = min(t, held[H_END, k, h] if held[H_TAKEN, k, h] else held[H_START, k, h])
-    return t
-
-
-@njit(cache=True, inline="always")
-def _take_starting(t, sc, held, held_n):
-    """Reservations starting at ``t`` take their processors."""
-    for k in range(held_n.shape[0]):
-        for h in range(held_n[k]):
-            if not held[H_TAKEN, k, h] and held[H_START, k, h] == t:
-                held[H_TAKEN, k, h] = 1
-                sc[k, FREE] -= held[H_PROCS, k, h]
-
-
-@njit(cache=True, inline="always")
-def _end_reservations(k, t, sc, held, held_n):
-    """Site k's reservations ending at ``t`` give their processors back; returns how many."""
-    ended = 0
-    h = 0
-    while h < held_n[k]:
-        if held[H_TAKEN, k, h] and held[H_END, k, h] == t:
-            sc[k, FREE] += held[H_PROCS, k, h]
-            held_n[k] -= 1
-            for f in range(N_HELD_FIELDS):  # the last one fills the gap
-                held[f, k, h] = held[f, k, held_n[k]]
-            ended += 1
-        else:
-            h += 1
-    return ended
-
-
 @njit(cache=True)
-def _reserved_loop(jobs, codes, book, rules, state, profile, held, held_n, booked, freed):
-    """The event loop (event order: docs/reservations.md); ``state`` = (queue, sc, running, out) of
-    evogrid.sim.core.new_state; ``freed`` is scratch, shape (K,)."""
-    queue, sc, running, out = state
+def _reserved_loop(jobs, codes, book, rules, state, booked, mode):
+    """The event loop (event order: docs/reservations.md) over a :class:`~evogrid.sim.core.State`
+    with room for the requests; ``mode``: a literal, ``reserving_mode`` of the LRMS mode."""
+    queue, sc, running = state.queue, state.sc, state.running
     requests = book[0]
-    exact = np.int64(rules[0][C_ALGORITHM]) == EXACT
-    probing = np.int64(rules[0][C_ALGORITHM]) == PROBE
-    collective = np.int64(rules[0][C_ALGORITHM]) == COLLECTIVE
+    algorithm = np.int64(rules[0][C_ALGORITHM])
     n = jobs.shape[1]
     R = requests.shape[1]
-    K = held_n.shape[0]
+    K = sc.shape[0]
+    freed = np.zeros(K, dtype=np.bool_)
     i = np.int64(0)
     r = np.int64(0)
     while True:
         tc, _ = next_completion(sc, running)
-        te = min(tc, _next_reservation_event(held, held_n))
+        te = min(tc, next_reservation_event(state))
         ta = jobs[SUBMIT, i] if i < n else NEVER
         tr = requests[R_SUBMIT, r] if r < R else NEVER
         if te == NEVER and ta == NEVER and tr == NEVER:
             return
         if te <= min(ta, tr):
             for k in range(K):
-                freed[k] = (complete_jobs(k, te, codes[k], jobs, sc, running, KEEP_RUN_LIST)
-                            + _end_reservations(k, te, sc, held, held_n)) > 0
+                freed[k] = (complete_jobs(k, te, codes[k], jobs, sc, running, mode)
+                            + end_reservations(k, te, state)) > 0
             for k in range(K):
                 if freed[k]:
-                    profile_pass(k, te, codes[k], jobs, queue, sc, running, out, profile, held, held_n)
-            _take_starting(te, sc, held, held_n)
+                    schedule_site(k, k, codes[k], te, jobs, state, mode)
+            take_starting(te, state)
         elif ta <= tr:
             k = jobs[HOME, i]
-            enqueue(k, i, jobs, queue, sc)
-            profile_pass(k, ta, codes[k], jobs, queue, sc, running, out, profile, held, held_n)
+            enqueue_at_site(k, i, codes[k], jobs, queue, sc, mode)
+            schedule_site(k, k, codes[k], ta, jobs, state, mode)
             i += 1
         else:
-            site_state = (queue, sc, running)
-            if exact:
-                admit(r, tr, book, jobs, site_state, profile, held, held_n, booked)
-            elif probing:
-                probe_reserve(r, tr, book, rules, jobs, site_state, profile, held, held_n, booked)
-            elif collective:
-                collective_admit(r, tr, book, rules, jobs, site_state, profile, held, held_n, booked)
+            if algorithm == EXACT:
+                admit(r, tr, book, jobs, state, booked)
+            elif algorithm == PROBE:
+                probe_reserve(r, tr, book, rules, jobs, state, booked)
+            elif algorithm == COLLECTIVE:
+                collective_admit(r, tr, book, rules, jobs, state, booked)
             else:
-                co_admit(r, tr, book, rules, jobs, site_state, profile, held, held_n, booked)
-            _take_starting(tr, sc, held, held_n)
+                co_admit(r, tr, book, rules, jobs, state, booked)
+            take_starting(tr, state)
             r += 1
 
 
 @njit(cache=True)
-def run_reserved(jobs, machine_procs, codes, book, rules):
+def _run_reserved(jobs, machine_procs, codes, book, rules, mode):
+    """:func:`run_reserved` for compilation mode ``mode`` (a literal)."""
+    numba.literally(mode)
+    requests, parts = book[0], book[1]
+    R = requests.shape[1]
+    state = new_state(jobs, machine_procs, codes, machine_procs.shape[0], R)
+    booked = (np.full(R, -1, dtype=np.int64), np.full(parts.shape, -1, dtype=np.int64),
+              np.zeros(R, dtype=np.int64), np.full((3, R), np.nan), np.full(parts.shape, -1, dtype=np.int64),
+              np.full(R, -1, dtype=np.int64))
+    _reserved_loop(jobs, codes, book, rules, state, booked, mode)
+    return state.out[START_TIME].copy(), booked
+
+
+def _reserved_entry(mode: int):
+    def entry(jobs, machine_procs, codes, book, rules):
+        return _run_reserved(jobs, machine_procs, codes, book, rules, mode)
+
+    return cached_entry(entry, f"run_reserved_{mode_name(mode)}")
+
+
+_RESERVED: dict[int, object] = {}
+
+
+def run_reserved(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, book: tuple,
+                 rules: tuple) -> tuple:
     """``(start, booked)`` for K sites without exchange that take reservations (module docstring).
 
     ``book = (requests, parts, orders, durations)``: the requests
@@ -594,21 +475,9 @@ def run_reserved(jobs, machine_procs, codes, book, rules):
     (s, -1: refused), its parts' sites (P, R, -1), the messages sent for it,
     (3, R) its cost with the cheapest and dearest admissible variant's, the
     processors each part holds (P, R) and for how long (s), -1 where refused.
+    Compiles (or loads) the loop of the sites' LRMS mode on first use.
     """
-    K = machine_procs.shape[0]
-    n = jobs.shape[1]
-    requests, parts = book[0], book[1]
-    R = requests.shape[1]
-    queue, sc, running, out, _ = new_state(jobs, machine_procs, codes, K)
-    widest = 1
-    for k in range(K):
-        widest = max(widest, machine_procs[k])
-    profile = np.empty((N_PROFILE_ROWS, widest + n + 2 * R + 4), dtype=np.int64)
-    held = np.empty((N_HELD_FIELDS, K, max(1, R)), dtype=np.int64)
-    held_n = np.zeros(K, dtype=np.int64)
-    booked = (np.full(R, -1, dtype=np.int64), np.full(parts.shape, -1, dtype=np.int64),
-              np.zeros(R, dtype=np.int64), np.full((3, R), np.nan), np.full(parts.shape, -1, dtype=np.int64),
-              np.full(R, -1, dtype=np.int64))
-    freed = np.zeros(K, dtype=np.bool_)
-    _reserved_loop(jobs, codes, book, rules, (queue, sc, running, out), profile, held, held_n, booked, freed)
-    return out[START_TIME].copy(), booked
+    mode = reserving_mode(lrms_mode(codes))
+    if mode not in _RESERVED:
+        _RESERVED[mode] = _reserved_entry(mode)
+    return _RESERVED[mode](jobs, machine_procs, codes, book, rules)

@@ -39,10 +39,10 @@ cc.output_dir = {out!r}
 
 @cc.export("run_local_easy", "i8[:](i8[:,::1], i8[::1], i8[::1], i8[::1], f8[::1])")
 def run_local_easy(jobs, machine_procs, codes, group, cutoff):
-    queue, sc, running, out, profile = core.new_state(jobs, machine_procs, codes, machine_procs.shape[0])
+    state = core.new_state(jobs, machine_procs, codes, machine_procs.shape[0], 0)
     bounds = np.zeros((2, machine_procs.shape[0]))
-    core._local_loop(jobs, codes, group, cutoff, queue, sc, running, out, profile, bounds, EASY)
-    return out[core.START_TIME].copy()
+    core._local_loop(jobs, codes, group, cutoff, state, bounds, EASY)
+    return state.out[core.START_TIME].copy()
 
 cc.compile()
 """
