@@ -3,7 +3,7 @@
 The rulebase replaces Meltzer's fixed backlog rule (Algorithm 3): with the
 ``rulebase`` admission algorithm every site asks it, for each part of a
 request that fits its profile at a candidate start, whether to admit it
-(features: :func:`evogrid.sim.reservation_loop.admission_feature`). One
+(features: :func:`evogrid.sim.reserving.admission_feature`). One
 rulebase is trained and every site of the scenario uses it (the sites of
 Meltzer's setting are alike; the loop also takes one per site).
 

@@ -14,7 +14,7 @@ rulebase JSON loading (feature names) and the optimisers alike:
   ranges: of transfer decisions (``NWP``, ``NJP``, ``UTIL``, ``QLEN``,
   ``EST_HOURS``), codes of :mod:`evogrid.sim.features` (``F_*``), and of
   reservation admission (``NWP``, ``LEAD``, ``PART``, ``RESERVED``,
-  ``BEFORE_NEXT``), computed by :func:`evogrid.sim.reservation_loop.admission_feature`;
+  ``BEFORE_NEXT``), computed by :func:`evogrid.sim.reserving.admission_feature`;
 - the strategies as the CLI names them (``local``, ``awf``, ``rulebase``,
   ``pool``, ``aa``) are :data:`STRATEGIES`, whose
   entries build a strategy object from a configuration.

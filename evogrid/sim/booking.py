@@ -1,9 +1,10 @@
 """Grids that take reservations next to their batch jobs: rules, results and the Python entry point.
 
-:func:`simulate_reservations` runs the compiled reservation loop
-(:mod:`evogrid.sim.reservation_loop`) on K sites without job exchange: the
-batch jobs go to their own site's LRMS, the requests are placed by one
-admission algorithm (:data:`ALGORITHMS`; the rules in
+:func:`simulate_reservations` runs the grid loop compiled for
+reservations (evogrid.sim.grid, booking by :mod:`evogrid.sim.reserving`) on
+K sites, without job exchange or with one: the batch jobs go to their own
+site's LRMS (or where the exchange sends them), the requests are placed by
+one admission algorithm (:data:`ALGORITHMS`; the rules in
 :mod:`evogrid.sim.co_admission` and docs/reservations.md).
 """
 
@@ -20,7 +21,8 @@ from evogrid.errors import EvogridError, ScenarioError
 from evogrid.sim import co_admission as ca
 from evogrid.sim import collective as collective_placement
 from evogrid.sim import probe
-from evogrid.sim.schedule import GridJobs, Schedule, _lrms_names, lrms_code
+from evogrid.sim.reserving import N_REQUEST_FIELDS
+from evogrid.sim.schedule import Exchange, GridJobs, Schedule, _lrms_names, run_exchange
 from evogrid.sim.tsk import TSKStack
 from evogrid.workload.model import Workload
 from evogrid.workload.reservations import (
@@ -144,7 +146,7 @@ class ReservationRules:
 
     def arrays(self, workloads: Sequence[Workload], preferences: Sequence[str] = PREFERENCES) -> tuple:
         """``(config, acc, tariff, cum, (params, meta))`` as the compiled loop takes them
-        (evogrid.sim.reservation_loop): the rulebase stack has one rulebase per site; ``preferences``:
+        (evogrid.sim.reserving): the rulebase stack has one rulebase per site; ``preferences``:
         the probe's order of preferences."""
         K = len(workloads)
         config = np.zeros(ca.N_CONFIG)
@@ -235,8 +237,9 @@ class Bookings:
 
 
 def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[str], requests: Reservations,
-                          rules: ReservationRules | None = None) -> tuple[Schedule, Bookings]:
-    """Simulate sites without job exchange that also take reservation requests.
+                          rules: ReservationRules | None = None, exchange: Exchange | None = None
+                          ) -> tuple[Schedule, Bookings]:
+    """Simulate sites that take reservation requests, without job exchange or with ``exchange``.
 
     Args:
         workloads: one workload per site (windows aligned at time 0); their
@@ -246,16 +249,20 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
         requests: the requests, in submission order; ``requests.site`` fixes
             a request's site, -1 lets the algorithm choose.
         rules: the admission algorithm and its parameters (default: backfill).
+        exchange: how the sites exchange jobs (evogrid.policy builds it from a
+            strategy): transfer and location policies or brokers; a central
+            pool or active request does not take reservations.
 
     Returns:
         ``(schedule, bookings)``: the batch jobs' schedule and each request's fate.
     """
-    from evogrid.sim.reservation_loop import N_REQUEST_FIELDS, run_reserved
-
     rules = rules or ReservationRules()
     jobs = GridJobs.merge(workloads)
     K = jobs.n_sites
     names = _lrms_names(lrms, K)
+    if exchange is not None and exchange.scheme != "exchange":
+        raise ScenarioError(f"reservations run with job exchange by transfer and location policies or "
+                            f"brokers, not with the {exchange.scheme} scheme ({exchange.label})")
     if (jobs.run_time > jobs.estimate).any():
         raise ScenarioError("reservations need jobs cut at their estimate (run time <= estimate)")
     if (requests.site >= K).any():
@@ -288,15 +295,18 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
     orders = np.stack([rng.permutation(K) for _ in range(R)], axis=1) if R else np.zeros((K, 0), np.int64)
     fixed = np.flatnonzero(requests.site >= 0)
     orders[0, fixed] = requests.site[fixed]  # a booked site comes first; only it is tried
-    codes = np.array([lrms_code(name) for name in names], dtype=np.int64)
     book = (packed, parts, np.ascontiguousarray(orders.astype(np.int64)), durations)
     preferences = requests.elastic.preferences if requests.elastic is not None else PREFERENCES
-    start, (accepted, sites, messages, prices, procs, length) = run_reserved(
-        jobs.packed, jobs.machine_procs, codes, book, rules.arrays(workloads, preferences))
+    run = run_exchange(jobs, names, exchange or Exchange("local", transfer=("local",) * K),
+                       requests=(book, rules.arrays(workloads, preferences)))
+    accepted, sites, messages, prices, procs, length = run.booked
     bookings = Bookings(rules.algorithm, accepted, np.ascontiguousarray(sites.T), messages, prices[0],
                         prices[1], prices[2], requests.infeasible(jobs.machine_procs),
                         np.ascontiguousarray(procs.T), length)
-    return Schedule(jobs, names, start, jobs.origin.copy()), bookings
+    schedule = run.schedule
+    if exchange is None:  # the schedule of sites without exchange
+        schedule = Schedule(jobs, names, schedule.start, jobs.origin.copy())
+    return schedule, bookings
 
 
 def _processor_counts(requests: Reservations, largest: np.ndarray

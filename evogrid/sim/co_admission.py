@@ -10,11 +10,11 @@ reservations) has ``p_i`` processors free over ``[s, s + d)`` and the
 algorithm's admission rule lets the start in:
 
 - 1 ``trivial``, 2 ``cpu-count``: any start;
-- 3 ``backlog``: ``s >= now + backlog_k`` (backlog: evogrid.sim.reservation_loop);
+- 3 ``backlog``: ``s >= now + backlog_k`` (backlog: evogrid.sim.reserving);
 - 4 ``backfill``, 5 ``weighted``: as 3, or the variant ends by the site's
   next planned start (its queue head's earliest fit or its next reservation);
 - 6 ``rulebase``: the site's TSK admission rulebase accepts part i at start s
-  (``allow[i, k, c]``, computed by evogrid.sim.reservation_loop from the
+  (``allow[i, k, c]``, computed by evogrid.sim.reserving from the
   site's state: a learned replacement for the fixed backlog rule).
 
 Algorithms 1-4 and 6 take the first variant in depth-first order: candidate
@@ -43,7 +43,7 @@ from numba import njit
 from evogrid.sim.profile import P_FREE, P_TIME
 
 #: Admission algorithms, by code: 0 is a one-site request's exact earliest fit
-#: (evogrid.sim.reservation_loop.admit); 1-5 are Meltzer's.
+#: (evogrid.sim.reserving.admit); 1-5 are Meltzer's.
 #: 6 places like 2, each part admitted by its site's TSK admission rulebase; 7 is Röblitz et al.'s
 #: probe/reserve of one-site (elastic) requests (evogrid.sim.probe); 8 Cankar's placement of
 #: collective requests (evogrid.sim.collective).

@@ -482,7 +482,8 @@ def scan_with_reservations(mode, k, q, code, t, jobs, state):
 
 @overload(scan_with_reservations, prefer_literal=True)
 def _scan_with_reservations(mode, k, q, code, t, jobs, state):
-    if getattr(mode, "literal_value", MIXED) < RESERVING + MIXED:
+    # Typed once without the literal first: only a known mode without reservations compiles it out.
+    if getattr(mode, "literal_value", RESERVING + MIXED) < RESERVING + MIXED:
         def never(mode, k, q, code, t, jobs, state):
             return False
         return never

@@ -40,7 +40,7 @@ FEATURE_CODES: dict[str, int] = {"NWP": F_NWP, "NJP": F_NJP, "UTIL": F_UTIL, "QL
                                  "EST_HOURS": F_EST_HOURS}
 FEATURES = FEATURE_CODES  # the older name
 #: The features of reservation admission rulebases, name -> code, computed by
-#: :func:`evogrid.sim.reservation_loop.admission_feature` (docs/reservations.md).
+#: :func:`evogrid.sim.reserving.admission_feature` (docs/reservations.md).
 #: The features of ranking rulebases (:func:`ranking_feature`), name -> code.
 RANKING_FEATURE_CODES: dict[str, int] = {**FEATURE_CODES, "LOAD_AFTER": F_LOAD_AFTER, "SPEED": F_SPEED,
                                          "WAIT_HOURS": F_WAIT_HOURS}

@@ -97,19 +97,24 @@ from evogrid.sim.core import (
     W_PROCS,
     cached_entry,
     complete_jobs,
+    end_reservations,
     enqueue,
     enqueue_at_site,
     enqueue_by_key,
+    holds_reservations,
     lrms_scan,
     mode_name,
     new_state,
     next_completion,
+    next_reservation_event,
     schedule_site,
     shadow_time,
     stopped_at_cutoff,
+    take_starting,
 )
 from evogrid.sim.features import SECONDS_PER_HOUR, feature_value, ranking_feature
 from evogrid.sim.lrms import EASY
+from evogrid.sim.reserving import R_SUBMIT, book_in_mode, new_bookings
 from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
 
 SCHEMES: dict[str, int] = {"exchange": EXCHANGE, "pool": POOL, "active": ACTIVE}
@@ -137,7 +142,9 @@ N_SETUP_FIELDS = 6
 #: transfer decision in the arrival (-1: the origin's own); ``P_ANSWER``: its answer (1 take, 0
 #: decline, -1 none yet); ``P_KEYED``: the last job whose queue key Python gave (in ``work.queue_key``).
 P_NEXT, P_TIME, P_JOB, P_ASK, P_SITE, P_PARTNER, P_COUNT, P_RANKED, P_AT, P_ANSWER, P_KEYED = range(11)
-N_PAUSE_FIELDS = 11
+#: ... and ``P_REQUEST``: the next reservation request.
+P_REQUEST = 11
+N_PAUSE_FIELDS = 12
 ASK_LOCATION, ASK_TRANSFER, ASK_KEY = 1, 2, 3
 #: What the grid loop returns: it ran to the end, stopped at its AWRT cutoff, or paused for Python.
 DONE, STOPPED, PAUSED = 0, 1, 2
@@ -158,6 +165,7 @@ class Work(NamedTuple):
     area: np.ndarray  #: int64 (K,): estimated area (processor-seconds) routed to each site and not ended
     pause: np.ndarray  #: int64 (N_PAUSE_FIELDS,): the pause record (``P_*``)
     queue_key: np.ndarray  #: float64 (n,): a Python queue order's key per job (else shape (1,))
+    booked: tuple  #: what became of each reservation request (evogrid.sim.reserving.new_bookings)
 
 
 @njit(cache=True, inline="always")
@@ -510,7 +518,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
 
 
 @njit(cache=True)
-def _simulate_grid(jobs, machine_procs, codes, policy, log_capacity, cutoff, mode):
+def _simulate_grid(jobs, machine_procs, codes, policy, log_capacity, cutoff, requests, mode):
     """Simulate K sites with job exchange.
 
     Args:
@@ -535,25 +543,30 @@ def _simulate_grid(jobs, machine_procs, codes, policy, log_capacity, cutoff, mod
         cutoff: float64, shape (K,): stop early once a lower bound on site
             k's AWRT exceeds ``cutoff[k]`` (seconds; 0: no limit for k), as in
             evogrid.sim.core._simulate_local.
-        mode: LRMS compilation mode (a literal).
+        requests: ``(book, rules)``, reservation requests and their admission
+            (evogrid.sim.booking packs them; ``reserving.no_requests``: none).
+        mode: compilation mode (a literal): the LRMS mode, or with requests
+            its ``core.reserving_mode``.
 
     Returns:
-        ``(out, log_site, log_partner, log_x, log_y, bounds)``: start time
+        ``(out, log_site, log_partner, log_x, log_y, bounds, booked)``: start time
         (s), executing site and number of moves per job (``out`` rows of
         evogrid.sim.core); the first rulebase decisions (deciding site,
         partner, features, output y); the AWRT lower bounds if the run
-        stopped early, else empty.
+        stopped early, else empty; what became of each request.
     """
     numba.literally(mode)
-    state, work, log = grid_setup(jobs, machine_procs, codes, policy, log_capacity)
-    return grid_outcome(state, work, log, _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode))
+    state, work, log = grid_setup(jobs, machine_procs, codes, policy, log_capacity, requests)
+    return grid_outcome(state, work, log,
+                        _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode))
 
 
 @njit(cache=True)
-def grid_setup(jobs, machine_procs, codes, policy, log_capacity):
+def grid_setup(jobs, machine_procs, codes, policy, log_capacity, requests):
     """``(state, work, log)`` of a grid run before its first event (see :func:`_simulate_grid`)."""
     K = machine_procs.shape[0]
-    state = new_state(jobs, machine_procs, codes, K + 1, 0)
+    book = requests[0]
+    state = new_state(jobs, machine_procs, codes, K + 1, book[0].shape[1])
     rb_params = policy[3]
     NF = (rb_params.shape[2] - 1) // 2
     log = (np.empty((log_capacity, 2), dtype=np.int64),  # deciding site, partner
@@ -565,7 +578,7 @@ def grid_setup(jobs, machine_procs, codes, policy, log_capacity):
     work = Work(np.empty(K, dtype=np.int64), np.zeros(K, dtype=np.bool_), np.zeros((2, K, K)),
                 np.zeros(max(1, NF)), np.empty(rb_params.shape[1]), np.zeros((2, K)), np.zeros((3, K)),
                 np.arange(jobs.shape[1]), np.zeros(K, dtype=np.int64), pause,
-                np.zeros(jobs.shape[1] if policy[0][PY_ORDER] != 0 else 1))
+                np.zeros(jobs.shape[1] if policy[0][PY_ORDER] != 0 else 1), new_bookings(book))
     return state, work, log
 
 
@@ -576,7 +589,7 @@ def grid_outcome(state, work, log, status):
     m = log[2][0]
     log_ids, log_vals = log[0], log[1]
     return (state.out, log_ids[:m, 0], log_ids[:m, 1], log_vals[:m, :NF], log_vals[:m, NF],
-            work.bounds[0].copy() if status == STOPPED else np.empty(0))
+            work.bounds[0].copy() if status == STOPPED else np.empty(0), work.booked)
 
 
 @njit(cache=True, _nrt=False)
@@ -607,13 +620,17 @@ def _next_in_batch(i, t, jobs, state, policy, work):
 
 
 @njit(cache=True, _nrt=False)
-def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
+def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
     """The event loop of :func:`_simulate_grid` over preallocated state: ``DONE``, ``STOPPED`` early
     at the AWRT cutoff, or ``PAUSED`` for a Python policy's decision (``work.pause`` says which; call
     again with the answer there to go on).
 
     Compiled without numba's runtime, as :func:`evogrid.sim.core._local_loop`:
     no reference counting here. ``work`` is scratch space (see ``grid_setup``).
+    Event order at one instant: job completions and reservation ends at
+    every site (then the passes of the sites that freed processors, in
+    index order), reservation starts, then arrivals, jobs before requests
+    (docs/reservations.md).
     """
     sc, running = state.sc, state.running
     setup = policy[0]
@@ -623,6 +640,9 @@ def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
     scheme = setup[SCHEME]
     pause = work.pause
     i = pause[P_NEXT]
+    r = pause[P_REQUEST]
+    book, rules = requests
+    R = book[0].shape[1]
     if i == 0 and pause[P_JOB] < 0:  # a new run, not one resumed after a pause
         np.random.seed(setup[SEED])
     # With one partner every order is the same: no AWRT bookkeeping needed.
@@ -630,31 +650,42 @@ def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
     batched = scheme == EXCHANGE and (setup[LOCATION] == L_MIN_MIN or setup[LOCATION] == L_MAX_MIN)
     arrivals = work.arrivals
     needs_area = _needs_area(setup)
+    reserving = holds_reservations(mode)
     # Typed constants, not literals: a literal flowing into a call makes
     # numba compile the callee once more for the literal's type.
     never = np.int64(NEVER)
     while True:
         tc, _ = next_completion(sc, running)
+        te = min(tc, next_reservation_event(state)) if reserving else tc
         ta = jobs[SUBMIT, i] if i < n else never
-        if tc == never and ta == never:
+        tr = book[0][R_SUBMIT, r] if r < R else never
+        if te == never and ta == never and tr == never:
             return DONE
-        if tc <= ta:
-            if track_awrt:
+        if te <= ta and te <= tr:
+            if track_awrt and tc == te:
                 _record_delegated_ends(tc, jobs, sc, running, delegated)
-            if needs_area:
+            if needs_area and tc == te:
                 _release_area(tc, jobs, sc, running, work.area)
             # All completions at every site first, then the sites' passes in
             # index order: with a pool or active requests, a pass at one site
             # may take jobs another site could now start.
             for k in range(K):
-                freed[k] = complete_jobs(k, tc, codes[k], jobs, sc, running, mode) > 0
+                freed[k] = complete_jobs(k, te, codes[k], jobs, sc, running, mode) > 0
+                if reserving:
+                    freed[k] = end_reservations(k, te, state) > 0 or freed[k]
             for k in range(K):
                 if freed[k]:
-                    schedule_site(k, k, codes[k], tc, jobs, state, mode)
+                    schedule_site(k, k, codes[k], te, jobs, state, mode)
                     if scheme == POOL:
-                        schedule_pool(k, tc, codes, jobs, state, mode)
+                        schedule_pool(k, te, codes, jobs, state, mode)
                     elif scheme == ACTIVE:
-                        active_request(k, tc, codes, jobs, state, mode)
+                        active_request(k, te, codes, jobs, state, mode)
+            if reserving:
+                take_starting(te, state)
+            continue
+        if tr < ta:
+            book_in_mode(mode, r, tr, book, rules, jobs, state, work.booked)
+            r += 1
             continue
         if stopped_at_cutoff(i, ta, jobs, state.out, jobs[HOME], cutoff, bounds):
             return STOPPED
@@ -662,21 +693,22 @@ def _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode):
             _next_in_batch(i, ta, jobs, state, policy, work)
         if _arrive(arrivals[i] if batched else i, ta, jobs, codes, state, policy, work, log, mode):
             pause[P_NEXT] = i
+            pause[P_REQUEST] = r
             pause[P_TIME] = ta
             return PAUSED
         i += 1
 
 
 def _grid_entry(mode: int):
-    def entry(jobs, machine_procs, codes, policy, log_capacity, cutoff):
-        return _simulate_grid(jobs, machine_procs, codes, policy, log_capacity, cutoff, mode)
+    def entry(jobs, machine_procs, codes, policy, log_capacity, cutoff, requests):
+        return _simulate_grid(jobs, machine_procs, codes, policy, log_capacity, cutoff, requests, mode)
 
     return cached_entry(entry, f"run_grid_{mode_name(mode)}")
 
 
 def _step_entry(mode: int):
-    def entry(jobs, codes, cutoff, state, policy, work, log):
-        return _grid_loop(jobs, codes, cutoff, state, policy, work, log, mode)
+    def entry(jobs, codes, cutoff, state, requests, policy, work, log):
+        return _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode)
 
     return cached_entry(entry, f"grid_step_{mode_name(mode)}")
 
@@ -686,7 +718,7 @@ _STEP: dict[int, object] = {}
 
 
 def run_grid(mode: int, jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, policy: tuple,
-             log_capacity: int, cutoff: np.ndarray) -> tuple:
+             log_capacity: int, cutoff: np.ndarray, requests: tuple) -> tuple:
     """Run :func:`_simulate_grid` compiled for ``mode`` (compiled or loaded on first use).
 
     Simulate level 1 of 3 (packed arrays, compiled); above it :func:`evogrid.sim.schedule.simulate_grid`
@@ -694,11 +726,12 @@ def run_grid(mode: int, jobs: np.ndarray, machine_procs: np.ndarray, codes: np.n
     """
     if mode not in _GRID:
         _GRID[mode] = _grid_entry(mode)
-    return _GRID[mode](jobs, machine_procs, codes, policy, log_capacity, cutoff)
+    return _GRID[mode](jobs, machine_procs, codes, policy, log_capacity, cutoff, requests)
 
 
 def run_grid_paused(mode: int, jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, policy: tuple,
-                    log_capacity: int, cutoff: np.ndarray, decide: Callable[[tuple, tuple], None]) -> tuple:
+                    log_capacity: int, cutoff: np.ndarray, requests: tuple,
+                    decide: Callable[[tuple, tuple], None]) -> tuple:
     """:func:`run_grid` for grids with Python policies: each time the loop pauses, ``decide(state,
     work)`` answers the question in ``work.pause`` (the ``P_*`` fields) in place, and the loop goes on.
 
@@ -708,7 +741,7 @@ def run_grid_paused(mode: int, jobs: np.ndarray, machine_procs: np.ndarray, code
     if mode not in _STEP:
         _STEP[mode] = _step_entry(mode)
     step = _STEP[mode]
-    state, work, log = grid_setup(jobs, machine_procs, codes, policy, log_capacity)
-    while (status := step(jobs, codes, cutoff, state, policy, work, log)) == PAUSED:
+    state, work, log = grid_setup(jobs, machine_procs, codes, policy, log_capacity, requests)
+    while (status := step(jobs, codes, cutoff, state, requests, policy, work, log)) == PAUSED:
         decide(state, work)
     return grid_outcome(state, work, log, status)

@@ -13,7 +13,7 @@ evogrid.workload.reservations); a plain one has one count. The broker:
    next one at least ``tss_gap`` seconds after the one before, all ending by
    the deadline;
 3. estimates each candidate's success: ``load``, 1 iff it starts when the
-   site's backlog has cleared (Meltzer's backlog, evogrid.sim.reservation_loop)
+   site's backlog has cleared (Meltzer's backlog, evogrid.sim.reserving)
    and 0 before; or ``static``, ``1 - exp(-(start - now) / h)``;
 4. keeps candidates whose estimate is at least ``threshold``, sorts them by
    the preference list (earliest end, lowest cost, highest estimated

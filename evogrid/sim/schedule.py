@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
@@ -12,6 +13,7 @@ from evogrid.errors import ScenarioError
 from evogrid.sim import core, grid, lrms
 from evogrid.sim.metrics import awrt_per_site, site_metrics
 from evogrid.sim.python_policy import LocationPolicy, QueueOrder, TransferPolicy, decider
+from evogrid.sim.reserving import no_requests
 from evogrid.sim.sites import Sites
 from evogrid.sim.tsk import TSKStack
 from evogrid.workload.model import Workload
@@ -326,6 +328,22 @@ def simulate_grid(
     """
     jobs = workloads if isinstance(workloads, GridJobs) else GridJobs.merge(workloads)
     names = _lrms_names(lrms, jobs.n_sites)
+    run = run_exchange(jobs, names, exchange, record_decisions=record_decisions, awrt_cutoff=awrt_cutoff)
+    return run.schedule
+
+
+class GridRun(NamedTuple):
+    """What :func:`run_exchange` gives: the schedule and the compiled loop's bookings of requests."""
+
+    schedule: Schedule
+    booked: tuple
+
+
+def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record_decisions: bool = False,
+                 awrt_cutoff: float | Sequence[float] = 0.0, requests: tuple | None = None) -> GridRun:
+    """:func:`simulate_grid` on merged jobs and LRMS names, with ``requests = (book, rules)`` of
+    reservation requests as evogrid.sim.booking packs them (None: none); the one path to the
+    compiled grid loop."""
     codes = np.array([lrms_code(name) for name in names], dtype=np.int64)
     if exchange.scheme == "active" and set(names) != {"easy"}:
         raise ScenarioError("active request (aa) needs EASY at every site (--lrms easy)")
@@ -338,19 +356,25 @@ def simulate_grid(
         # still run faster elsewhere, so the AWRT bounds would not be bounds.
         packed = packed.copy()
         cutoff[:] = 0.0
-    arguments = (core.lrms_mode(codes), packed, jobs.machine_procs, codes, policy, capacity, cutoff)
+    mode = core.lrms_mode(codes)
+    if requests is None:
+        requests = no_requests(jobs.n_sites)
+    else:
+        mode = core.reserving_mode(mode)
+    arguments = (mode, packed, jobs.machine_procs, codes, policy, capacity, cutoff, requests)
     if exchange.in_python:
         location = exchange.location if isinstance(exchange.location, LocationPolicy) else None
         decide = decider(packed, jobs.site_arrays[0], exchange.python_transfer, location, exchange.order)
-        out, d_site, d_partner, d_x, d_y, bounds = grid.run_grid_paused(*arguments, decide)
+        out, d_site, d_partner, d_x, d_y, bounds, booked = grid.run_grid_paused(*arguments, decide)
     else:
-        out, d_site, d_partner, d_x, d_y, bounds = grid.run_grid(*arguments)
+        out, d_site, d_partner, d_x, d_y, bounds, booked = grid.run_grid(*arguments)
     decisions = DecisionLog(d_site, d_partner, d_x, d_y) if record_decisions else None
-    return Schedule(jobs, names, out[core.START_TIME], out[core.SITE], exchange.label, exchange.scheme,
-                    out[core.MOVES], decisions,
-                    bounds if len(bounds) else None,
-                    exchange.pool_arrivals if exchange.scheme == "pool" else None,
-                    packed[core.RUN_TIME] if packed is not jobs.packed else None)
+    schedule = Schedule(jobs, names, out[core.START_TIME], out[core.SITE], exchange.label, exchange.scheme,
+                        out[core.MOVES], decisions,
+                        bounds if len(bounds) else None,
+                        exchange.pool_arrivals if exchange.scheme == "pool" else None,
+                        packed[core.RUN_TIME] if packed is not jobs.packed else None)
+    return GridRun(schedule, booked)
 
 
 def warm_up(lrms: Sequence[str | Sequence[str]] = ("fcfs", "easy", "list", "conservative",

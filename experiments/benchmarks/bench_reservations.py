@@ -1,4 +1,4 @@
-"""Reservation benchmarks: the loop with reservations (evogrid.sim.reservation_loop).
+"""Reservation benchmarks: the loop with reservations (evogrid.sim.reserving).
 
 Run: ``.venv/bin/python experiments/benchmarks/bench_reservations.py``
 

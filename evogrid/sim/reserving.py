@@ -1,4 +1,5 @@
-"""The compiled event loop of sites without exchange that also take reservations.
+"""How the compiled loop books reservation requests (:func:`book_request`; the loop is
+:mod:`evogrid.sim.grid`'s, compiled for a mode with reservations, ``evogrid.sim.core.reserving_mode``).
 
 Requests (docs/reservations.md) arrive next to the batch jobs. With the
 EXACT algorithm a one-site request is accepted at its earliest fit at or
@@ -19,6 +20,7 @@ registered LRMS): a site that holds reservations judges its queue on its
 profile with them (:func:`evogrid.sim.core.profile_scan`), so accepted
 reservations always find their processors free (jobs are cut at their
 estimate); a site that holds none schedules as it would without requests.
+Jobs move between sites as the grid's exchange strategy says.
 
 Arrays: ``requests`` int64, shape (N_REQUEST_FIELDS, R), sorted by
 ``R_SUBMIT``.
@@ -26,9 +28,9 @@ Arrays: ``requests`` int64, shape (N_REQUEST_FIELDS, R), sorted by
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
 from evogrid.sim.co_admission import (
     BACKFILL,
@@ -47,6 +49,8 @@ from evogrid.sim.co_admission import (
     C_WINDOWS,
     COLLECTIVE,
     EXACT,
+    HOURS_PER_WEEK,
+    N_CONFIG,
     PROBE,
     RULEBASE,
     candidate_starts,
@@ -62,32 +66,20 @@ from evogrid.sim.core import (
     H_PROCS,
     H_START,
     H_TAKEN,
-    HOME,
     M_PROCS,
     N_RUN,
     NEVER,
     PROCS,
     Q_HEAD,
     Q_TAIL,
+    RESERVING,
     RUN_JOB,
-    START_TIME,
-    SUBMIT,
     W_PROCS,
-    cached_entry,
-    complete_jobs,
-    end_reservations,
-    enqueue_at_site,
     hold,
-    lrms_mode,
-    mode_name,
-    new_state,
-    next_completion,
-    next_reservation_event,
-    reserving_mode,
-    schedule_site,
     site_profile,
     take_starting,
 )
+from evogrid.sim.lrms import MIXED
 from evogrid.sim.probe import (
     K_COST,
     K_DURATION,
@@ -103,7 +95,7 @@ from evogrid.sim.profile import (
     breakpoint_at,
     earliest_fit,
 )
-from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
+from evogrid.sim.tsk import META_CODES, META_FEATURES, TSKStack, rulebase_output
 
 #: Rows of ``requests``: times (s), the booked site (-1: any), and the processor counts a request may
 #: run on with the offset of their durations in the ``durations`` table (plain requests: one count,
@@ -386,98 +378,60 @@ def collective_admit(r, t, book, rules, jobs, state, booked):
         return
 
 
-@njit(cache=True)
-def _reserved_loop(jobs, codes, book, rules, state, booked, mode):
-    """The event loop (event order: docs/reservations.md) over a :class:`~evogrid.sim.core.State`
-    with room for the requests; ``mode``: a literal, ``reserving_mode`` of the LRMS mode."""
-    queue, sc, running = state.queue, state.sc, state.running
-    requests = book[0]
+@njit(cache=True, _nrt=True)
+def book_request(r, t, book, rules, jobs, state, booked):
+    """Request ``r`` arrives at time ``t``: its admission algorithm places it or refuses it, and
+    reservations accepted to start now take their processors. A call, not inlined: one compiled
+    copy serves every loop that takes requests. With numba's runtime, unlike the loop that calls
+    it (which would pass its ``_nrt=False`` on): the algorithms allocate scratch arrays."""
     algorithm = np.int64(rules[0][C_ALGORITHM])
-    n = jobs.shape[1]
-    R = requests.shape[1]
-    K = sc.shape[0]
-    freed = np.zeros(K, dtype=np.bool_)
-    i = np.int64(0)
-    r = np.int64(0)
-    while True:
-        tc, _ = next_completion(sc, running)
-        te = min(tc, next_reservation_event(state))
-        ta = jobs[SUBMIT, i] if i < n else NEVER
-        tr = requests[R_SUBMIT, r] if r < R else NEVER
-        if te == NEVER and ta == NEVER and tr == NEVER:
-            return
-        if te <= min(ta, tr):
-            for k in range(K):
-                freed[k] = (complete_jobs(k, te, codes[k], jobs, sc, running, mode)
-                            + end_reservations(k, te, state)) > 0
-            for k in range(K):
-                if freed[k]:
-                    schedule_site(k, k, codes[k], te, jobs, state, mode)
-            take_starting(te, state)
-        elif ta <= tr:
-            k = jobs[HOME, i]
-            enqueue_at_site(k, i, codes[k], jobs, queue, sc, mode)
-            schedule_site(k, k, codes[k], ta, jobs, state, mode)
-            i += 1
-        else:
-            if algorithm == EXACT:
-                admit(r, tr, book, jobs, state, booked)
-            elif algorithm == PROBE:
-                probe_reserve(r, tr, book, rules, jobs, state, booked)
-            elif algorithm == COLLECTIVE:
-                collective_admit(r, tr, book, rules, jobs, state, booked)
-            else:
-                co_admit(r, tr, book, rules, jobs, state, booked)
-            take_starting(tr, state)
-            r += 1
+    if algorithm == EXACT:
+        admit(r, t, book, jobs, state, booked)
+    elif algorithm == PROBE:
+        probe_reserve(r, t, book, rules, jobs, state, booked)
+    elif algorithm == COLLECTIVE:
+        collective_admit(r, t, book, rules, jobs, state, booked)
+    else:
+        co_admit(r, t, book, rules, jobs, state, booked)
+    take_starting(t, state)
+
+
+def book_in_mode(mode, r, t, book, rules, jobs, state, booked):
+    """:func:`book_request` in a loop compiled for ``mode`` (a literal); compiled for modes whose
+    sites may hold reservations only (the overload below), so the other loops never compile the
+    admission algorithms."""
+
+
+@overload(book_in_mode, prefer_literal=True)
+def _book_in_mode(mode, r, t, book, rules, jobs, state, booked):
+    # Typed once without the literal first: only a known mode without reservations compiles it out.
+    if getattr(mode, "literal_value", RESERVING + MIXED) < RESERVING + MIXED:
+        def never(mode, r, t, book, rules, jobs, state, booked):
+            return None
+        return never
+
+    def book_it(mode, r, t, book, rules, jobs, state, booked):
+        book_request(r, t, book, rules, jobs, state, booked)
+    return book_it
 
 
 @njit(cache=True)
-def _run_reserved(jobs, machine_procs, codes, book, rules, mode):
-    """:func:`run_reserved` for compilation mode ``mode`` (a literal)."""
-    numba.literally(mode)
-    requests, parts = book[0], book[1]
-    R = requests.shape[1]
-    state = new_state(jobs, machine_procs, codes, machine_procs.shape[0], R)
-    booked = (np.full(R, -1, dtype=np.int64), np.full(parts.shape, -1, dtype=np.int64),
-              np.zeros(R, dtype=np.int64), np.full((3, R), np.nan), np.full(parts.shape, -1, dtype=np.int64),
-              np.full(R, -1, dtype=np.int64))
-    _reserved_loop(jobs, codes, book, rules, state, booked, mode)
-    return state.out[START_TIME].copy(), booked
+def new_bookings(book):
+    """``booked = (accepted, sites, messages, prices, procs, length)`` of :func:`book_request`, all
+    refused: each request's start (s, -1: refused), its parts' sites (P, R, -1), the messages sent
+    for it, (3, R) its cost with the cheapest and dearest admissible variant's, the processors
+    each part holds (P, R) and for how long (s), -1 where refused."""
+    R, parts = book[0].shape[1], book[1]
+    return (np.full(R, -1, dtype=np.int64), np.full(parts.shape, -1, dtype=np.int64),
+            np.zeros(R, dtype=np.int64), np.full((3, R), np.nan), np.full(parts.shape, -1, dtype=np.int64),
+            np.full(R, -1, dtype=np.int64))
 
 
-def _reserved_entry(mode: int):
-    def entry(jobs, machine_procs, codes, book, rules):
-        return _run_reserved(jobs, machine_procs, codes, book, rules, mode)
-
-    return cached_entry(entry, f"run_reserved_{mode_name(mode)}")
-
-
-_RESERVED: dict[int, object] = {}
-
-
-def run_reserved(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, book: tuple,
-                 rules: tuple) -> tuple:
-    """``(start, booked)`` for K sites without exchange that take reservations (module docstring).
-
-    ``book = (requests, parts, orders, durations)``: the requests
-    (N_REQUEST_FIELDS, R), their parts' processors (P, R), largest first,
-    0-padded, each one's site order (K, R), and the durations (s) of every
-    request's processor counts (``R_TABLE`` is the offset of its first).
-    ``rules = (config, acc, tariff, cum, rulebases)``: the
-    algorithm's parameters (evogrid.sim.co_admission, ``C_*`` rows), the
-    run-time/estimate ratio per site for the backlog (float64 (K,)),
-    tariffs per processor-hour (K, 168) and their running sums (K, 169),
-    and ``(params, meta)`` of a :class:`~evogrid.sim.tsk.TSKStack` with one
-    admission rulebase per site (used by the ``rulebase`` algorithm only).
-    ``start``: each job's start (s); ``booked = (accepted, sites, messages,
-    prices, procs, length)``: each request's start
-    (s, -1: refused), its parts' sites (P, R, -1), the messages sent for it,
-    (3, R) its cost with the cheapest and dearest admissible variant's, the
-    processors each part holds (P, R) and for how long (s), -1 where refused.
-    Compiles (or loads) the loop of the sites' LRMS mode on first use.
-    """
-    mode = reserving_mode(lrms_mode(codes))
-    if mode not in _RESERVED:
-        _RESERVED[mode] = _reserved_entry(mode)
-    return _RESERVED[mode](jobs, machine_procs, codes, book, rules)
+def no_requests(n_sites: int) -> tuple:
+    """``(book, rules)`` of a run without requests, typed as a run with them (one compiled loop)."""
+    book = (np.zeros((N_REQUEST_FIELDS, 0), dtype=np.int64), np.zeros((1, 0), dtype=np.int64),
+            np.zeros((n_sites, 0), dtype=np.int64), np.zeros(1, dtype=np.int64))
+    stack = TSKStack.empty()
+    rules = (np.zeros(N_CONFIG), np.zeros(n_sites), np.zeros((n_sites, HOURS_PER_WEEK)),
+             np.zeros((n_sites, HOURS_PER_WEEK + 1)), (stack.params, stack.meta))
+    return book, rules
