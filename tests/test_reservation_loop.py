@@ -450,7 +450,7 @@ def test_simulate_runs_a_scenarios_reservations(capsys):
     from pathlib import Path
 
     from evogrid.cli import main
-    from evogrid.policy.strategies import AcceptWhenFit, simulate
+    from evogrid.policy.strategies import AcceptWhenFit, CentralPool, simulate
     from evogrid.sim.booking import reservation_setup, simulate_reservations
     from evogrid.sim.metrics import reservation_metrics
     from evogrid.sim.scenario import Scenario
@@ -468,8 +468,14 @@ def test_simulate_runs_a_scenarios_reservations(capsys):
     assert res.to_dict()["reservations"] == {"requests_name": requests.name,
                                              **reservation_metrics(schedule, requests, bookings)}
     assert "reserved_area" in res.metrics()[0]
-    with pytest.raises(ScenarioError, match="reservations run on sites without job exchange"):
-        simulate(scenario, AcceptWhenFit())
+    awf = simulate(scenario, AcceptWhenFit())  # exchange and reservations in one run
+    exchange = AcceptWhenFit().exchange(scenario.grid_jobs())
+    both, booked = simulate_reservations(workloads, scenario.lrms, requests, rules, exchange)
+    assert np.array_equal(awf.schedule.start, both.start) and np.array_equal(awf.schedule.site, both.site)
+    assert np.array_equal(awf.bookings.start, booked.start)
+    assert awf.schedule.moves.sum() > 0 and (booked.start >= 0).any()
+    with pytest.raises(ScenarioError, match="not with the pool scheme"):
+        simulate(scenario, CentralPool())
     with pytest.raises(SystemExit) as done:
         main(["simulate", str(config), "--json"])
     assert done.value.code == 0

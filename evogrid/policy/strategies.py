@@ -380,7 +380,8 @@ def simulate(
     Without ``strategy``: the scenario file's ``[strategy]`` table
     (:func:`evogrid.policy.config.scenario_strategy`), else :class:`Local`. A scenario with a
     ``[reservations]`` table runs its requests too (:func:`~evogrid.sim.booking.simulate_reservations`
-    with the table's admission algorithm; sites without exchange).
+    with the table's admission algorithm; with the strategy's exchange unless it is :class:`Local`;
+    a central pool or active request refuses requests).
     """
     if strategy is None:
         from evogrid.policy.config import scenario_strategy  # config builds on this module
@@ -397,14 +398,17 @@ def simulate(
 
 
 def _simulate_reservations(scenario: Scenario, strategy: Strategy) -> Result:
-    """:func:`simulate` for a scenario with a ``[reservations]`` table."""
-    if not isinstance(strategy, Local):
-        raise ScenarioError(f"{scenario.source or scenario.name}: reservations run on sites without job "
-                            f"exchange for now, not with the {type(strategy).__name__} strategy (--strategy, "
-                            "or the [strategy] table)")
+    """:func:`simulate` for a scenario with a ``[reservations]`` table: the strategy's exchange (none
+    for :class:`Local`) with the requests; the baseline is local scheduling without requests."""
     workloads, requests, rules = reservation_setup(scenario)
-    schedule, bookings = simulate_reservations(workloads, scenario.lrms, requests, rules)
-    return Result(scenario, schedule, simulate_local(list(workloads), scenario.lrms), requests, bookings)
+    jobs = GridJobs.merge(workloads, scenario.sites)
+    exchange = None if isinstance(strategy, Local) else strategy.exchange(jobs)
+    try:
+        schedule, bookings = simulate_reservations(workloads, scenario.lrms, requests, rules, exchange,
+                                                   scenario.sites)
+    except ScenarioError as exc:
+        raise ScenarioError(f"{scenario.source or scenario.name}: {exc}") from None
+    return Result(scenario, schedule, simulate_local(jobs, scenario.lrms), requests, bookings)
 
 
 def strategy_label(schedule: Schedule) -> str:

@@ -23,6 +23,7 @@ from evogrid.sim import collective as collective_placement
 from evogrid.sim import probe
 from evogrid.sim.reserving import N_REQUEST_FIELDS
 from evogrid.sim.schedule import Exchange, GridJobs, Schedule, _lrms_names, run_exchange
+from evogrid.sim.sites import Sites
 from evogrid.sim.tsk import TSKStack
 from evogrid.workload.model import Workload
 from evogrid.workload.reservations import (
@@ -237,8 +238,8 @@ class Bookings:
 
 
 def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[str], requests: Reservations,
-                          rules: ReservationRules | None = None, exchange: Exchange | None = None
-                          ) -> tuple[Schedule, Bookings]:
+                          rules: ReservationRules | None = None, exchange: Exchange | None = None,
+                          sites: Sites | None = None) -> tuple[Schedule, Bookings]:
     """Simulate sites that take reservation requests, without job exchange or with ``exchange``.
 
     Args:
@@ -252,12 +253,15 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
         exchange: how the sites exchange jobs (evogrid.policy builds it from a
             strategy): transfer and location policies or brokers; a central
             pool or active request does not take reservations.
+        sites: the sites' speeds, attributes and the jobs' requirements
+            (evogrid.sim.sites; default: equal sites). A reservation holds its
+            processors for its duration at any site, whatever its speed.
 
     Returns:
         ``(schedule, bookings)``: the batch jobs' schedule and each request's fate.
     """
     rules = rules or ReservationRules()
-    jobs = GridJobs.merge(workloads)
+    jobs = GridJobs.merge(workloads, sites)
     K = jobs.n_sites
     names = _lrms_names(lrms, K)
     if exchange is not None and exchange.scheme != "exchange":

@@ -162,13 +162,26 @@ def reserving_mode(mode: int) -> int:
     return RESERVING + mode
 
 
-@njit(cache=True, inline="always")
+def _mode_value(mode):
+    """While numba types a loop: its mode's literal value, or None for a mode typed without one."""
+    return getattr(mode, "literal_value", None)
+
+
 def holds_reservations(mode):
     """May sites hold reservations in compilation mode ``mode``?"""
-    return mode >= RESERVING + MIXED
 
 
-@njit(cache=True, inline="always")
+@overload(holds_reservations, prefer_literal=True)
+def _holds_reservations(mode):
+    # Decided while numba types the loop, so the loop's code holds one branch only (each inlined
+    # condition on the mode costs compile time even where LLVM folds it later).
+    value = _mode_value(mode)
+    if value is None:
+        return lambda mode: mode >= RESERVING + MIXED
+    answer = value >= RESERVING + MIXED
+    return lambda mode: answer
+
+
 def site_lrms(mode, code):
     """The LRMS of a site whose code is ``code`` in compilation mode ``mode``.
 
@@ -176,8 +189,20 @@ def site_lrms(mode, code):
     compile-time literal: returning it lets LLVM fold away every other LRMS's
     branches (a runtime code cost FCFS and LIST 9-13 %, docs/benchmarks.md).
     """
-    of_mode = mode - RESERVING if holds_reservations(mode) else mode
-    return code if of_mode == MIXED else of_mode
+
+
+@overload(site_lrms, prefer_literal=True)
+def _site_lrms(mode, code):
+    value = _mode_value(mode)
+    if value is None:
+        def runtime(mode, code):
+            of_mode = mode - RESERVING if mode >= RESERVING + MIXED else mode
+            return code if of_mode == MIXED else of_mode
+        return runtime
+    base = value - RESERVING if value >= RESERVING + MIXED else value
+    if base == MIXED:
+        return lambda mode, code: code
+    return lambda mode, code: base
 
 
 @njit(cache=True, inline="always")
@@ -482,8 +507,7 @@ def scan_with_reservations(mode, k, q, code, t, jobs, state):
 
 @overload(scan_with_reservations, prefer_literal=True)
 def _scan_with_reservations(mode, k, q, code, t, jobs, state):
-    # Typed once without the literal first: only a known mode without reservations compiles it out.
-    if getattr(mode, "literal_value", RESERVING + MIXED) < RESERVING + MIXED:
+    if not _compiles_reservations(mode):
         def never(mode, k, q, code, t, jobs, state):
             return False
         return never
@@ -543,6 +567,46 @@ def end_reservations(k, t, state):
         else:
             h += 1
     return ended
+
+
+def _compiles_reservations(mode) -> bool:
+    """While numba types a loop: is its mode (a literal, or a type without one) one whose sites may
+    hold reservations? Unknown modes count as not: the literal pass compiles what runs."""
+    return getattr(mode, "literal_value", MIXED) >= RESERVING + MIXED
+
+
+def next_held_event(mode, state):
+    """:func:`next_reservation_event` in a loop compiled for ``mode``; NEVER where sites hold no
+    reservations (the overloads below leave the work out of those loops' code)."""
+
+
+def end_held(mode, k, t, state):
+    """:func:`end_reservations` in a loop compiled for ``mode`` (0 where sites hold none)."""
+
+
+def start_held(mode, t, state):
+    """:func:`take_starting` in a loop compiled for ``mode`` (nothing where sites hold none)."""
+
+
+@overload(next_held_event, prefer_literal=True)
+def _next_held_event(mode, state):
+    if not _compiles_reservations(mode):
+        return lambda mode, state: np.int64(NEVER)
+    return lambda mode, state: next_reservation_event(state)
+
+
+@overload(end_held, prefer_literal=True)
+def _end_held(mode, k, t, state):
+    if not _compiles_reservations(mode):
+        return lambda mode, k, t, state: np.int64(0)
+    return lambda mode, k, t, state: end_reservations(k, t, state)
+
+
+@overload(start_held, prefer_literal=True)
+def _start_held(mode, t, state):
+    if not _compiles_reservations(mode):
+        return lambda mode, t, state: None
+    return lambda mode, t, state: take_starting(t, state)
 
 
 @njit(cache=True, inline="always")

@@ -42,6 +42,14 @@ enough and holds every attribute the job requires (bit masks); sites that
 hold more of its preferred attributes come first. A job that moves from
 site k to site l runs ``p_j * s_k / s_l`` seconds there (its estimate
 scales alike, both rounded to whole seconds).
+
+Reservations: compiled for a mode with reservations
+(``core.reserving_mode``), the loop also takes requests (``requests =
+(book, rules)``, evogrid.sim.booking packs them) as events, books them
+(:func:`evogrid.sim.reserving.book_request`) and starts and ends the held
+reservations; a site holding some judges its queue on its profile with
+them (``core.profile_scan``). Requests go with ``EXCHANGE`` (local,
+transfer policies, brokers), not with the pool or active request.
 """
 
 from __future__ import annotations
@@ -97,20 +105,19 @@ from evogrid.sim.core import (
     W_PROCS,
     cached_entry,
     complete_jobs,
-    end_reservations,
+    end_held,
     enqueue,
     enqueue_at_site,
     enqueue_by_key,
-    holds_reservations,
     lrms_scan,
     mode_name,
     new_state,
     next_completion,
-    next_reservation_event,
+    next_held_event,
     schedule_site,
     shadow_time,
+    start_held,
     stopped_at_cutoff,
-    take_starting,
 )
 from evogrid.sim.features import SECONDS_PER_HOUR, feature_value, ranking_feature
 from evogrid.sim.lrms import EASY
@@ -650,13 +657,12 @@ def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
     batched = scheme == EXCHANGE and (setup[LOCATION] == L_MIN_MIN or setup[LOCATION] == L_MAX_MIN)
     arrivals = work.arrivals
     needs_area = _needs_area(setup)
-    reserving = holds_reservations(mode)
     # Typed constants, not literals: a literal flowing into a call makes
     # numba compile the callee once more for the literal's type.
     never = np.int64(NEVER)
     while True:
         tc, _ = next_completion(sc, running)
-        te = min(tc, next_reservation_event(state)) if reserving else tc
+        te = min(tc, next_held_event(mode, state))
         ta = jobs[SUBMIT, i] if i < n else never
         tr = book[0][R_SUBMIT, r] if r < R else never
         if te == never and ta == never and tr == never:
@@ -670,9 +676,8 @@ def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
             # index order: with a pool or active requests, a pass at one site
             # may take jobs another site could now start.
             for k in range(K):
-                freed[k] = complete_jobs(k, te, codes[k], jobs, sc, running, mode) > 0
-                if reserving:
-                    freed[k] = end_reservations(k, te, state) > 0 or freed[k]
+                freed[k] = (complete_jobs(k, te, codes[k], jobs, sc, running, mode)
+                            + end_held(mode, k, te, state)) > 0
             for k in range(K):
                 if freed[k]:
                     schedule_site(k, k, codes[k], te, jobs, state, mode)
@@ -680,8 +685,7 @@ def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
                         schedule_pool(k, te, codes, jobs, state, mode)
                     elif scheme == ACTIVE:
                         active_request(k, te, codes, jobs, state, mode)
-            if reserving:
-                take_starting(te, state)
+            start_held(mode, te, state)
             continue
         if tr < ta:
             book_in_mode(mode, r, tr, book, rules, jobs, state, work.booked)

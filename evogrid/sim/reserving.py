@@ -404,8 +404,7 @@ def book_in_mode(mode, r, t, book, rules, jobs, state, booked):
 
 @overload(book_in_mode, prefer_literal=True)
 def _book_in_mode(mode, r, t, book, rules, jobs, state, booked):
-    # Typed once without the literal first: only a known mode without reservations compiles it out.
-    if getattr(mode, "literal_value", RESERVING + MIXED) < RESERVING + MIXED:
+    if getattr(mode, "literal_value", MIXED) < RESERVING + MIXED:
         def never(mode, r, t, book, rules, jobs, state, booked):
             return None
         return never

@@ -359,8 +359,8 @@ def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record
     mode = core.lrms_mode(codes)
     if requests is None:
         requests = no_requests(jobs.n_sites)
-    else:
-        mode = core.reserving_mode(mode)
+    else:  # one loop for every LRMS: a grid loop with reservations compiles for a minute and more
+        mode = core.reserving_mode(lrms.MIXED)
     arguments = (mode, packed, jobs.machine_procs, codes, policy, capacity, cutoff, requests)
     if exchange.in_python:
         location = exchange.location if isinstance(exchange.location, LocationPolicy) else None

@@ -1,0 +1,50 @@
+"""Exchange, reservations, speeds and requirements in one run: the grid loop compiled for reservations.
+
+On random grids (2-3 sites, random speeds, attributes and requirements), random transfer policies
+(local, AWF, brokers) and location policies, random requests (booked at one site or placed by the
+grid) under every admission algorithm for them, and every LRMS: every invariant holds (each job
+once, never before its submission, capacity with the held reservations, FCFS order, requirements,
+speeds; accepted requests in their window, parts on distinct sites at one start), and without
+requests the run is the grid loop's own schedule.
+"""
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from invariants import check_schedule
+from test_core_vs_reference import workloads
+from test_matchmaking_vs_reference import heterogeneous
+from test_reservation_loop import LRMS, MELTZER, _check_capacity_with_reservations, requests
+
+from evogrid.sim.booking import ReservationRules, simulate_reservations
+from evogrid.sim.schedule import Exchange, GridJobs, simulate_grid
+from evogrid.workload.reservations import Reservations
+
+SCORING = ["least-load", "olb", "met", "mct"]
+
+
+@st.composite
+def combined(draw):
+    K = draw(st.integers(2, 3))
+    sites = [draw(workloads(max_jobs=12)) for _ in range(K)]
+    fixed = draw(st.integers(0, 3)) == 0
+    req = draw(requests([w.machine_procs for w in sites], max_parts=K, fixed=fixed))
+    transfer = tuple(draw(st.sampled_from(["local", "awf", "broker"])) for _ in range(K))
+    location = draw(st.sampled_from(SCORING if "broker" in transfer else ["fixed", *SCORING]))
+    algorithm = draw(st.sampled_from(["first-fit", *MELTZER] if fixed else MELTZER))
+    return sites, draw(heterogeneous(K)), req, Exchange("mixed", transfer=transfer, location=location), \
+        ReservationRules(algorithm, minsize=draw(st.integers(1, 8)), windows=draw(st.integers(1, 4)))
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(combined(), st.sampled_from(LRMS))
+def test_exchange_with_reservations_keeps_every_invariant(case, lrms):
+    sites, heterogeneity, req, exchange, rules = case
+    schedule, bookings = simulate_reservations(sites, lrms, req, rules, exchange, heterogeneity)
+    check_schedule(schedule)
+    _check_capacity_with_reservations(schedule, req, bookings)
+    none = Reservations("none", *(np.zeros(0, dtype=np.int64) for _ in range(4)), np.zeros((0, 1), np.int64))
+    alone, _ = simulate_reservations(sites, lrms, none, rules, exchange=exchange, sites=heterogeneity)
+    plain = simulate_grid(GridJobs.merge(sites, heterogeneity), lrms, exchange)
+    for name in ("start", "site", "moves", "run_time"):
+        assert np.array_equal(getattr(alone, name), getattr(plain, name)), name
