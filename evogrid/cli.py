@@ -337,7 +337,8 @@ def simulate_cmd(
         console.print(f"reservations ({loaded.reservations.algorithm}): {r['requests']:,} requests, "
                       f"failure rate {100 * r['failure_rate']:.1f} % (by area "
                       f"{100 * r['area_failure_rate']:.1f} %), {r['messages_per_request']:.1f} messages per "
-                      "request; the deltas are against the same batch jobs scheduled locally without requests")
+                      "request; the deltas are against the same batch jobs scheduled locally without "
+                      "requests")
     for w in loaded.workloads:
         if w.dropped:
             drops = ", ".join(f"{k}={v:,}" for k, v in w.dropped.items())
