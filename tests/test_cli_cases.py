@@ -98,8 +98,9 @@ CASES = [
     (["pareto", "KTH-1", "--generations", "1"], 2, ["two sites"]),
     (["train", "{root}/reserving.toml", "--generations", "1"], 2, ["reserving.toml", "[reservations]"]),
     (["pareto", "{root}/reserving.toml", "--generations", "1"], 2, ["[reservations]"]),
-    (["simulate", "{root}/reserving.toml", "--strategy", "awf"], 2,
-     ["reserving.toml", "reservations run on sites without job exchange", "AcceptWhenFit"]),
+    (["simulate", "{root}/reserving.toml", "--strategy", "awf"], 0, []),  # exchange with reservations
+    (["simulate", "{root}/reserving.toml", "--strategy", "pool"], 2,
+     ["reserving.toml", "not with the pool scheme"]),
     (["train"], 2, ["SCENARIO", "--resume"]),
     (["pareto"], 2, ["SCENARIO", "--resume"]),
     # scenarios and windows
