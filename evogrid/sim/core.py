@@ -162,9 +162,14 @@ def reserving_mode(mode: int) -> int:
     return RESERVING + mode
 
 
-def _mode_value(mode):
-    """While numba types a loop: its mode's literal value, or None for a mode typed without one."""
-    return getattr(mode, "literal_value", None)
+def _literal_mode(mode) -> tuple[int, bool] | None:
+    """While numba types a loop: ``(LRMS mode, sites may hold reservations)`` of its mode's literal
+    value, or None for a mode typed without one. The one decoder of modes for the overloads."""
+    value = getattr(mode, "literal_value", None)
+    if value is None:
+        return None
+    reserving = value >= RESERVING + MIXED
+    return (value - RESERVING if reserving else value), reserving
 
 
 def holds_reservations(mode):
@@ -175,10 +180,10 @@ def holds_reservations(mode):
 def _holds_reservations(mode):
     # Decided while numba types the loop, so the loop's code holds one branch only (each inlined
     # condition on the mode costs compile time even where LLVM folds it later).
-    value = _mode_value(mode)
-    if value is None:
+    decoded = _literal_mode(mode)
+    if decoded is None:
         return lambda mode: mode >= RESERVING + MIXED
-    answer = value >= RESERVING + MIXED
+    answer = decoded[1]
     return lambda mode: answer
 
 
@@ -193,13 +198,13 @@ def site_lrms(mode, code):
 
 @overload(site_lrms, prefer_literal=True)
 def _site_lrms(mode, code):
-    value = _mode_value(mode)
-    if value is None:
+    decoded = _literal_mode(mode)
+    if decoded is None:
         def runtime(mode, code):
             of_mode = mode - RESERVING if mode >= RESERVING + MIXED else mode
             return code if of_mode == MIXED else of_mode
         return runtime
-    base = value - RESERVING if value >= RESERVING + MIXED else value
+    base = decoded[0]
     if base == MIXED:
         return lambda mode, code: code
     return lambda mode, code: base
@@ -367,10 +372,8 @@ def backfill_behind_head(mode, k, q, code, t, cursor, jobs, state):
 def _backfill_behind_head(mode, k, q, code, t, cursor, jobs, state):
     # Decided while numba types the loop: a loop of a mode without a profile
     # never types backfill_on_profile, and so never compiles it (3 s cold).
-    lrms_of_mode = getattr(mode, "literal_value", MIXED)
-    if lrms_of_mode >= RESERVING + MIXED:
-        lrms_of_mode -= RESERVING
-    if lrms_of_mode != MIXED and not lrms.USES_PROFILE[lrms_of_mode]:
+    decoded = _literal_mode(mode)
+    if decoded is not None and decoded[0] != MIXED and not lrms.USES_PROFILE[decoded[0]]:
         def never(mode, k, q, code, t, cursor, jobs, state):
             return cursor[1], cursor[2]
         return never
@@ -461,9 +464,10 @@ def profile_scan(k, q, code, t, jobs, state):
     flags (evogrid.sim.lrms): without backfilling the pass stops there; with
     ``uses_shadow`` the first such job holds its earliest fit (EASY's
     reservation, on the profile), with ``profile`` every one does; any other
-    rule lets every later job that fits start (LIST). Without held
-    reservations this is each LRMS's own schedule (tests/test_reservation_loop.py).
-    A call, not inlined: one compiled copy serves every mode.
+    rule lets every later job that fits start (LIST). Only sites that hold
+    reservations get here (:func:`lrms_scan`); the schedule is then checked
+    against the reference twin (tests/test_reservation_loop.py). A call, not
+    inlined: one compiled copy serves every mode.
     """
     queue, sc, profile = state.queue, state.sc, state.profile
     head = sc[q, Q_HEAD]
@@ -507,7 +511,7 @@ def scan_with_reservations(mode, k, q, code, t, jobs, state):
 
 @overload(scan_with_reservations, prefer_literal=True)
 def _scan_with_reservations(mode, k, q, code, t, jobs, state):
-    if not _compiles_reservations(mode):
+    if not compiles_reservations(mode):
         def never(mode, k, q, code, t, jobs, state):
             return False
         return never
@@ -569,10 +573,11 @@ def end_reservations(k, t, state):
     return ended
 
 
-def _compiles_reservations(mode) -> bool:
+def compiles_reservations(mode) -> bool:
     """While numba types a loop: is its mode (a literal, or a type without one) one whose sites may
     hold reservations? Unknown modes count as not: the literal pass compiles what runs."""
-    return getattr(mode, "literal_value", MIXED) >= RESERVING + MIXED
+    decoded = _literal_mode(mode)
+    return decoded is not None and decoded[1]
 
 
 def next_held_event(mode, state):
@@ -590,21 +595,21 @@ def start_held(mode, t, state):
 
 @overload(next_held_event, prefer_literal=True)
 def _next_held_event(mode, state):
-    if not _compiles_reservations(mode):
+    if not compiles_reservations(mode):
         return lambda mode, state: np.int64(NEVER)
     return lambda mode, state: next_reservation_event(state)
 
 
 @overload(end_held, prefer_literal=True)
 def _end_held(mode, k, t, state):
-    if not _compiles_reservations(mode):
+    if not compiles_reservations(mode):
         return lambda mode, k, t, state: np.int64(0)
     return lambda mode, k, t, state: end_reservations(k, t, state)
 
 
 @overload(start_held, prefer_literal=True)
 def _start_held(mode, t, state):
-    if not _compiles_reservations(mode):
+    if not compiles_reservations(mode):
         return lambda mode, t, state: None
     return lambda mode, t, state: take_starting(t, state)
 

@@ -72,14 +72,13 @@ from evogrid.sim.core import (
     PROCS,
     Q_HEAD,
     Q_TAIL,
-    RESERVING,
     RUN_JOB,
     W_PROCS,
+    compiles_reservations,
     hold,
     site_profile,
     take_starting,
 )
-from evogrid.sim.lrms import MIXED
 from evogrid.sim.probe import (
     K_COST,
     K_DURATION,
@@ -404,7 +403,7 @@ def book_in_mode(mode, r, t, book, rules, jobs, state, booked):
 
 @overload(book_in_mode, prefer_literal=True)
 def _book_in_mode(mode, r, t, book, rules, jobs, state, booked):
-    if getattr(mode, "literal_value", MIXED) < RESERVING + MIXED:
+    if not compiles_reservations(mode):
         def never(mode, r, t, book, rules, jobs, state, booked):
             return None
         return never
