@@ -6,9 +6,13 @@ Writes ``experiments/results/reservations/{meltzer,weighted,roblitz,roblitz_wind
 per run)
 and prints the tables of docs/reservations.md (mean and sample sd over the seeds).
 
-- Meltzer: ``experiments/configs/meltzer7.toml`` (EASY at every site), RW1/RW2/RW3 made from the
-  first site's jobs with seeds 1-5 (the seed also draws the site orders), Algorithms 1-4.
-- Algorithm 5: RW1, k from 1 to 0 (s = 1 - k), peak tariffs, seeds 1-5.
+- Meltzer: ``experiments/configs/meltzer4.toml`` and ``meltzer7.toml`` (EASY at every site; his
+  6.5-6.7 ran four clusters, 6.4, 6.8 and 6.9.1 seven), RW1/RW2/RW3 made from the first site's
+  jobs with seeds 1-5 (the seed also draws the site orders and shuffles the variant trees),
+  Algorithms 1-4, under Meltzer's readings of his listings (the defaults) and under evogrid's
+  earlier ones (``READINGS["earlier"]``: by-start order, every held reservation in the backlog,
+  backfill until the queue head's earliest fit).
+- Algorithm 5: RW1, his cost/start factors (his Table 18) and tariffs, seeds 1-5.
 - Röblitz: every 10th job (offsets 0-4 as the five repetitions) a one-site request booked
   b = 0, 6, 12, 24 h ahead with 2 h of slack; first fit, Algorithm 3 (backlog) and probe/reserve
   of plain and of elastic requests; on the first 2,000 jobs and on eight 2,000-job windows
@@ -31,13 +35,32 @@ from evogrid.workload.reservations import roblitz
 OUT = Path(__file__).parent / "results" / "reservations"
 SEEDS = (1, 2, 3, 4, 5)
 ALGORITHMS = ("trivial", "cpu-count", "backlog", "backfill")
+#: The readings of Meltzer's listings (docs/reservations.md): his, and evogrid's earlier ones.
+READINGS = {"meltzer": {}, "earlier": {"variant_order": "by-start", "backlog_rule": "every-held",
+                                       "backfill_until": "head-fit"}}
+#: His cost and start factors (k, s), Table 18.
+FACTORS = ((1.0, 0.0), (0.9, 0.1), (0.8, 0.2), (0.7, 0.3), (0.6, 0.4), (0.0, 1.0))
 MEASURES = ("failure_rate", "unfairness", "mean_relative_start", "messages_per_request", "mean_cost")
+
+
+def _day_night(requests, bookings) -> dict:
+    """Meltzer's Table 19(a): the shares of accepted co-reservations run wholly by day (8-18 h) and
+    wholly by night (18-8 h)."""
+    ok = bookings.accepted
+    start, end = bookings.start[ok], bookings.start[ok] + requests.duration[ok]
+    day0 = start // 86_400 * 86_400
+    hour = (start - day0) / 3600
+    by_day = (hour >= 8) & (end <= day0 + 18 * 3600)
+    night_end = np.where(hour < 8, day0 + 8 * 3600, day0 + 86_400 + 8 * 3600)
+    by_night = ((hour < 8) | (hour >= 18)) & (end <= night_end)
+    n = max(1, int(ok.sum()))
+    return {"day_share": float(by_day.sum() / n), "night_share": float(by_night.sum() / n)}
 
 
 def _run(workloads, lrms, requests, rules) -> dict:
     schedule, bookings = simulate_reservations(workloads, lrms, requests, rules)
     batch = schedule.metrics()
-    return {**reservation_metrics(schedule, requests, bookings),
+    return {**reservation_metrics(schedule, requests, bookings), **_day_night(requests, bookings),
             "batch_max_wait": max(m["max_wait"] for m in batch),
             "batch_mean_wait": float(np.mean([m["mean_wait"] for m in batch]))}
 
@@ -66,30 +89,36 @@ def _summary(rows: list[dict], keys: tuple[str, ...], measures: tuple[str, ...])
 
 
 def meltzer_study() -> None:
-    scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / "meltzer7.toml"))
     rows = []
-    for variant in ("rw1", "rw2", "rw3"):
-        for seed in SEEDS:
+    for sites in (4, 7):
+        scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / f"meltzer{sites}.toml"))
+        for variant in ("rw1", "rw2", "rw3"):
             for algorithm in ALGORITHMS:
-                workloads, requests, rules = reservation_setup(scenario, workload=variant, seed=seed,
-                                                               algorithm=algorithm)
-                rows.append({"workload": variant, "algorithm": algorithm, "seed": seed,
-                             **_run(workloads, scenario.lrms, requests, rules)})
+                for reading, settings in READINGS.items():
+                    for seed in SEEDS:
+                        workloads, requests, rules = reservation_setup(scenario, workload=variant, seed=seed,
+                                                                       algorithm=algorithm, **settings)
+                        rows.append({"sites": sites, "workload": variant, "algorithm": algorithm,
+                                     "reading": reading, "seed": seed,
+                                     **_run(workloads, scenario.lrms, requests, rules)})
     _write("meltzer", rows)
-    print("\n## Meltzer, seven sites, Algorithms 1-4 (mean ± sd over 5 seeds)\n")
-    _summary(rows, ("workload", "algorithm"), ("failure_rate", "unfairness", "mean_relative_start",
-                                              "messages_per_request", "batch_max_wait"))
+    print("\n## Meltzer, four and seven sites, Algorithms 1-4 (mean ± sd over 5 seeds)\n")
+    _summary(rows, ("sites", "workload", "algorithm", "reading"),
+             ("failure_rate", "mean_unfairness", "mean_relative_start", "messages_per_request",
+              "batch_max_wait"))
+    scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / "meltzer7.toml"))
     weighted = []
-    for k in (1.0, 0.75, 0.5, 0.25, 0.0):
+    for k, s_weight in FACTORS:
         for seed in SEEDS:
             workloads, requests, rules = reservation_setup(scenario, workload="rw1", seed=seed,
                                                            algorithm="weighted", cost_weight=k,
-                                                           start_weight=1.0 - k)
-            weighted.append({"k": k, "s": 1.0 - k, "seed": seed,
+                                                           start_weight=s_weight)
+            weighted.append({"k": k, "s": s_weight, "seed": seed,
                              **_run(workloads, scenario.lrms, requests, rules)})
     _write("weighted", weighted)
     print("\n## Algorithm 5 on RW1, k + s = 1 (mean ± sd over 5 seeds)\n")
-    _summary(weighted, ("k", "s"), ("mean_cost", "mean_relative_start", "failure_rate", "unfairness"))
+    _summary(weighted, ("k", "s"), ("mean_cost", "day_share", "night_share", "mean_relative_cost",
+                                    "mean_relative_start", "failure_rate"))
 
 
 #: Röblitz et al.'s admission rules here: first fit, Meltzer's Algorithm 3, and probe/reserve of plain

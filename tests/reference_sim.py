@@ -11,7 +11,6 @@ with it exactly (start times and sites).
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, field, replace
 
@@ -403,6 +402,9 @@ class Rules:
     preferences: tuple = ("earliest_end", "lowest_cost", "highest_success")
     swaps: tuple = (7, 10)  # collective: best and random improving swaps per allowed site
     seed: int = 0
+    variant_order: str = "tree"  # Meltzer's readings, or ours: by-start, every-held, head-fit
+    backlog_rule: str = "before-start"
+    backfill_until: str = "next-event"
 
 
 def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None):
@@ -483,12 +485,18 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
                 reservations.append((s, s + max(j.estimate, 1), j.procs))
             # EASY: the later ones need only fit around the head's reservation
 
-    def backlog(k, t):
+    def backlog(k, t, before=math.inf):
+        """Meltzer's listing 4: reservations count if they start before ``before``."""
         site = sites[k]
         requested = (sum(jobs[j].estimate * jobs[j].procs for j in site.queue)
                      + sum(jobs[job].estimate * p for _, _, p, job in site.running))
-        reserved = sum((e - s) * p for s, e, p, _ in held[k])
+        reserved = sum((e - s) * p for s, e, p, _ in held[k] if s < before)
         return math.ceil((rules.acc[k] * requested + reserved) / site.m)
+
+    def next_event(k, t):
+        """t_sched: the first estimated end of a running job, or reservation start or end, after t."""
+        times = [est for _, est, _, _ in sites[k].running] + [x for s, e, _, _ in held[k] for x in (s, e)]
+        return min((x for x in times if x > t), default=math.inf)
 
     def next_planned_start(k, t):
         starts = [s for s, _, _, taken in held[k] if not taken]
@@ -508,9 +516,12 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
             names, rulebase = rules.admission[k]
             x = [admission_feature(f, k, t, s, req.duration, need) for f in names]
             return free and tsk(rulebase, x) > 0
-        admitted = s >= t + backlog(k, t)
+        admitted = s >= t + backlog(k, t, s if rules.backlog_rule == "before-start" else math.inf)
         if rules.algorithm in ("backfill", "weighted"):
-            admitted = admitted or s + req.duration <= next_planned_start(k, t)
+            if rules.backfill_until == "next-event":  # "t_ende kleiner ... als t_sched"
+                admitted = admitted or s + req.duration < next_event(k, t)
+            else:
+                admitted = admitted or s + req.duration <= next_planned_start(k, t)
         return free and admitted
 
     def admission_feature(name, k, t, s, duration, need):
@@ -550,21 +561,43 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
             return  # more parts than sites: refused without asking
         ok = {(i, k, s): part_fits(k, t, s, req, parts[i]) for i in range(len(parts)) for k in order
               for s in starts}
-        variants = [(s, path) for s in starts for path in itertools.permutations(order, len(parts))
-                    if all(ok[i, k, s] for i, k in enumerate(path))]
+        # Meltzer's listings 2 and 5: the part variants (start, site, part), shuffled ("randomize
+        # tr": Fisher-Yates with the request's LCG) and for Algorithms 4-5 sorted by start
+        # (stable); by-start: unshuffled, so starts ascending and sites in the request's order.
+        tr = [(s, k, i) for s in starts for k in order for i in range(len(parts))]
+        if rules.variant_order == "tree":
+            state = (rules.seed * LCG_A + r) % 2**64
+            for i in range(len(tr) - 1, 0, -1):
+                state = (state * LCG_A + LCG_C) % 2**64
+                j = (state >> 33) % (i + 1)
+                tr[i], tr[j] = tr[j], tr[i]
+            if rules.algorithm in ("backfill", "weighted"):
+                tr.sort(key=lambda v: v[0])
 
-        def walk(s, level, used):  # (found path or None, messages)
+        def children(level, s, path):
+            """A node's children in the tree: the next part's variants at its start, off the path."""
+            return [(vs, k) for vs, k, i in tr if i == level and (level == 0 or vs == s) and k not in path]
+
+        def paths(level, s, path):  # every complete path below, in depth-first order
+            for vs, k in children(level, s, path):
+                if ok[level, k, vs]:
+                    if level == len(parts) - 1:
+                        yield vs, path + (k,)
+                    else:
+                        yield from paths(level + 1, vs, path + (k,))
+
+        variants = list(paths(0, None, ()))
+
+        def walk(level, s, path):  # (found (start, path) or None, messages)
             sent = 0
-            for k in order:
-                if k in used:
-                    continue
-                if rules.algorithm == "trivial" or ok[level, k, s]:
+            for vs, k in children(level, s, path):
+                if rules.algorithm == "trivial" or ok[level, k, vs]:
                     sent += 1
-                if not ok[level, k, s]:
+                if not ok[level, k, vs]:
                     continue
                 if level == len(parts) - 1:
-                    return used + (k,), sent
-                found, more = walk(s, level + 1, used + (k,))
+                    return (vs, path + (k,)), sent
+                found, more = walk(level + 1, vs, path + (k,))
                 sent += more
                 if found:
                     return found, sent
@@ -574,20 +607,14 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
         def cost(s, path):
             return sum(p * rules.price(k, s, s + req.duration) for p, k in zip(parts, path, strict=True))
 
-        messages = 0
-        if rules.algorithm != "weighted":
-            for s in starts:
-                found, sent = walk(s, 0, ())
-                messages += sent
-                if found:
-                    break
+        messages = 0 if rules.algorithm == "weighted" else walk(0, None, ())[1]
         if not variants:
             booked[r] = (-1, (), messages, None)
             return
         if rules.algorithm == "weighted":
             costs = [cost(s, path) for s, path in variants]
             lo, hi = min(costs), max(costs)
-            first, last = variants[0][0], variants[-1][0]
+            first, last = min(s for s, _ in variants), max(s for s, _ in variants)
 
             def score(v):
                 norm_cost = (costs[v] - lo) / (hi - lo) if hi > lo else 0.0

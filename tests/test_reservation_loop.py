@@ -13,7 +13,15 @@ from test_core_vs_reference import workloads
 from evogrid.errors import ScenarioError
 from evogrid.policy.admission import admission_rules
 from evogrid.policy.rulebase import Rulebase
-from evogrid.sim.booking import ReservationRules, peak_tariffs, simulate_reservations
+from evogrid.sim.booking import (
+    BACKFILL_BOUNDS,
+    BACKLOG_RULES,
+    VARIANT_ORDERS,
+    ReservationRules,
+    meltzer_tariffs,
+    peak_tariffs,
+    simulate_reservations,
+)
 from evogrid.sim.metrics import reservation_metrics, unfairness
 from evogrid.sim.schedule import simulate_local
 from evogrid.workload.model import Workload
@@ -86,7 +94,7 @@ def _reference(workloads, lrms, req, rules, bookings_order, rulebases=()):
                       tuple(acc.tolist()), _price(tariff, cum), admission, rules.tsn_max, rules.tss_gap,
                       rules.estimate, rules.success_hours * 3600.0, rules.threshold,
                       req.elastic.preferences if req.elastic is not None else PREFERENCES, rules.swaps,
-                      rules.seed)
+                      rules.seed, rules.variant_order, rules.backlog_rule, rules.backfill_until)
     return simulate_reserved_reference(jobs, [w.machine_procs for w in workloads], [lrms] * len(workloads),
                                        reqs, ref_rules)
 
@@ -163,7 +171,8 @@ def grids(draw):
 @pytest.mark.parametrize("algorithm", MELTZER)
 def test_meltzer_algorithms_equal_reference(algorithm):
     """1,000 random grids of 1-3 sites per algorithm, requests of 1 to K + 1 parts or booked at one site,
-    a random LRMS, candidate steps and tariffs."""
+    a random LRMS, candidate steps and tariffs, Meltzer's readings of the variant order, backlog and
+    backfill bound or ours."""
     @settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
     @given(st.data())
     def run(data):
@@ -176,7 +185,10 @@ def test_meltzer_algorithms_equal_reference(algorithm):
                                  cost_weight=data.draw(st.sampled_from([0.0, 0.5, 1.0])),
                                  start_weight=data.draw(st.sampled_from([0.0, 0.5, 1.0])),
                                  acc=tuple(data.draw(st.sampled_from([0.0, 0.5, 1.0])) for _ in range(K)),
-                                 tariffs=tariffs, seed=data.draw(st.integers(0, 3)))
+                                 tariffs=tariffs, seed=data.draw(st.integers(0, 3)),
+                                 variant_order=data.draw(st.sampled_from(list(VARIANT_ORDERS))),
+                                 backlog_rule=data.draw(st.sampled_from(list(BACKLOG_RULES))),
+                                 backfill_until=data.draw(st.sampled_from(list(BACKFILL_BOUNDS))))
         lrms = data.draw(st.sampled_from(LRMS))
         _run_against_reference(sites, lrms, req, rules)
 
@@ -378,18 +390,85 @@ def test_backlog_rule_keeps_a_reservation_behind_the_queue():
         assert m["unfairness"] == 0.0 and m["mean_relative_start"] == pytest.approx(10 / 25)
 
 
+def test_meltzers_backlog_counts_only_reservations_that_start_before_the_candidate():
+    """m = 2, idle. A request made at 0 holds both processors over [100, 110). A second, made at 1
+    for [10, 40) (5 s, candidates 10, 15, ..., 35): by Meltzer's listing 4 the first starts after
+    every candidate and does not count, so Algorithm 3 (walking by start) takes 10; counting every
+    held one (backlog (10 * 2) / 2 = 10 s) it takes the first start from 11 on, 15."""
+    w = Workload("idle", 2, arr([500]), arr([1]), arr([1]), arr([1]), arr([0]), arr([0]))
+    req = _one_site("two", [0, 1], [100, 10], [110, 40], [10, 5], [2, 2])
+    starts = {}
+    for rule in ("before-start", "every-held"):
+        rules = ReservationRules("backlog", minsize=1, windows=5, acc=(1.0,), backlog_rule=rule,
+                                 variant_order="by-start")
+        starts[rule] = simulate_reservations([w], "easy", req, rules)[1].start.tolist()
+    assert starts == {"before-start": [100, 10], "every-held": [100, 15]}
+
+
+def test_backfill_reservations_end_before_the_next_scheduling_event():
+    """m = 3: jobs of 1 processor run [0, 20) and [0, 50), a 3-processor job waits (its earliest
+    fit is 50). A request made at 2 for 1 processor over 5 s from 20 (deadline 40, candidates 20,
+    25, 30, 35) finds the backlog ((20 + 50 + 3 * 10) / 3 -> 34 s) past every candidate. Meltzer's
+    t_sched is 20 (the first estimated end): no variant ends before it, refused; ending by the
+    queue head's earliest fit (50), it is booked at 20."""
+    w = Workload("busy", 3, arr([0, 0, 1]), arr([20, 50, 10]), arr([1, 1, 3]), arr([20, 50, 10]),
+                 arr([0, 1, 2]), arr([0, 0, 0]))
+    req = _one_site("one", [2], [20], [40], [5], [1])
+    starts = {}
+    for bound in ("next-event", "head-fit"):
+        rules = ReservationRules("backfill", minsize=1, windows=3, acc=(1.0,), backfill_until=bound)
+        starts[bound] = simulate_reservations([w], "easy", req, rules)[1].start.tolist()
+    assert starts == {"next-event": [-1], "head-fit": [20]}
+
+
+def test_meltzers_tree_spreads_algorithm_2_over_starts_and_sorts_algorithm_4():
+    """Three idle sites of 100 processors, 40 two-part requests with 11 candidate starts each: in
+    Meltzer's shuffled tree Algorithm 2 takes a random start (not always the first), Algorithm 4
+    (his startsort) and the by-start order always the first; the same seed gives the same picks."""
+    sites = [Workload(f"s{k}", 100, arr([10**6]), arr([1]), arr([1]), arr([1]), arr([0]), arr([0]))
+             for k in range(3)]
+    n = 40
+    req = Reservations("idle", arr([0] * n), arr([100] * n), arr([210] * n), arr([10] * n),
+                       arr([[1, 1]] * n))
+    picks = {}
+    for name, order in (("cpu-count", "tree"), ("cpu-count", "by-start"), ("backfill", "tree")):
+        rules = ReservationRules(name, minsize=10, windows=10, seed=4, variant_order=order)
+        picks[name, order] = simulate_reservations(sites, "easy", req, rules)[1].start
+    assert (picks["cpu-count", "by-start"] == 100).all() and (picks["backfill", "tree"] == 100).all()
+    assert len(set(picks["cpu-count", "tree"].tolist())) > 3
+    again = simulate_reservations(sites, "easy", req, ReservationRules("cpu-count", minsize=10, windows=10,
+                                                                        seed=4))[1].start
+    np.testing.assert_array_equal(again, picks["cpu-count", "tree"])
+
+
+def test_meltzer_tariffs_are_his_table_18():
+    prices = meltzer_tariffs(4)
+    monday, saturday = np.arange(24), 5 * 24 + np.arange(24)
+    day = (monday >= 8) & (monday < 18)
+    for k in range(4):
+        np.testing.assert_array_equal(prices[k, monday], np.where(day, 2.0, 1.0))
+        weekend = np.where(day, 2.0, 1.0) / (2 if k in (1, 3) else 1)
+        np.testing.assert_array_equal(prices[k, saturday], weekend)
+
+
 def test_co_reservation_parts_go_to_distinct_sites_at_one_start():
     """Three idle sites of 4, 8 and 2 processors; parts (6, 3) from 5 (duration 10, deadline 100):
-    6 fits only site 1, 3 then site 0. Trivial asks site 2 first (the seeded order is drawn
-    here), so it may send more messages than cpu-count, which only sends the two that work."""
+    6 fits only site 1, 3 then site 0. Walking by start, or sorted by start (Algorithms 4-5), the
+    first candidate (5) is taken; Meltzer's shuffled tree takes some candidate of the window.
+    Trivial may ask site 2 first, so it may send more messages than cpu-count, which only sends
+    the two that work."""
     sites = [Workload(f"s{k}", m, arr([50]), arr([1]), arr([1]), arr([1]), arr([0]), arr([0]))
              for k, m in enumerate((4, 8, 2))]
     req = Reservations("co", arr([0]), arr([5]), arr([100]), arr([10]), arr([[3, 6]]))
     for name in MELTZER:
-        schedule, bookings = simulate_reservations(sites, "easy", req, ReservationRules(name, minsize=1))
-        assert bookings.start.tolist() == [5]
-        assert bookings.sites.tolist() == [[1, 0]]
-        assert bookings.messages[0] >= 2
+        for order in VARIANT_ORDERS:
+            rules = ReservationRules(name, minsize=1, variant_order=order)
+            schedule, bookings = simulate_reservations(sites, "easy", req, rules)
+            if order == "by-start" or name in ("backfill", "weighted"):
+                assert bookings.start.tolist() == [5]
+            assert 5 <= bookings.start[0] <= 90
+            assert bookings.sites.tolist() == [[1, 0]]
+            assert bookings.messages[0] >= 2
     _, bookings = simulate_reservations(sites, "easy", req, ReservationRules("cpu-count", minsize=1))
     assert bookings.messages.tolist() == [2]
     too_wide = Reservations("wide", arr([0]), arr([5]), arr([100]), arr([10]), arr([[9, 1]]))
@@ -409,7 +488,7 @@ def test_weighted_with_start_weight_only_is_backfill():
     _, four = simulate_reservations(sites, "easy", req, ReservationRules("backfill", tariffs=tariffs))
     _, five = simulate_reservations(sites, "easy", req, ReservationRules("weighted", cost_weight=0.0,
                                                                           start_weight=1.0, tariffs=tariffs))
-    assert four.accepted.sum() > 0.5 * req.n_requests
+    assert four.accepted.sum() > 0.3 * req.n_requests
     np.testing.assert_array_equal(four.start, five.start)
     np.testing.assert_array_equal(four.sites, five.sites)
     _, cheap = simulate_reservations(sites, "easy", req, ReservationRules("weighted", cost_weight=1.0,

@@ -111,9 +111,15 @@ def population_from_data(data: dict[str, Any] | None) -> Population | None:
     return pop
 
 
+def front_solutions(algorithm) -> Population | None:
+    """The solutions a front reports: every non-dominated solution evaluated so far where the
+    algorithm keeps an archive (pymoo's ``archive``), else the current population's optimum."""
+    return algorithm.archive if algorithm.archive is not None else algorithm.opt
+
+
 def feasible_front(algorithm) -> np.ndarray:
     """Objective vectors of the current non-dominated feasible solutions, shape (P, K)."""
-    opt = algorithm.opt
+    opt = front_solutions(algorithm)
     if opt is None or len(opt) == 0:
         return np.empty((0, algorithm.problem.n_obj))
     feasible = opt.get("FEAS").ravel()
@@ -235,7 +241,8 @@ class NSGA2Front:
         and the current optimum (genomes, objectives, constraints, ranks and crowding distances)."""
         a = state.algorithm
         return {"n_iter": a.n_iter, "n_eval": a.evaluator.n_eval, "random_state": a.random_state,
-                "pop": population_data(a.pop), "opt": population_data(a.opt)}
+                "pop": population_data(a.pop), "opt": population_data(a.opt),
+                "archive": population_data(a.archive)}
 
     def from_data(self, data: dict[str, Any]) -> ParetoState:
         """A freshly set-up algorithm (the problem, operators and evaluator rebuilt from the config)
@@ -248,6 +255,8 @@ class NSGA2Front:
         algorithm.random_state = data["random_state"]
         algorithm.pop = population_from_data(data["pop"])
         algorithm.opt = population_from_data(data["opt"])
+        if algorithm.archive is not None and data.get("archive") is not None:
+            algorithm.archive = algorithm.archive.add(population_from_data(data["archive"]))
         return ParetoState(algorithm)
 
     def step(self, state: ParetoState) -> ParetoState:
@@ -272,7 +281,7 @@ class NSGA2Front:
 
     def best(self, state: ParetoState) -> tuple[np.ndarray, np.ndarray]:
         """The feasible front: objectives F (AWRT per site, s) and genomes X, by the first site's AWRT."""
-        opt = state.algorithm.opt
+        opt = front_solutions(state.algorithm)
         feasible = opt.get("FEAS").ravel()
         F, X = opt.get("F")[feasible], opt.get("X")[feasible]
         order = np.argsort(F[:, 0], kind="stable")

@@ -32,6 +32,7 @@ from pydantic.dataclasses import dataclass
 from pymoo.algorithms.moo.nsga2 import NSGA2
 from pymoo.core.problem import Problem
 from pymoo.indicators.hv import HV
+from pymoo.util.archive import MultiObjectiveArchive
 
 from evogrid.optimize import rundir
 from evogrid.optimize.config import STRICT, Count, Seed, _OnScenario, _Validated
@@ -149,8 +150,11 @@ class ReservationFront(NSGA2Front):
         self.label = config.label
 
     def setup(self) -> NSGA2:
+        # Every non-dominated genome evaluated stays in the front (no truncation), so the front
+        # weakly dominates the algorithms seeded into the first population.
         algorithm = NSGA2(pop_size=self.config.pop_size, sampling=initial_population(self.config),
-                          eliminate_duplicates=True)
+                          eliminate_duplicates=True,
+                          archive=MultiObjectiveArchive(max_size=None, truncate_size=None))
         algorithm.setup(ReservationProblem(self.config.ref, self.evaluator),
                         termination=("n_gen", self.config.generations), seed=self.config.seed)
         return algorithm

@@ -59,6 +59,11 @@ ALGORITHMS: dict[str, tuple[int, str, str]] = {
                    "Cankar: collective requests on up to N sites, >= d each, >= e in all; earliest start "
                    "where free processors rise, greedy sites, best and random improving swaps"),
 }
+#: Meltzer's readings and ours, side by side (docs/reservations.md): the order of the variant tree,
+#: which held reservations a backlog counts, and the bound of Algorithm 4's backfill reservations.
+VARIANT_ORDERS = {"tree": ca.TREE, "by-start": ca.BY_START}
+BACKLOG_RULES = {"before-start": ca.BEFORE_START, "every-held": ca.EVERY_HELD}
+BACKFILL_BOUNDS = {"next-event": ca.NEXT_EVENT, "head-fit": ca.HEAD_FIT}
 #: Success estimates of the probe algorithm (evogrid.sim.probe).
 ESTIMATES = {"load": probe.LOAD, "static": probe.STATIC}
 #: The most variants (candidate starts x site orders) one request may have: the admission
@@ -69,6 +74,19 @@ MAX_VARIANTS = 2_000_000
 def flat_tariffs(n_sites: int, price: float = 1.0) -> np.ndarray:
     """Every site charges ``price`` per processor-hour at every hour: shape (K, 168)."""
     return np.full((n_sites, ca.HOURS_PER_WEEK), float(price))
+
+
+def meltzer_tariffs(n_sites: int) -> np.ndarray:
+    """Meltzer's tariffs (his Table 18), shape (K, 168): 2 per processor-hour from 8 to 18 h and 1
+    otherwise at every site; sites 1 and 3 charge half at weekends (hours 120-167 of the week, which
+    starts on a Monday at the scenario's time 0)."""
+    hour = np.arange(ca.HOURS_PER_WEEK)
+    day = np.where((hour % 24 >= 8) & (hour % 24 < 18), 2.0, 1.0)
+    prices = np.tile(day, (n_sites, 1))
+    for k in (1, 3):
+        if k < n_sites:
+            prices[k, 120:] /= 2
+    return prices
 
 
 def peak_tariffs(n_sites: int, off_peak: float = 1.0, peak: float = 2.0, spread: float = 1.0,
@@ -96,7 +114,9 @@ class ReservationRules:
             None: measured on each site's workload (processor-weighted).
         tariffs: price per processor-hour for each hour of the week, shape
             (K, 168); None: 1 everywhere (cost = processor-hours).
-        seed: seeds each request's site order.
+        seed: seeds each request's site order and the shuffle of its variant tree.
+        variant_order, backlog_rule, backfill_until: Meltzer's (the defaults) or our earlier
+            readings (:data:`VARIANT_ORDERS`, :data:`BACKLOG_RULES`, :data:`BACKFILL_BOUNDS`).
         rulebases: the ``rulebase`` algorithm's admission rulebases, one per
             site or one for every site (evogrid.policy.admission builds it
             from rulebase files).
@@ -124,6 +144,9 @@ class ReservationRules:
     success_hours: float = 6.0
     threshold: float = 0.5
     swaps: tuple[int, int] = (collective_placement.L1_SWAPS, collective_placement.L2_SWAPS)
+    variant_order: str = "tree"
+    backlog_rule: str = "before-start"
+    backfill_until: str = "next-event"
 
     def __post_init__(self) -> None:
         if self.algorithm not in ALGORITHMS:
@@ -138,6 +161,12 @@ class ReservationRules:
                                 "positive and threshold in [0, 1]")
         if min(self.swaps) < 0:
             raise ScenarioError("reservation rules: swaps must not be negative")
+        for name, value, table in (("variant_order", self.variant_order, VARIANT_ORDERS),
+                                   ("backlog_rule", self.backlog_rule, BACKLOG_RULES),
+                                   ("backfill_until", self.backfill_until, BACKFILL_BOUNDS)):
+            if value not in table:
+                raise ScenarioError(f"reservation rules: unknown {name} {value!r}; expected one of "
+                                    f"{', '.join(table)}")
         if self.estimate not in ESTIMATES:
             raise ScenarioError(f"reservation rules: unknown estimate {self.estimate!r}; expected one of "
                                 f"{', '.join(ESTIMATES)}")
@@ -163,6 +192,9 @@ class ReservationRules:
         config[ca.C_THRESHOLD] = self.threshold
         config[ca.C_L1], config[ca.C_L2] = self.swaps
         config[ca.C_SEED] = self.seed
+        config[ca.C_ORDER] = VARIANT_ORDERS[self.variant_order]
+        config[ca.C_BACKLOG_RULE] = BACKLOG_RULES[self.backlog_rule]
+        config[ca.C_BACKFILL_BOUND] = BACKFILL_BOUNDS[self.backfill_until]
         config[ca.C_PREFERENCES:ca.C_PREFERENCES + 3] = -1
         for i, name in enumerate(preferences):
             config[ca.C_PREFERENCES + i] = PREFERENCES.index(name)
@@ -335,9 +367,11 @@ def _tariffs(config: ReservationsConfig, n_sites: int) -> np.ndarray:
         return flat_tariffs(n_sites)
     if config.tariffs == "peak":
         return peak_tariffs(n_sites)
+    if config.tariffs == "meltzer":
+        return meltzer_tariffs(n_sites)
     if isinstance(config.tariffs, str):
         raise ScenarioError(f"[reservations] tariffs: unknown {config.tariffs!r}; "
-                            "expected flat, peak or a list")
+                            "expected flat, peak, meltzer or a list")
     if len(config.tariffs) != n_sites:
         raise ScenarioError(f"[reservations] tariffs: {len(config.tariffs)} entries for {n_sites} sites")
     rows = []
@@ -402,5 +436,7 @@ def reservation_setup(scenario: Scenario, **overrides: object
     rules = ReservationRules(config.algorithm, config.minsize, config.windows, config.cost_weight,
                              config.start_weight, tariffs=_tariffs(config, len(workloads)), seed=config.seed,
                              tsn_max=config.tsn_max, tss_gap=config.tss_gap, estimate=config.estimate,
-                             success_hours=config.success_hours, threshold=config.threshold)
+                             success_hours=config.success_hours, threshold=config.threshold,
+                             variant_order=config.variant_order, backlog_rule=config.backlog_rule,
+                             backfill_until=config.backfill_until)
     return tuple(workloads), requests, rules

@@ -10,19 +10,37 @@ reservations) has ``p_i`` processors free over ``[s, s + d)`` and the
 algorithm's admission rule lets the start in:
 
 - 1 ``trivial``, 2 ``cpu-count``: any start;
-- 3 ``backlog``: ``s >= now + backlog_k`` (backlog: evogrid.sim.reserving);
-- 4 ``backfill``, 5 ``weighted``: as 3, or the variant ends by the site's
-  next planned start (its queue head's earliest fit or its next reservation);
+- 3 ``backlog``: ``s >= now + backlog_k(s)`` (evogrid.sim.reserving: by
+  Meltzer's rule, ``BEFORE_START``, other reservations count only if they
+  start before s; ``EVERY_HELD`` counts every held one);
+- 4 ``backfill``, 5 ``weighted``: as 3, or the variant ends before the
+  site's next scheduling event (``NEXT_EVENT``, Meltzer's t_sched: the
+  earliest estimated end of a running job or start or end of a held
+  reservation) or by its next planned start (``HEAD_FIT``: its queue
+  head's earliest fit or its next reservation's start);
 - 6 ``rulebase``: the site's TSK admission rulebase accepts part i at start s
   (``allow[i, k, c]``, computed by evogrid.sim.reserving from the
   site's state: a learned replacement for the fixed backlog rule).
 
-Algorithms 1-4 and 6 take the first variant in depth-first order: candidate
-starts ascending; level i places part i on a site not yet on the path,
-trying sites in the request's (seeded, shuffled) order. Algorithm 5 takes
-the variant with the least ``k * norm_cost + s * norm_start`` (min-max
-normalised over all admissible variants of the request; ties go to the
-first in depth-first order), so ``k = 0, s = 1`` is Algorithm 4.
+Algorithms 1-4 and 6 take the first variant in the order of the variant
+tree, depth first. Level i of the tree places part i on a site not yet on
+the path, at the start of the level above. The order of the tree's
+branches (``C_ORDER``):
+
+- ``TREE`` (Meltzer's, the default): the part variants (candidate start,
+  site, part) are shuffled once per request (his ``randomize tr``, a seeded
+  LCG, :func:`variant_tree`), and each level takes its variants in that
+  order: the first part's (site, start) pairs in random order for
+  Algorithms 1-3 and 6, sorted by start (stable, so sites in random order
+  within a start: his ``startsort (randomize tr)``) for Algorithms 4 and 5.
+- ``BY_START``: candidate starts ascending, and at every level the sites in
+  the request's order (a seeded permutation per request; evogrid's order
+  before Meltzer's listing was read).
+
+Algorithm 5 takes the variant with the least ``k * norm_cost + s *
+norm_start`` (min-max normalised over all admissible variants of the
+request; ties go to the first in tree order), so ``k = 0, s = 1`` is
+Algorithm 4.
 
 Messages count what the broker sends: Algorithm 1 asks each site it
 reaches (yes/no, the restrictive information policy); 2-4 know the sites'
@@ -40,6 +58,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from evogrid.sim.collective import lcg_next, lcg_seed
 from evogrid.sim.profile import P_FREE, P_TIME
 
 #: Admission algorithms, by code: 0 is a one-site request's exact earliest fit
@@ -57,7 +76,12 @@ C_ALGORITHM, C_MINSIZE, C_WINDOWS, C_COST_WEIGHT, C_START_WEIGHT = range(5)
 C_TSN_MAX, C_TSS_GAP, C_ESTIMATE, C_SUCCESS_SECONDS, C_THRESHOLD, C_PREFERENCES = range(5, 11)
 #: ... and the collective placement's (evogrid.sim.collective: swaps per site of both phases, the seed).
 C_L1, C_L2, C_SEED = C_PREFERENCES + 3, C_PREFERENCES + 4, C_PREFERENCES + 5
-N_CONFIG = C_SEED + 1
+#: ... and Meltzer's variant order, backlog rule and backfill bound, each his (code 0) or ours (1).
+C_ORDER, C_BACKLOG_RULE, C_BACKFILL_BOUND = C_SEED + 1, C_SEED + 2, C_SEED + 3
+N_CONFIG = C_BACKFILL_BOUND + 1
+TREE, BY_START = 0, 1
+BEFORE_START, EVERY_HELD = 0, 1
+NEXT_EVENT, HEAD_FIT = 0, 1
 
 
 @njit(cache=True, inline="always")
@@ -69,16 +93,16 @@ def candidate_starts(earliest, latest, minsize, windows):
 
 
 @njit(cache=True, inline="always")
-def fill_fits(profile, n, k, earliest, inc, count, duration, admit_from, admit_until, fit):
+def fill_fits(profile, n, k, earliest, inc, count, duration, admitted, fit):
     """``fit[k, c]``: the fewest processors free over candidate c's ``[s, s + duration)`` on site
     k's profile (``n`` breakpoints, the first at or before every candidate), -1 where the
-    admission rule refuses s: unless ``s >= admit_from`` or ``s + duration <= admit_until``."""
+    admission rule refuses s (``admitted[c]`` false)."""
     i = 0
     for c in range(count):
         s = earliest + c * inc
         while i + 1 < n and profile[P_TIME, i + 1] <= s:
             i += 1
-        if s < admit_from and s + duration > admit_until:
+        if not admitted[c]:
             fit[k, c] = -1
             continue
         low = profile[P_FREE, i]
@@ -117,19 +141,74 @@ def variant_cost(tariff, cum, parts, r, nparts, variants, v, start, duration):
 
 
 @njit(cache=True)
-def walk(c, r, parts, nparts, fits, orders, nsites, trivial, stop_first, out, n_out):
-    """Depth-first over the sites for request ``r``'s candidate start ``c``; returns ``(n_out, messages)``.
+def variant_tree(r, orders, nsites, nparts, count, config, tree):
+    """The order of request ``r``'s variant tree (module docstring); ``tree = (first, below)``:
+    ``first`` (nsites * count, 2) gets the first part's (site, candidate) pairs in tree order,
+    ``below[i, c, :nsites]`` the sites in the order level i tries them at candidate c.
+
+    ``TREE``: the part variants, enumerated candidate, site (in the request's order), part, are
+    shuffled by Fisher-Yates with the request's LCG (``lcg_seed(seed, r)``); a variant's rank
+    in the shuffle orders its level. ``BY_START``: the request's site order everywhere.
+    """
+    first, below = tree
+    algorithm = np.int64(config[C_ALGORITHM])
+    if np.int64(config[C_ORDER]) == BY_START:
+        for c in range(count):
+            for o in range(nsites):
+                first[c * nsites + o, 0] = orders[o, r]
+                first[c * nsites + o, 1] = c
+                for i in range(nparts):
+                    below[i, c, o] = orders[o, r]
+        return
+    n = count * nsites * nparts
+    shuffled = np.arange(n)
+    rng = lcg_seed(np.int64(config[C_SEED]), r)
+    for i in range(n - 1, 0, -1):
+        draw, rng = lcg_next(rng)
+        j = draw % (i + 1)
+        shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
+    rank = np.empty(n, dtype=np.int64)  # variant (c * nsites + o) * nparts + i -> its place
+    for p in range(n):
+        rank[shuffled[p]] = p
+    by_start = algorithm in (BACKFILL, WEIGHTED)
+    key = np.empty(max(nsites * count, 1), dtype=np.int64)
+    for c in range(count):
+        for i in range(nparts):
+            for o in range(nsites):
+                key[o] = rank[(c * nsites + o) * nparts + i]
+            sorted_o = np.argsort(key[:nsites])
+            for o in range(nsites):
+                below[i, c, o] = orders[sorted_o[o], r]
+    if by_start:  # startsort: candidates ascending, and at each the sites of level 0 in shuffle order
+        for c in range(count):
+            for o in range(nsites):
+                first[c * nsites + o, 0] = below[0, c, o]
+                first[c * nsites + o, 1] = c
+        return
+    for c in range(count):
+        for o in range(nsites):
+            key[c * nsites + o] = rank[(c * nsites + o) * nparts]
+    pairs = np.argsort(key[:nsites * count])
+    for p in range(nsites * count):
+        first[p, 0] = orders[pairs[p] % nsites, r]
+        first[p, 1] = pairs[p] // nsites
+
+
+@njit(cache=True)
+def walk(root, r, parts, nparts, fits, below, nsites, trivial, stop_first, out, n_out):
+    """Depth-first through the subtree of the first part at ``root = (site, candidate c)`` of
+    request ``r``; returns ``(n_out, messages)``.
 
     ``parts``: (P, R) processors per part, largest first; ``fits = (fit,
     allow)``: part i fits site k at c when ``fit[k, c] >= parts[i, r]`` and,
     unless ``allow`` is empty (shape (0, 0, 0)), ``allow[i, k, c]``;
-    ``orders``: (K, R) the sites in the order to try. With ``stop_first`` it stops at the first
-    complete path, written to ``out[n_out]`` (then ``n_out + 1`` is
-    returned); otherwise every complete path is appended to ``out`` (shape
-    (V, P)). ``trivial``: every site reached is asked (Algorithm 1), else
-    only those that fit.
+    ``below[i, c]``: the sites in the order level i tries them (:func:`variant_tree`). With
+    ``stop_first`` it stops at the first complete path, written to ``out[n_out]`` (then ``n_out
+    + 1`` is returned); otherwise every complete path is appended to ``out`` (shape (V, P)).
+    ``trivial``: every site reached is asked (Algorithm 1), else only those that fit.
     """
     fit, allow = fits
+    c = root[1]
     ruled = allow.shape[0] > 0
     used = np.zeros(fit.shape[0], dtype=np.bool_)
     pos = np.empty(nparts, dtype=np.int64)
@@ -138,13 +217,13 @@ def walk(c, r, parts, nparts, fits, orders, nsites, trivial, stop_first, out, n_
     pos[0] = -1
     while level >= 0:
         pos[level] += 1
-        if pos[level] == nsites:
+        if pos[level] == (1 if level == 0 else nsites):
             level -= 1
             if level >= 0:
                 used[out[n_out, level]] = False
                 messages += 1  # the part placed one level up is given back
             continue
-        k = orders[pos[level], r]
+        k = root[0] if level == 0 else below[level, c, pos[level]]
         if used[k]:
             continue
         ok = fit[k, c] >= parts[level, r] and (not ruled or allow[level, k, c])
@@ -182,42 +261,50 @@ def choose(r, parts, nparts, fits, orders, nsites, starts, duration, config, tar
         perms *= nsites - i
     if perms <= 0:
         return -1, 0, 0.0, 0.0, 0.0
+    first = np.empty((nsites * count, 2), dtype=np.int64)
+    below = np.empty((nparts, count, nsites), dtype=np.int64)
+    variant_tree(r, orders, nsites, nparts, count, config, (first, below))
     variants = np.empty((count * perms + 1, max(nparts, 1)), dtype=np.int64)
     variant_c = np.empty(count * perms, dtype=np.int64)
     trivial = algorithm == TRIVIAL
     n_var = messages = 0
-    first_c = -1  # the candidate of the first variant in depth-first order
-    for c in range(count):
-        n_new, sent = walk(c, r, parts, nparts, fits, orders, nsites, trivial, False, variants, n_var)
+    first_p = -1  # the root of the first variant in tree order
+    for p in range(nsites * count):
+        root = (first[p, 0], first[p, 1])
+        n_new, sent = walk(root, r, parts, nparts, fits, below, nsites, trivial, False, variants, n_var)
         for v in range(n_var, n_new):
-            variant_c[v] = c
-        if first_c < 0:
+            variant_c[v] = root[1]
+        if first_p < 0:
             if n_new > n_var:
-                first_c = c
+                first_p = p
             else:  # a broker walking the tree sends these before it gets there
                 messages += sent
         n_var = n_new
     if algorithm == WEIGHTED:
         messages = nparts if n_var else 0
-    elif first_c >= 0:  # and these on the first candidate with a variant, up to it
-        _, sent = walk(first_c, r, parts, nparts, fits, orders, nsites, trivial, True, variants, n_var)
+    elif first_p >= 0:  # and these in the first subtree with a variant, up to it
+        root = (first[first_p, 0], first[first_p, 1])
+        _, sent = walk(root, r, parts, nparts, fits, below, nsites, trivial, True, variants, n_var)
         messages += sent
     if n_var == 0:
         return -1, messages, 0.0, 0.0, 0.0
     costs = np.empty(n_var)
     cheapest, dearest = np.inf, -np.inf
+    earliest_c, latest_c = count, -1
     for v in range(n_var):
         start = starts[0] + variant_c[v] * starts[1]
         costs[v] = variant_cost(tariff, cum, parts, r, nparts, variants, v, start, duration)
         cheapest = min(cheapest, costs[v])
         dearest = max(dearest, costs[v])
-    pick = 0
+        earliest_c = min(earliest_c, variant_c[v])
+        latest_c = max(latest_c, variant_c[v])
+    pick = 0  # the enumeration ran in tree order: the first variant is Algorithms 1-4's
     if algorithm == WEIGHTED:
-        first, last = variant_c[0], variant_c[n_var - 1]  # variants are in start order
         best = np.inf
         for v in range(n_var):
             norm_cost = (costs[v] - cheapest) / (dearest - cheapest) if dearest > cheapest else 0.0
-            norm_start = (variant_c[v] - first) / (last - first) if last > first else 0.0
+            span = latest_c - earliest_c
+            norm_start = (variant_c[v] - earliest_c) / span if span > 0 else 0.0
             score = config[C_COST_WEIGHT] * norm_cost + config[C_START_WEIGHT] * norm_start
             if score < best:
                 best = score

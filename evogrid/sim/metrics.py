@@ -210,24 +210,43 @@ def improvements(base: list[dict], grid: list[dict]) -> list[dict[str, float]]:
     return out
 
 
-def unfairness(schedule: Schedule, requests: Reservations, bookings: Bookings,
-               site: int | None = None) -> float:
-    """Of the batch jobs waiting at a site when an accepted request with a part there was made, the
-    share still waiting when it started; pooled over the requests' parts (at ``site``, or all sites)."""
-    waiting = still = 0
+def _waiting_counts(schedule: Schedule, requests: Reservations, bookings: Bookings,
+                    site: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Per accepted request: the batch jobs waiting at its parts' sites (or at ``site`` only) when
+    it was made, and how many of those still wait when it starts."""
     jobs = schedule.jobs
     by_site = {k: (jobs.submit[jobs.origin == k], schedule.start[jobs.origin == k])
                for k in range(jobs.n_sites) if site is None or k == site}
-    for r in np.flatnonzero(bookings.accepted):
+    accepted = np.flatnonzero(bookings.accepted)
+    waiting, still = np.zeros(accepted.size, np.int64), np.zeros(accepted.size, np.int64)
+    for i, r in enumerate(accepted):
         made, begins = requests.submit[r], bookings.start[r]
         for k in bookings.sites[r]:
             if k not in by_site:
                 continue
             submit, start = by_site[k]
             was = (submit <= made) & (start > made)
-            waiting += int(was.sum())
-            still += int((was & (start > begins)).sum())
-    return still / waiting if waiting else 0.0
+            waiting[i] += int(was.sum())
+            still[i] += int((was & (start > begins)).sum())
+    return waiting, still
+
+
+def unfairness(schedule: Schedule, requests: Reservations, bookings: Bookings,
+               site: int | None = None) -> float:
+    """Of the batch jobs waiting at a site when an accepted request with a part there was made, the
+    share still waiting when it started; pooled over the requests' parts (at ``site``, or all sites)."""
+    waiting, still = _waiting_counts(schedule, requests, bookings, site)
+    return float(still.sum() / waiting.sum()) if waiting.sum() else 0.0
+
+
+def mean_unfairness(schedule: Schedule, requests: Reservations, bookings: Bookings) -> float:
+    """Meltzer's average Unfairness-Grad: per accepted request, ``warte_noch / warte_vor`` (the jobs
+    waiting at its sites when it was made, and of those the ones still waiting when it starts; 0
+    when none waited), averaged over the accepted requests."""
+    waiting, still = _waiting_counts(schedule, requests, bookings, None)
+    if waiting.size == 0:
+        return 0.0
+    return float(np.where(waiting > 0, still / np.maximum(waiting, 1), 0.0).mean())
 
 
 def refused_area_share(requests: Reservations, bookings: Bookings) -> float:
@@ -248,7 +267,8 @@ def reservation_metrics(schedule: Schedule, requests: Reservations, bookings: Bo
     request's on its chosen count; 0 where the window leaves no choice);
     ``mean_cost`` and ``mean_relative_cost`` (0: the cheapest admissible
     variant, 1: the dearest); ``messages_per_request``;
-    ``unfairness`` (:func:`unfairness`, all sites).
+    ``unfairness`` (:func:`unfairness`, all sites) and Meltzer's per-request
+    ``mean_unfairness`` (:func:`mean_unfairness`).
     """
     ok = bookings.accepted
     n = requests.n_requests
@@ -265,6 +285,7 @@ def reservation_metrics(schedule: Schedule, requests: Reservations, bookings: Bo
         "mean_relative_cost": float(bookings.relative_cost[ok].mean()) if ok.any() else 0.0,
         "messages_per_request": float(bookings.messages.mean()) if n else 0.0,
         "unfairness": unfairness(schedule, requests, bookings),
+        "mean_unfairness": mean_unfairness(schedule, requests, bookings),
     }
 
 

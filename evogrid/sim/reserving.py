@@ -36,6 +36,8 @@ from evogrid.sim.co_admission import (
     BACKFILL,
     BACKLOG,
     C_ALGORITHM,
+    C_BACKFILL_BOUND,
+    C_BACKLOG_RULE,
     C_ESTIMATE,
     C_L1,
     C_L2,
@@ -48,11 +50,14 @@ from evogrid.sim.co_admission import (
     C_TSS_GAP,
     C_WINDOWS,
     COLLECTIVE,
+    EVERY_HELD,
     EXACT,
     HOURS_PER_WEEK,
     N_CONFIG,
+    NEXT_EVENT,
     PROBE,
     RULEBASE,
+    WEIGHTED,
     candidate_starts,
     choose,
     fill_fits,
@@ -72,6 +77,7 @@ from evogrid.sim.core import (
     PROCS,
     Q_HEAD,
     Q_TAIL,
+    RUN_EST_END,
     RUN_JOB,
     W_PROCS,
     compiles_reservations,
@@ -104,21 +110,53 @@ R_SUBMIT, R_EARLIEST, R_DEADLINE, R_DURATION, R_SITE, R_PROCS_MIN, R_PROCS_MAX, 
 R_SITES_MAX, R_SITE_MIN, R_TOTAL_MIN = range(8, 11)
 N_REQUEST_FIELDS = 11
 @njit(cache=True)
-def backlog_seconds(k, acc, jobs, state):
-    """Meltzer's backlog of site k (seconds): ``(sum over waiting and running jobs of acc * estimate *
-    procs + sum over accepted reservations not yet ended of duration * procs) / m_k``, rounded up."""
-    queue, sc, running, held, held_n = state.queue, state.sc, state.running, state.held, state.held_n
-    requested = 0  # processor-seconds, summed exactly: the result does not depend on the order
+def requested_area(k, jobs, state):
+    """Processor-seconds site k's waiting and running jobs request: the sum of estimate * procs
+    (running jobs with their whole estimate, as Meltzer's listing 4 writes it)."""
+    queue, sc, running = state.queue, state.sc, state.running
+    requested = 0  # summed exactly: the result does not depend on the order
     for i in range(sc[k, Q_HEAD], sc[k, Q_TAIL]):
         job = queue[k, i]
         requested += jobs[ESTIMATE, job] * jobs[PROCS, job]
     for i in range(sc[k, N_RUN]):
         job = running[RUN_JOB, k, i]
         requested += jobs[ESTIMATE, job] * jobs[PROCS, job]
+    return requested
+
+
+@njit(cache=True, inline="always")
+def backlog_from(k, acc, requested, before, state):
+    """Meltzer's backlog of site k (seconds, rounded up): ``(acc * requested + sum over held
+    reservations starting before ``before`` of duration * procs) / m_k`` (``requested``:
+    :func:`requested_area`; ``before = NEVER``: every held reservation)."""
+    held, held_n = state.held, state.held_n
     reserved = 0
     for h in range(held_n[k]):
-        reserved += (held[H_END, k, h] - held[H_START, k, h]) * held[H_PROCS, k, h]
-    return np.int64(np.ceil((acc * requested + reserved) / sc[k, M_PROCS]))
+        if held[H_START, k, h] < before:
+            reserved += (held[H_END, k, h] - held[H_START, k, h]) * held[H_PROCS, k, h]
+    return np.int64(np.ceil((acc * requested + reserved) / state.sc[k, M_PROCS]))
+
+
+@njit(cache=True)
+def backlog_seconds(k, acc, jobs, state):
+    """Site k's backlog counting every held reservation (the probe's and the admission features')."""
+    return backlog_from(k, acc, requested_area(k, jobs, state), NEVER, state)
+
+
+@njit(cache=True)
+def next_scheduling_event(k, t, state):
+    """Meltzer's t_sched at site k: the first time after ``t`` its plan knows an event, the
+    earliest estimated end of a running job or start or end of a held reservation (NEVER if none)."""
+    sc, running, held, held_n = state.sc, state.running, state.held, state.held_n
+    t_sched = np.int64(NEVER)
+    for i in range(sc[k, N_RUN]):
+        if running[RUN_EST_END, k, i] > t:
+            t_sched = min(t_sched, running[RUN_EST_END, k, i])
+    for h in range(held_n[k]):
+        for x in (held[H_START, k, h], held[H_END, k, h]):
+            if x > t:
+                t_sched = min(t_sched, x)
+    return t_sched
 
 
 @njit(cache=True, _nrt=False)
@@ -208,6 +246,37 @@ def _fill_allow(k, t, r, parts, nparts, starts, duration, lead_room, fit, allow,
 
 
 @njit(cache=True)
+def admitted_starts(k, t, starts, duration, rule, jobs, state, n, admitted):
+    """``admitted[c]``: does site k's admission rule let candidate c of ``starts = (earliest, inc,
+    count)`` in (Meltzer's Algorithms 3-5; every start for the others)? ``rule = (config, acc)``;
+    site k's profile (``n`` breakpoints) is in ``state.profile``.
+
+    Algorithm 3: ``s >= t + backlog(s)``, the backlog by ``C_BACKLOG_RULE``. Algorithms 4 and 5
+    also admit a variant ending before t_sched (``NEXT_EVENT``) or by the next planned start
+    (``HEAD_FIT``).
+    """
+    config, acc = rule
+    earliest, inc, count = starts
+    algorithm = np.int64(config[C_ALGORITHM])
+    if algorithm != BACKLOG and algorithm != BACKFILL and algorithm != WEIGHTED:
+        for c in range(count):
+            admitted[c] = True
+        return
+    until = np.int64(-1)  # a variant ending by then is a backfill reservation
+    if algorithm != BACKLOG:
+        if np.int64(config[C_BACKFILL_BOUND]) == NEXT_EVENT:
+            until = next_scheduling_event(k, t, state) - 1  # "t_ende kleiner ... als t_sched"
+        else:
+            until = _next_planned_start(k, jobs, state, n)
+    requested = requested_area(k, jobs, state)
+    every = np.int64(config[C_BACKLOG_RULE]) == EVERY_HELD
+    for c in range(count):
+        s = earliest + c * inc
+        before = np.int64(NEVER) if every else s
+        admitted[c] = s >= t + backlog_from(k, acc, requested, before, state) or s + duration <= until
+
+
+@njit(cache=True)
 def co_admit(r, t, book, rules, jobs, state, booked):
     """Place request ``r`` (parts on distinct sites, a common start) at time ``t`` by one of
     Meltzer's algorithms or the sites' admission rulebases (evogrid.sim.co_admission); a one-site
@@ -229,20 +298,15 @@ def co_admit(r, t, book, rules, jobs, state, booked):
     ruled = algorithm == RULEBASE
     shape = (nparts, sc.shape[0], count) if ruled else (0, 0, 0)
     allow = np.zeros(shape, dtype=np.bool_)
+    admitted = np.empty(count, dtype=np.bool_)
     for o in range(nsites):
         k = orders[o, r]
         n = site_profile(k, t, jobs, state)
-        admit_from, admit_until, backlog = t, np.int64(0), np.int64(0)
-        if algorithm >= BACKLOG:
-            backlog = backlog_seconds(k, acc[k], jobs, state)
-            if not ruled:
-                admit_from = t + backlog
-        if algorithm >= BACKFILL:
-            admit_until = _next_planned_start(k, jobs, state, n)
-        fill_fits(profile, n, k, earliest, inc, count, duration, admit_from, admit_until, fit)
+        admitted_starts(k, t, starts, duration, (config, acc[k]), jobs, state, n, admitted)
+        fill_fits(profile, n, k, earliest, inc, count, duration, admitted, fit)
         if ruled:
-            _fill_allow(k, t, r, parts, nparts, starts, duration, (backlog, admit_until), fit, allow,
-                        rulebases, state)
+            lead_room = (backlog_seconds(k, acc[k], jobs, state), _next_planned_start(k, jobs, state, n))
+            _fill_allow(k, t, r, parts, nparts, starts, duration, lead_room, fit, allow, rulebases, state)
     accepted, sites, messages, prices, procs, length = booked
     chosen = np.empty(max(nparts, 1), dtype=np.int64)
     start, sent, cost, cheapest, dearest = choose(r, parts, nparts, (fit, allow), orders, nsites, starts,

@@ -31,7 +31,10 @@ Two forms:
       [reservations]                # optional: requests booked ahead (evogrid reserve)
       workload = "rw1"              # rw1, rw2, rw3 or book-ahead, made from site `source`'s jobs
       algorithm = "backfill"        # trivial, cpu-count, backlog, backfill, weighted, first-fit
-      tariffs = "peak"              # or flat, or one entry per site
+      tariffs = "meltzer"           # or flat, peak, or one entry per site
+      variant_order = "tree"        # Meltzer's readings (defaults) or ours: by-start, every-held,
+      backlog_rule = "before-start" #   head-fit (docs/reservations.md)
+      backfill_until = "next-event"
 
 Unknown keys are errors. All windows start at time 0 together. The
 ``[reservations]`` table is read here and used by
@@ -129,8 +132,20 @@ class ReservationsConfig(_Strict):
     collective_site_min: float = Field(
         default=0.5, gt=0, le=1, description="collective: least processors per site, times e / N")
     tariffs: str | list[TariffConfig | list[float]] = Field(
-        default="peak", description="flat, peak (site k's prices scaled by 1 + k/(K-1)), or one entry "
-                                    "per site: a {off_peak, peak, peak_hours} table or 168 hourly prices")
+        default="meltzer",
+        description="meltzer (his Table 18: 2 from 8 to 18 h, else 1; sites 1 and 3 half at weekends), "
+                    "flat, peak (2 on weekdays 8-20 h, site k's prices scaled by 1 + k/(K-1)), or one "
+                    "entry per site: a {off_peak, peak, peak_hours} table or 168 hourly prices")
+    variant_order: str = Field(
+        default="tree", description="Meltzer's variant tree in shuffled order (Algorithms 4-5: sorted by "
+                                    "start), or by start with each request's site order")
+    backlog_rule: str = Field(
+        default="before-start", description="which held reservations a backlog counts: Meltzer's, those "
+                                            "starting before the candidate, or every one")
+    backfill_until: str = Field(
+        default="next-event", description="Algorithm 4's backfill reservations end before the site's next "
+                                          "scheduling event (Meltzer's t_sched) or by its queue head's "
+                                          "earliest fit")
 
 
 class ScenarioConfig(_Strict):
