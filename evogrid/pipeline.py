@@ -213,7 +213,8 @@ def reservation_study(scenario: Scenario, algorithms: Sequence[str], out: Path |
                  "sites": " ".join(str(k) for k in bookings.sites[r] if k >= 0),
                  "procs": " ".join(str(p) for p in bookings.procs[r] if p > 0),
                  "length": int(bookings.length[r]),
-                 "messages": int(bookings.messages[r]), "cost": float(bookings.cost[r])}
+                 "messages": int(bookings.messages[r]), "status_queries": int(bookings.status_queries[r]),
+                 "cost": float(bookings.cost[r])}
                 for r in range(requests.n_requests)])
         if out is not None:
             write_jobs(out / f"jobs_{algorithm}.csv", schedule,

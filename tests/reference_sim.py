@@ -557,10 +557,18 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
         inc = max(rules.minsize, (latest - req.earliest) // rules.windows)
         starts = list(range(req.earliest, latest + 1, inc))
         order = [req.site] if req.site >= 0 else list(req.order)
-        if len(parts) > len(order):
-            return  # more parts than sites: refused without asking
         ok = {(i, k, s): part_fits(k, t, s, req, parts[i]) for i in range(len(parts)) for k in order
               for s in starts}
+        # Meltzer's Filterungsgrad per site: of the part variants Algorithm 1 would form there
+        # (parts the machine can hold, at every candidate start), the share the site refuses
+        filtered = {}
+        for k in order:
+            formed = [(i, s) for i in range(len(parts)) for s in starts if parts[i] <= sites[k].m]
+            if formed:
+                filtered[k] = sum(not ok[i, k, s] for i, s in formed) / len(formed)
+        if len(parts) > len(order):
+            booked[r] = (-1, (), 0, None, filtered)
+            return  # more parts than sites: refused without asking
         # Meltzer's listings 2 and 5: the part variants (start, site, part), shuffled ("randomize
         # tr": Fisher-Yates with the request's LCG) and for Algorithms 4-5 sorted by start
         # (stable); by-start: unshuffled, so starts ascending and sites in the request's order.
@@ -609,7 +617,7 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
 
         messages = 0 if rules.algorithm == "weighted" else walk(0, None, ())[1]
         if not variants:
-            booked[r] = (-1, (), messages, None)
+            booked[r] = (-1, (), messages, None, filtered)
             return
         if rules.algorithm == "weighted":
             costs = [cost(s, path) for s, path in variants]
@@ -625,7 +633,7 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
             messages = len(parts)
         else:
             s, path = variants[0]
-        booked[r] = (s, path, messages, cost(s, path))
+        booked[r] = (s, path, messages, cost(s, path), filtered)
         for p, k in zip(parts, path, strict=True):
             held[k].append([s, s + req.duration, p, False])
 

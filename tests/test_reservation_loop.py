@@ -144,6 +144,12 @@ def _run_against_reference(workloads, lrms, req, rules, rulebases=()):
     cost = [np.nan if b[3] is None else b[3] for b in booked]
     if rules.algorithm != "first-fit":
         np.testing.assert_array_equal(bookings.cost, np.array(cost, dtype=float))
+    if rules.algorithm in (*MELTZER, "rulebase"):  # Meltzer's Filterungsgrad per request and site
+        expected = np.full((req.n_requests, len(workloads)), np.nan)
+        for r, b in enumerate(booked):
+            for k, degree in b[4].items():
+                expected[r, k] = degree
+        np.testing.assert_allclose(bookings.filtered, expected, rtol=1e-12)
     return schedule, bookings
 
 
@@ -471,6 +477,12 @@ def test_co_reservation_parts_go_to_distinct_sites_at_one_start():
             assert bookings.messages[0] >= 2
     _, bookings = simulate_reservations(sites, "easy", req, ReservationRules("cpu-count", minsize=1))
     assert bookings.messages.tolist() == [2]
+    # and one status query per part and candidate site before (Meltzer's Table 9 counts them)
+    assert bookings.status_queries.tolist() == [6]
+    schedule, bookings = simulate_reservations(sites, "easy", req, ReservationRules("trivial", minsize=1))
+    assert bookings.status_queries.tolist() == [0]  # Algorithm 1 asks nothing before it reserves
+    assert reservation_metrics(schedule, req, bookings)["messages_with_status_per_request"] == \
+        bookings.messages[0]
     too_wide = Reservations("wide", arr([0]), arr([5]), arr([100]), arr([10]), arr([[9, 1]]))
     _, bookings = simulate_reservations(sites, "easy", too_wide, ReservationRules("backfill"))
     assert bookings.start.tolist() == [-1] and bookings.infeasible.tolist() == [True]

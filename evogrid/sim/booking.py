@@ -233,6 +233,9 @@ class Bookings:
         procs: shape (R, P), the processors each part holds (an elastic request's
             chosen count, a collective request's share per site), -1; length:
             how long they are held (s), -1 where refused.
+        status_queries: the status queries before the reservation step: one per part and
+            candidate site for an information-rich algorithm (Meltzer's Table 9 counts them
+            with the messages), 0 for the others.
     """
 
     algorithm: str
@@ -245,6 +248,7 @@ class Bookings:
     infeasible: np.ndarray
     procs: np.ndarray
     length: np.ndarray
+    status_queries: np.ndarray
 
     @property
     def accepted(self) -> np.ndarray:
@@ -336,9 +340,12 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
     run = run_exchange(jobs, names, exchange or Exchange("local", transfer=("local",) * K),
                        requests=(book, rules.arrays(workloads, preferences)))
     accepted, sites, messages, prices, procs, length = run.booked
+    queried = ALGORITHMS[rules.algorithm][1] == "information-rich"
+    candidates = np.where(requests.site >= 0, 1, K)
+    status = (requests.parts > 0).sum(axis=1) * candidates if queried else np.zeros(R, np.int64)
     bookings = Bookings(rules.algorithm, accepted, np.ascontiguousarray(sites.T), messages, prices[0],
                         prices[1], prices[2], requests.infeasible(jobs.machine_procs),
-                        np.ascontiguousarray(procs.T), length)
+                        np.ascontiguousarray(procs.T), length, status.astype(np.int64))
     schedule = run.schedule
     if exchange is None:  # the schedule of sites without exchange
         schedule = Schedule(jobs, names, schedule.start, jobs.origin.copy())

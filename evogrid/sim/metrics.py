@@ -266,7 +266,8 @@ def reservation_metrics(schedule: Schedule, requests: Reservations, bookings: Bo
     (deadline - duration - earliest)``, with the duration as held (an elastic
     request's on its chosen count; 0 where the window leaves no choice);
     ``mean_cost`` and ``mean_relative_cost`` (0: the cheapest admissible
-    variant, 1: the dearest); ``messages_per_request``;
+    variant, 1: the dearest); ``messages_per_request`` (reservations and roll-backs) and
+    ``messages_with_status_per_request`` (and the status queries, as Meltzer's Table 9 counts);
     ``unfairness`` (:func:`unfairness`, all sites) and Meltzer's per-request
     ``mean_unfairness`` (:func:`mean_unfairness`).
     """
@@ -284,6 +285,8 @@ def reservation_metrics(schedule: Schedule, requests: Reservations, bookings: Bo
         "mean_cost": float(bookings.cost[ok].mean()) if ok.any() else 0.0,
         "mean_relative_cost": float(bookings.relative_cost[ok].mean()) if ok.any() else 0.0,
         "messages_per_request": float(bookings.messages.mean()) if n else 0.0,
+        "messages_with_status_per_request": float((bookings.messages + bookings.status_queries).mean())
+        if n else 0.0,
         "unfairness": unfairness(schedule, requests, bookings),
         "mean_unfairness": mean_unfairness(schedule, requests, bookings),
     }
