@@ -236,6 +236,10 @@ class Bookings:
         status_queries: the status queries before the reservation step: one per part and
             candidate site for an information-rich algorithm (Meltzer's Table 9 counts them
             with the messages), 0 for the others.
+        filtered: shape (R, K), Meltzer's Filterungsgrad: the share of the part variants
+            Algorithm 1 would form at a candidate site that the site refuses (too few free
+            processors, or the admission rule); NaN where the site was no candidate or the
+            algorithm is not one of his (or the rulebase).
     """
 
     algorithm: str
@@ -249,6 +253,7 @@ class Bookings:
     procs: np.ndarray
     length: np.ndarray
     status_queries: np.ndarray
+    filtered: np.ndarray
 
     @property
     def accepted(self) -> np.ndarray:
@@ -339,13 +344,14 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
     preferences = requests.elastic.preferences if requests.elastic is not None else PREFERENCES
     run = run_exchange(jobs, names, exchange or Exchange("local", transfer=("local",) * K),
                        requests=(book, rules.arrays(workloads, preferences)))
-    accepted, sites, messages, prices, procs, length = run.booked
+    booked = run.booked
     queried = ALGORITHMS[rules.algorithm][1] == "information-rich"
     candidates = np.where(requests.site >= 0, 1, K)
     status = (requests.parts > 0).sum(axis=1) * candidates if queried else np.zeros(R, np.int64)
-    bookings = Bookings(rules.algorithm, accepted, np.ascontiguousarray(sites.T), messages, prices[0],
-                        prices[1], prices[2], requests.infeasible(jobs.machine_procs),
-                        np.ascontiguousarray(procs.T), length, status.astype(np.int64))
+    bookings = Bookings(rules.algorithm, booked.accepted, np.ascontiguousarray(booked.sites.T),
+                        booked.messages, booked.prices[0], booked.prices[1], booked.prices[2],
+                        requests.infeasible(jobs.machine_procs), np.ascontiguousarray(booked.procs.T),
+                        booked.length, status.astype(np.int64), np.ascontiguousarray(booked.filtered.T))
     schedule = run.schedule
     if exchange is None:  # the schedule of sites without exchange
         schedule = Schedule(jobs, names, schedule.start, jobs.origin.copy())

@@ -121,7 +121,7 @@ from evogrid.sim.core import (
 )
 from evogrid.sim.features import SECONDS_PER_HOUR, feature_value, ranking_feature
 from evogrid.sim.lrms import EASY
-from evogrid.sim.reserving import R_SUBMIT, book_in_mode, new_bookings
+from evogrid.sim.reserving import R_SUBMIT, Booked, book_in_mode, new_bookings
 from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
 
 SCHEMES: dict[str, int] = {"exchange": EXCHANGE, "pool": POOL, "active": ACTIVE}
@@ -172,7 +172,7 @@ class Work(NamedTuple):
     area: np.ndarray  #: int64 (K,): estimated area (processor-seconds) routed to each site and not ended
     pause: np.ndarray  #: int64 (N_PAUSE_FIELDS,): the pause record (``P_*``)
     queue_key: np.ndarray  #: float64 (n,): a Python queue order's key per job (else shape (1,))
-    booked: tuple  #: what became of each reservation request (evogrid.sim.reserving.new_bookings)
+    booked: Booked  #: what became of each reservation request (evogrid.sim.reserving.new_bookings)
 
 
 @njit(cache=True, inline="always")

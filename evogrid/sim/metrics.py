@@ -292,9 +292,19 @@ def reservation_metrics(schedule: Schedule, requests: Reservations, bookings: Bo
     }
 
 
+def _filtering(degrees: np.ndarray) -> dict[str, float]:
+    known = degrees[~np.isnan(degrees)]
+    if known.size == 0:
+        return {"filter_degree": float("nan"), "infeasibility_rate": float("nan")}
+    return {"filter_degree": float(known.mean()), "infeasibility_rate": float((known == 1.0).mean())}
+
+
 def site_reservation_metrics(schedule: Schedule, requests: Reservations, bookings: Bookings) -> list[dict]:
     """Per site: ``parts`` held, ``reserved_area`` (processor-seconds), ``utilization_with_reservations``
-    (jobs' and reservations' processor time over ``m_k * [0, last end]``), ``unfairness`` there."""
+    (jobs' and reservations' processor time over ``m_k * [0, last end]``), ``unfairness`` there, and
+    Meltzer's ``filter_degree`` (mean Filterungsgrad over the requests the site was a candidate for)
+    and ``infeasibility_rate`` (Undurchführbarkeitsrate: the share of those where it refused every
+    part variant); NaN for algorithms that are not his."""
     parts, seconds = bookings.held(requests)
     out = []
     for k in range(schedule.jobs.n_sites):
@@ -311,5 +321,6 @@ def site_reservation_metrics(schedule: Schedule, requests: Reservations, booking
             "utilization_with_reservations": (job_area + area) / (schedule.jobs.machine_procs[k] * end)
             if end else 0.0,
             "unfairness": unfairness(schedule, requests, bookings, k),
+            **_filtering(bookings.filtered[:, k]),
         })
     return out

@@ -28,6 +28,8 @@ Arrays: ``requests`` int64, shape (N_REQUEST_FIELDS, R), sorted by
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 from numba.extending import overload
@@ -102,6 +104,21 @@ from evogrid.sim.profile import (
 )
 from evogrid.sim.tsk import META_CODES, META_FEATURES, TSKStack, rulebase_output
 
+
+class Booked(NamedTuple):
+    """What became of each reservation request (:func:`new_bookings`; R requests, P parts, K sites)."""
+
+    accepted: np.ndarray  #: int64 (R,): the accepted start (s), -1 where refused
+    sites: np.ndarray  #: int64 (P, R): each part's site, -1
+    messages: np.ndarray  #: int64 (R,): the messages sent for it
+    prices: np.ndarray  #: float64 (3, R): its cost, and the cheapest and dearest admissible variant's
+    procs: np.ndarray  #: int64 (P, R): the processors each part holds, -1
+    length: np.ndarray  #: int64 (R,): how long they are held (s), -1 where refused
+    #: float64 (K, R): Meltzer's Filterungsgrad, the share of the part variants a candidate site
+    #: refuses (of those Algorithm 1 would form there); NaN where not placed by his algorithms
+    filtered: np.ndarray
+
+
 #: Rows of ``requests``: times (s), the booked site (-1: any), and the processor counts a request may
 #: run on with the offset of their durations in the ``durations`` table (plain requests: one count,
 #: the largest part's).
@@ -175,7 +192,8 @@ def admit(r, t, book, jobs, state, booked):
     start = profile[P_TIME, earliest_fit(profile, n, need, duration, first)]
     if start + duration > requests[R_DEADLINE, r]:
         return
-    accepted, sites, messages, _, procs, length = booked
+    accepted, sites, messages, procs, length = booked.accepted, booked.sites, booked.messages, booked.procs, \
+        booked.length
     accepted[r] = start
     sites[0, r] = k
     messages[r] = 1
@@ -276,6 +294,25 @@ def admitted_starts(k, t, starts, duration, rule, jobs, state, n, admitted):
         admitted[c] = s >= t + backlog_from(k, acc, requested, before, state) or s + duration <= until
 
 
+@njit(cache=True, inline="always")
+def _filter_degree(k, r, parts, nparts, count, fits, sc):
+    """Meltzer's Filterungsgrad of site k for request ``r``: of the part variants Algorithm 1 would
+    form there (every part the machine can hold, at every candidate start), the share the site
+    refuses (``fits = (fit, allow)`` as :func:`evogrid.sim.co_admission.walk` takes them); NaN
+    where it forms none."""
+    fit, allow = fits
+    ruled = allow.shape[0] > 0
+    formed = refused = 0
+    for i in range(nparts):
+        if parts[i, r] > sc[k, M_PROCS]:
+            continue
+        for c in range(count):
+            formed += 1
+            if fit[k, c] < parts[i, r] or (ruled and not allow[i, k, c]):
+                refused += 1
+    return refused / formed if formed else np.nan
+
+
 @njit(cache=True)
 def co_admit(r, t, book, rules, jobs, state, booked):
     """Place request ``r`` (parts on distinct sites, a common start) at time ``t`` by one of
@@ -307,7 +344,9 @@ def co_admit(r, t, book, rules, jobs, state, booked):
         if ruled:
             lead_room = (backlog_seconds(k, acc[k], jobs, state), _next_planned_start(k, jobs, state, n))
             _fill_allow(k, t, r, parts, nparts, starts, duration, lead_room, fit, allow, rulebases, state)
-    accepted, sites, messages, prices, procs, length = booked
+        booked.filtered[k, r] = _filter_degree(k, r, parts, nparts, count, (fit, allow), sc)
+    accepted, sites, messages, prices = booked.accepted, booked.sites, booked.messages, booked.prices
+    procs, length = booked.procs, booked.length
     chosen = np.empty(max(nparts, 1), dtype=np.int64)
     start, sent, cost, cheapest, dearest = choose(r, parts, nparts, (fit, allow), orders, nsites, starts,
                                                   duration, config, tariff, cum, chosen)
@@ -344,7 +383,8 @@ def probe_reserve(r, t, book, rules, jobs, state, booked):
                                    (tsn_max, np.int64(config[C_TSS_GAP]), np.int64(config[C_ESTIMATE]),
                                     config[C_SUCCESS_SECONDS], config[C_THRESHOLD]),
                                    (tariff, cum, k), cand)
-    accepted, sites, messages, prices, held_procs, length = booked
+    accepted, sites, messages, prices = booked.accepted, booked.sites, booked.messages, booked.prices
+    held_procs, length = booked.procs, booked.length
     for c in preference_order(cand, found, config[C_PREFERENCES:C_PREFERENCES + 3]):
         sent += 1
         start = np.int64(cand[K_START, c])
@@ -424,7 +464,8 @@ def collective_admit(r, t, book, rules, jobs, state, booked):
         n, _, rng = place(avail, machine, need, limits, rng, chosen, alloc)
         if n == 0:
             continue
-        accepted, sites, messages, prices, procs, length = booked
+        accepted, sites, messages, prices = booked.accepted, booked.sites, booked.messages, booked.prices
+        procs, length = booked.procs, booked.length
         accepted[r] = s
         messages[r] = n
         length[r] = duration
@@ -479,14 +520,12 @@ def _book_in_mode(mode, r, t, book, rules, jobs, state, booked):
 
 @njit(cache=True)
 def new_bookings(book):
-    """``booked = (accepted, sites, messages, prices, procs, length)`` of :func:`book_request`, all
-    refused: each request's start (s, -1: refused), its parts' sites (P, R, -1), the messages sent
-    for it, (3, R) its cost with the cheapest and dearest admissible variant's, the processors
-    each part holds (P, R) and for how long (s), -1 where refused."""
-    R, parts = book[0].shape[1], book[1]
-    return (np.full(R, -1, dtype=np.int64), np.full(parts.shape, -1, dtype=np.int64),
-            np.zeros(R, dtype=np.int64), np.full((3, R), np.nan), np.full(parts.shape, -1, dtype=np.int64),
-            np.full(R, -1, dtype=np.int64))
+    """The :class:`Booked` of :func:`book_request` before any request: every one refused."""
+    R, parts, K = book[0].shape[1], book[1], book[2].shape[0]
+    return Booked(np.full(R, -1, dtype=np.int64), np.full(parts.shape, -1, dtype=np.int64),
+                  np.zeros(R, dtype=np.int64), np.full((3, R), np.nan),
+                  np.full(parts.shape, -1, dtype=np.int64), np.full(R, -1, dtype=np.int64),
+                  np.full((K, R), np.nan))
 
 
 def no_requests(n_sites: int) -> tuple:

@@ -336,7 +336,7 @@ class GridRun(NamedTuple):
     """What :func:`run_exchange` gives: the schedule and the compiled loop's bookings of requests."""
 
     schedule: Schedule
-    booked: tuple
+    booked: tuple  #: evogrid.sim.reserving.Booked
 
 
 def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record_decisions: bool = False,
