@@ -397,14 +397,17 @@ class Rules:
     tsn_max: int = 5  # probe: starts per count, their gap, estimate (load | static), h (s), threshold,
     tss_gap: int = 1800  # and preferences (earliest_end | lowest_cost | highest_success)
     estimate: str = "load"
-    success_seconds: float = 6 * 3600.0
-    threshold: float = 0.5
+    success_seconds: float = 5 * 3600.0
+    threshold: float = 0.85
     preferences: tuple = ("earliest_end", "lowest_cost", "highest_success")
     swaps: tuple = (7, 10)  # collective: best and random improving swaps per allowed site
     seed: int = 0
     variant_order: str = "tree"  # Meltzer's readings, or ours: by-start, every-held, head-fit
     backlog_rule: str = "before-start"
     backfill_until: str = "next-event"
+    load_rule: str = "workload-end"  # probe: Röblitz et al.'s T_wkl, or Meltzer's backlog
+    acc_running: float = 0.5
+    acc_waiting: float = 0.5
 
 
 def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None):
@@ -492,6 +495,25 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
                      + sum(jobs[job].estimate * p for _, _, p, job in site.running))
         reserved = sum((e - s) * p for s, e, p, _ in held[k] if s < before)
         return math.ceil((rules.acc[k] * requested + reserved) / site.m)
+
+    def workload_end(k, t):
+        """Röblitz et al.'s T_wkl, as spelled out in evogrid.sim.reserving.workload_end."""
+        site = sites[k]
+        procs = sum(p for _, _, p, _ in site.running)
+        running = sum(p * max(est - t, 0) for _, est, p, _ in site.running)
+        waiting = sum(jobs[j].procs * jobs[j].estimate for j in site.queue)
+        base = t + (rules.acc_running * running / procs if procs else 0.0)
+        counted, reserved = set(), 0
+        end = base + rules.acc_waiting * waiting / site.m
+        while True:
+            new = [i for i, (s, e, p, _) in enumerate(held[k]) if i not in counted and s < end and e > t]
+            if not new:
+                return math.ceil(end)
+            for i in new:
+                s, e, p, _ = held[k][i]
+                counted.add(i)
+                reserved += (e - max(s, t)) * p
+            end = base + (rules.acc_waiting * waiting + reserved) / site.m
 
     def next_event(k, t):
         """t_sched: the first estimated end of a running job, or reservation start or end, after t."""
@@ -643,7 +665,7 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
         by the preferences (stable), and the first that starts once the backlog clears is taken."""
         req = requests[r]
         k, m = req.site, sites[req.site].m
-        clear = t + backlog(k, t)
+        clear = workload_end(k, t) if rules.load_rule == "workload-end" else t + backlog(k, t)
         first = max(t, req.earliest)
         candidates, messages = [], 0
         for n, d in sorted(req.counts.items()):

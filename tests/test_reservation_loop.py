@@ -16,6 +16,7 @@ from evogrid.policy.rulebase import Rulebase
 from evogrid.sim.booking import (
     BACKFILL_BOUNDS,
     BACKLOG_RULES,
+    LOAD_RULES,
     VARIANT_ORDERS,
     ReservationRules,
     meltzer_tariffs,
@@ -94,7 +95,8 @@ def _reference(workloads, lrms, req, rules, bookings_order, rulebases=()):
                       tuple(acc.tolist()), _price(tariff, cum), admission, rules.tsn_max, rules.tss_gap,
                       rules.estimate, rules.success_hours * 3600.0, rules.threshold,
                       req.elastic.preferences if req.elastic is not None else PREFERENCES, rules.swaps,
-                      rules.seed, rules.variant_order, rules.backlog_rule, rules.backfill_until)
+                      rules.seed, rules.variant_order, rules.backlog_rule, rules.backfill_until,
+                      rules.load_rule, rules.acc_running, rules.acc_waiting)
     return simulate_reserved_reference(jobs, [w.machine_procs for w in workloads], [lrms] * len(workloads),
                                        reqs, ref_rules)
 
@@ -263,7 +265,10 @@ def test_probe_reserve_equals_reference():
                                  tsn_max=data.draw(st.integers(1, 4)), tss_gap=data.draw(st.integers(1, 10)),
                                  estimate=data.draw(st.sampled_from(["load", "static"])),
                                  success_hours=data.draw(st.sampled_from([0.001, 0.01])),
-                                 threshold=data.draw(st.sampled_from([0.0, 0.5, 0.9])))
+                                 threshold=data.draw(st.sampled_from([0.0, 0.5, 0.9])),
+                                 load_rule=data.draw(st.sampled_from(list(LOAD_RULES))),
+                                 acc_running=data.draw(st.sampled_from([0.0, 0.5, 1.0])),
+                                 acc_waiting=data.draw(st.sampled_from([0.0, 0.5, 1.0])))
         _, bookings = _run_against_reference([w], data.draw(st.sampled_from(LRMS)), req, rules)
         seen["accepted"] += int(bookings.accepted.sum())
         seen["elastic"] += int((bookings.accepted & (bookings.procs[:, 0] != req.parts[:, 0])).sum())

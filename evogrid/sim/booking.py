@@ -64,6 +64,9 @@ ALGORITHMS: dict[str, tuple[int, str, str]] = {
 VARIANT_ORDERS = {"tree": ca.TREE, "by-start": ca.BY_START}
 BACKLOG_RULES = {"before-start": ca.BEFORE_START, "every-held": ca.EVERY_HELD}
 BACKFILL_BOUNDS = {"next-event": ca.NEXT_EVENT, "head-fit": ca.HEAD_FIT}
+#: The probe's test of a site's load (its success estimate ``load`` and the site's rule that a
+#: reservation may not overtake waiting jobs): Röblitz et al.'s T_wkl, or Meltzer's backlog.
+LOAD_RULES = {"workload-end": ca.WORKLOAD_END, "backlog": ca.BACKLOG_CLEARS}
 #: Success estimates of the probe algorithm (evogrid.sim.probe).
 ESTIMATES = {"load": probe.LOAD, "static": probe.STATIC}
 #: The most variants (candidate starts x site orders) one request may have: the admission
@@ -124,7 +127,9 @@ class ReservationRules:
             their least distance (s).
         estimate: probe: the success estimate, ``load`` or ``static``;
             ``success_hours``: the static estimate's h; ``threshold``: the
-            least estimate a candidate needs.
+            least estimate a candidate needs (Röblitz et al.'s: 5 h, 0.85).
+        load_rule, acc_running, acc_waiting: probe: when a site's known workload ends
+            (:data:`LOAD_RULES`; Röblitz et al.'s T_wkl by default, with their accuracies 0.5).
         swaps: collective: best and random improving swaps per allowed site
             (Cankar's L1 and L2).
     """
@@ -141,12 +146,15 @@ class ReservationRules:
     tsn_max: int = 5
     tss_gap: int = 1800
     estimate: str = "load"
-    success_hours: float = 6.0
-    threshold: float = 0.5
+    success_hours: float = 5.0
+    threshold: float = 0.85
     swaps: tuple[int, int] = (collective_placement.L1_SWAPS, collective_placement.L2_SWAPS)
     variant_order: str = "tree"
     backlog_rule: str = "before-start"
     backfill_until: str = "next-event"
+    load_rule: str = "workload-end"
+    acc_running: float = 0.5
+    acc_waiting: float = 0.5
 
     def __post_init__(self) -> None:
         if self.algorithm not in ALGORITHMS:
@@ -156,6 +164,8 @@ class ReservationRules:
             raise ScenarioError("reservation rules: minsize and windows must be at least 1")
         if self.cost_weight < 0 or self.start_weight < 0:
             raise ScenarioError("reservation rules: cost_weight and start_weight must not be negative")
+        if self.acc_running < 0 or self.acc_waiting < 0:
+            raise ScenarioError("reservation rules: acc_running and acc_waiting must not be negative")
         if self.tsn_max < 1 or self.tss_gap < 1 or self.success_hours <= 0 or not 0 <= self.threshold <= 1:
             raise ScenarioError("reservation rules: tsn_max and tss_gap must be at least 1, success_hours "
                                 "positive and threshold in [0, 1]")
@@ -163,7 +173,8 @@ class ReservationRules:
             raise ScenarioError("reservation rules: swaps must not be negative")
         for name, value, table in (("variant_order", self.variant_order, VARIANT_ORDERS),
                                    ("backlog_rule", self.backlog_rule, BACKLOG_RULES),
-                                   ("backfill_until", self.backfill_until, BACKFILL_BOUNDS)):
+                                   ("backfill_until", self.backfill_until, BACKFILL_BOUNDS),
+                                   ("load_rule", self.load_rule, LOAD_RULES)):
             if value not in table:
                 raise ScenarioError(f"reservation rules: unknown {name} {value!r}; expected one of "
                                     f"{', '.join(table)}")
@@ -195,6 +206,9 @@ class ReservationRules:
         config[ca.C_ORDER] = VARIANT_ORDERS[self.variant_order]
         config[ca.C_BACKLOG_RULE] = BACKLOG_RULES[self.backlog_rule]
         config[ca.C_BACKFILL_BOUND] = BACKFILL_BOUNDS[self.backfill_until]
+        config[ca.C_LOAD_RULE] = LOAD_RULES[self.load_rule]
+        config[ca.C_ACC_RUNNING] = self.acc_running
+        config[ca.C_ACC_WAITING] = self.acc_waiting
         config[ca.C_PREFERENCES:ca.C_PREFERENCES + 3] = -1
         for i, name in enumerate(preferences):
             config[ca.C_PREFERENCES + i] = PREFERENCES.index(name)
@@ -451,5 +465,6 @@ def reservation_setup(scenario: Scenario, **overrides: object
                              tsn_max=config.tsn_max, tss_gap=config.tss_gap, estimate=config.estimate,
                              success_hours=config.success_hours, threshold=config.threshold,
                              variant_order=config.variant_order, backlog_rule=config.backlog_rule,
-                             backfill_until=config.backfill_until)
+                             backfill_until=config.backfill_until, load_rule=config.load_rule,
+                             acc_running=config.acc_running, acc_waiting=config.acc_waiting)
     return tuple(workloads), requests, rules

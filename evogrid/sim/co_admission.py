@@ -78,10 +78,14 @@ C_TSN_MAX, C_TSS_GAP, C_ESTIMATE, C_SUCCESS_SECONDS, C_THRESHOLD, C_PREFERENCES 
 C_L1, C_L2, C_SEED = C_PREFERENCES + 3, C_PREFERENCES + 4, C_PREFERENCES + 5
 #: ... and Meltzer's variant order, backlog rule and backfill bound, each his (code 0) or ours (1).
 C_ORDER, C_BACKLOG_RULE, C_BACKFILL_BOUND = C_SEED + 1, C_SEED + 2, C_SEED + 3
-N_CONFIG = C_BACKFILL_BOUND + 1
+#: ... and the probe's load rule (Röblitz et al.'s T_wkl, code 0, or Meltzer's backlog, 1) with
+#: their accuracies of running jobs' remaining times and of waiting jobs' wall times.
+C_LOAD_RULE, C_ACC_RUNNING, C_ACC_WAITING = C_SEED + 4, C_SEED + 5, C_SEED + 6
+N_CONFIG = C_ACC_WAITING + 1
 TREE, BY_START = 0, 1
 BEFORE_START, EVERY_HELD = 0, 1
 NEXT_EVENT, HEAD_FIT = 0, 1
+WORKLOAD_END, BACKLOG_CLEARS = 0, 1
 
 
 @njit(cache=True, inline="always")

@@ -37,12 +37,15 @@ from numba.extending import overload
 from evogrid.sim.co_admission import (
     BACKFILL,
     BACKLOG,
+    C_ACC_RUNNING,
+    C_ACC_WAITING,
     C_ALGORITHM,
     C_BACKFILL_BOUND,
     C_BACKLOG_RULE,
     C_ESTIMATE,
     C_L1,
     C_L2,
+    C_LOAD_RULE,
     C_MINSIZE,
     C_PREFERENCES,
     C_SEED,
@@ -60,6 +63,7 @@ from evogrid.sim.co_admission import (
     PROBE,
     RULEBASE,
     WEIGHTED,
+    WORKLOAD_END,
     candidate_starts,
     choose,
     fill_fits,
@@ -158,6 +162,46 @@ def backlog_from(k, acc, requested, before, state):
 def backlog_seconds(k, acc, jobs, state):
     """Site k's backlog counting every held reservation (the probe's and the admission features')."""
     return backlog_from(k, acc, requested_area(k, jobs, state), NEVER, state)
+
+
+@njit(cache=True)
+def workload_end(k, t, acc, jobs, state):
+    """Röblitz et al.'s approximate end of site k's known workload, T_wkl (their 3.2.3; s, rounded
+    up), with ``acc = (acc_r, acc_w)``.
+
+    ``T_Jr``: the running jobs' remaining times (to their estimated end) times acc_r, averaged
+    weighted by processors; ``T_Jw``: the waiting jobs' processors times wall times times acc_w, over
+    the site's processors; T_wkl = now + T_Jr + T_Jw, then lengthened by the held reservations
+    active between now and T_wkl, each by its remaining processor-seconds over the site's
+    processors, until no further one starts before it (their "iteratively increasing T_wkl for
+    such reservations"; the increment is our reading). Sums are exact integers, so the result
+    does not depend on the order of the jobs or reservations.
+    """
+    queue, sc, running, held, held_n = state.queue, state.sc, state.running, state.held, state.held_n
+    m = sc[k, M_PROCS]
+    running_procs = running_area = 0
+    for i in range(sc[k, N_RUN]):
+        job = running[RUN_JOB, k, i]
+        running_procs += jobs[PROCS, job]
+        running_area += jobs[PROCS, job] * max(running[RUN_EST_END, k, i] - t, 0)
+    waiting_area = 0
+    for i in range(sc[k, Q_HEAD], sc[k, Q_TAIL]):
+        job = queue[k, i]
+        waiting_area += jobs[PROCS, job] * jobs[ESTIMATE, job]
+    base = t + (acc[0] * running_area / running_procs if running_procs else 0.0)
+    reserved = 0
+    end = base + acc[1] * waiting_area / m
+    counted = np.zeros(held_n[k], dtype=np.bool_)
+    grew = True
+    while grew:
+        grew = False
+        for h in range(held_n[k]):
+            if not counted[h] and held[H_START, k, h] < end and held[H_END, k, h] > t:
+                counted[h] = True
+                reserved += (held[H_END, k, h] - max(held[H_START, k, h], t)) * held[H_PROCS, k, h]
+                grew = True
+        end = base + (acc[1] * waiting_area + reserved) / m
+    return np.int64(np.ceil(end))
 
 
 @njit(cache=True)
@@ -367,12 +411,16 @@ def co_admit(r, t, book, rules, jobs, state, booked):
 @njit(cache=True)
 def probe_reserve(r, t, book, rules, jobs, state, booked):
     """Röblitz et al.'s probe/reserve of one-site request ``r`` at time ``t`` (evogrid.sim.probe): the
-    site accepts the first candidate in preference order that starts once its backlog has cleared."""
+    site accepts the first candidate in preference order that starts once its known workload has
+    ended (:func:`workload_end`, theirs, or Meltzer's backlog: ``C_LOAD_RULE``)."""
     requests, _, _, durations = book
     config, acc, tariff, cum, _ = rules
     sc, profile = state.sc, state.profile
     k = requests[R_SITE, r]
-    clear = t + backlog_seconds(k, acc[k], jobs, state)
+    if np.int64(config[C_LOAD_RULE]) == WORKLOAD_END:
+        clear = workload_end(k, t, (config[C_ACC_RUNNING], config[C_ACC_WAITING]), jobs, state)
+    else:
+        clear = t + backlog_seconds(k, acc[k], jobs, state)
     n = site_profile(k, t, jobs, state)
     low, high = requests[R_PROCS_MIN, r], min(requests[R_PROCS_MAX, r], sc[k, M_PROCS])
     tsn_max = np.int64(config[C_TSN_MAX])

@@ -124,8 +124,17 @@ class ReservationsConfig(_Strict):
     tsn_max: int = Field(default=5, ge=1, description="probe: start times probed per processor count")
     tss_gap: int = Field(default=1800, ge=1, description="probe: least gap between probed starts (s)")
     estimate: str = Field(default="load", description="probe: success estimate, load or static")
-    success_hours: float = Field(default=6.0, gt=0, description="probe: the static estimate's h (hours)")
-    threshold: float = Field(default=0.5, ge=0, le=1, description="probe: least estimated success")
+    success_hours: float = Field(default=5.0, gt=0,
+                                 description="probe: the static estimate's h (hours; Röblitz et al.: 5)")
+    threshold: float = Field(default=0.85, ge=0, le=1,
+                             description="probe: least estimated success (Röblitz et al.: 0.85)")
+    load_rule: str = Field(default="workload-end",
+                           description="probe: when a site's known workload ends, Röblitz et al.'s T_wkl "
+                                       "(workload-end) or Meltzer's backlog")
+    acc_running: float = Field(default=0.5, ge=0, description="probe: T_wkl's accuracy of running jobs' "
+                                                               "remaining times (acc_r)")
+    acc_waiting: float = Field(default=0.5, ge=0, description="probe: T_wkl's accuracy of waiting jobs' "
+                                                               "wall times (acc_w)")
     collective_sites: int | None = Field(
         default=None, ge=1, description="make the requests collective too: on up to this many sites")
     wide_slack_hours: float = Field(default=168.0, ge=0, description="wide: room after the run time")
