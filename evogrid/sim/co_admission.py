@@ -199,23 +199,25 @@ def variant_tree(r, orders, nsites, nparts, count, config, tree):
 
 
 @njit(cache=True)
-def walk(root, r, parts, nparts, fits, below, nsites, trivial, stop_first, out, n_out):
+def walk(root, r, parts, nparts, fits, tree, nsites, trivial, stop_first, out, n_out):
     """Depth-first through the subtree of the first part at ``root = (site, candidate c)`` of
     request ``r``; returns ``(n_out, messages)``.
 
     ``parts``: (P, R) processors per part, largest first; ``fits = (fit,
     allow)``: part i fits site k at c when ``fit[k, c] >= parts[i, r]`` and,
     unless ``allow`` is empty (shape (0, 0, 0)), ``allow[i, k, c]``;
-    ``below[i, c]``: the sites in the order level i tries them (:func:`variant_tree`). With
+    ``tree = (below, used, pos)``: ``below[i, c]``, the sites in the order level i tries them
+    (:func:`variant_tree`), and scratch space (K,) and (P,), reused across calls. With
     ``stop_first`` it stops at the first complete path, written to ``out[n_out]`` (then ``n_out
     + 1`` is returned); otherwise every complete path is appended to ``out`` (shape (V, P)).
     ``trivial``: every site reached is asked (Algorithm 1), else only those that fit.
     """
     fit, allow = fits
+    below, used, pos = tree
     c = root[1]
     ruled = allow.shape[0] > 0
-    used = np.zeros(fit.shape[0], dtype=np.bool_)
-    pos = np.empty(nparts, dtype=np.int64)
+    for k in range(used.shape[0]):
+        used[k] = False
     messages = 0
     level = 0
     pos[0] = -1
@@ -268,6 +270,7 @@ def choose(r, parts, nparts, fits, orders, nsites, starts, duration, config, tar
     first = np.empty((nsites * count, 2), dtype=np.int64)
     below = np.empty((nparts, count, nsites), dtype=np.int64)
     variant_tree(r, orders, nsites, nparts, count, config, (first, below))
+    tree = (below, np.zeros(fits[0].shape[0], dtype=np.bool_), np.empty(nparts, dtype=np.int64))
     variants = np.empty((count * perms + 1, max(nparts, 1)), dtype=np.int64)
     variant_c = np.empty(count * perms, dtype=np.int64)
     trivial = algorithm == TRIVIAL
@@ -275,7 +278,7 @@ def choose(r, parts, nparts, fits, orders, nsites, starts, duration, config, tar
     first_p = -1  # the root of the first variant in tree order
     for p in range(nsites * count):
         root = (first[p, 0], first[p, 1])
-        n_new, sent = walk(root, r, parts, nparts, fits, below, nsites, trivial, False, variants, n_var)
+        n_new, sent = walk(root, r, parts, nparts, fits, tree, nsites, trivial, False, variants, n_var)
         for v in range(n_var, n_new):
             variant_c[v] = root[1]
         if first_p < 0:
@@ -288,7 +291,7 @@ def choose(r, parts, nparts, fits, orders, nsites, starts, duration, config, tar
         messages = nparts if n_var else 0
     elif first_p >= 0:  # and these in the first subtree with a variant, up to it
         root = (first[first_p, 0], first[first_p, 1])
-        _, sent = walk(root, r, parts, nparts, fits, below, nsites, trivial, True, variants, n_var)
+        _, sent = walk(root, r, parts, nparts, fits, tree, nsites, trivial, True, variants, n_var)
         messages += sent
     if n_var == 0:
         return -1, messages, 0.0, 0.0, 0.0
