@@ -589,19 +589,19 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
             if formed:
                 filtered[k] = sum(not ok[i, k, s] for i, s in formed) / len(formed)
         if len(parts) > len(order):
-            booked[r] = (-1, (), 0, None, filtered)
+            booked[r] = (-1, (), 0, None, filtered, (-1, -1))
             return  # more parts than sites: refused without asking
         # Meltzer's listings 2 and 5: the part variants (start, site, part), shuffled ("randomize
-        # tr": Fisher-Yates with the request's LCG) and for Algorithms 4-5 sorted by start
+        # tr": Fisher-Yates with the request's LCG) and for Algorithm 4 sorted by start
         # (stable); by-start: unshuffled, so starts ascending and sites in the request's order.
         tr = [(s, k, i) for s in starts for k in order for i in range(len(parts))]
-        if rules.variant_order == "tree":
+        if rules.variant_order in ("tree", "tree-sorted"):
             state = (rules.seed * LCG_A + r) % 2**64
             for i in range(len(tr) - 1, 0, -1):
                 state = (state * LCG_A + LCG_C) % 2**64
                 j = (state >> 33) % (i + 1)
                 tr[i], tr[j] = tr[j], tr[i]
-            if rules.algorithm in ("backfill", "weighted"):
+            if rules.algorithm == "backfill" or rules.variant_order == "tree-sorted":
                 tr.sort(key=lambda v: v[0])
 
         def children(level, s, path):
@@ -639,7 +639,7 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
 
         messages = 0 if rules.algorithm == "weighted" else walk(0, None, ())[1]
         if not variants:
-            booked[r] = (-1, (), messages, None, filtered)
+            booked[r] = (-1, (), messages, None, filtered, (-1, -1))
             return
         if rules.algorithm == "weighted":
             costs = [cost(s, path) for s, path in variants]
@@ -655,7 +655,8 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
             messages = len(parts)
         else:
             s, path = variants[0]
-        booked[r] = (s, path, messages, cost(s, path), filtered)
+        span = (min(v for v, _ in variants), max(v for v, _ in variants))  # Meltzer's min/max_start
+        booked[r] = (s, path, messages, cost(s, path), filtered, span)
         for p, k in zip(parts, path, strict=True):
             held[k].append([s, s + req.duration, p, False])
 

@@ -152,6 +152,8 @@ def _run_against_reference(workloads, lrms, req, rules, rulebases=()):
             for k, degree in b[4].items():
                 expected[r, k] = degree
         np.testing.assert_allclose(bookings.filtered, expected, rtol=1e-12)
+        spans = [b[5] if b[0] >= 0 else (-1, -1) for b in booked]
+        assert bookings.span.tolist() == [list(x) for x in spans]
     return schedule, bookings
 
 

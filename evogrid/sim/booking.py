@@ -61,7 +61,7 @@ ALGORITHMS: dict[str, tuple[int, str, str]] = {
 }
 #: Meltzer's readings and ours, side by side (docs/reservations.md): the order of the variant tree,
 #: which held reservations a backlog counts, and the bound of Algorithm 4's backfill reservations.
-VARIANT_ORDERS = {"tree": ca.TREE, "by-start": ca.BY_START}
+VARIANT_ORDERS = {"tree": ca.TREE, "tree-sorted": ca.TREE_SORTED, "by-start": ca.BY_START}
 BACKLOG_RULES = {"before-start": ca.BEFORE_START, "every-held": ca.EVERY_HELD}
 BACKFILL_BOUNDS = {"next-event": ca.NEXT_EVENT, "head-fit": ca.HEAD_FIT}
 #: The probe's test of a site's load (its success estimate ``load`` and the site's rule that a
@@ -254,6 +254,8 @@ class Bookings:
             Algorithm 1 would form at a candidate site that the site refuses (too few free
             processors, or the admission rule); NaN where the site was no candidate or the
             algorithm is not one of his (or the rulebase).
+        span: shape (R, 2), the earliest and latest start of an accepted request's admissible
+            variants (Meltzer's min_start, max_start), -1 where refused or not his algorithms.
     """
 
     algorithm: str
@@ -268,6 +270,7 @@ class Bookings:
     length: np.ndarray
     status_queries: np.ndarray
     filtered: np.ndarray
+    span: np.ndarray
 
     @property
     def accepted(self) -> np.ndarray:
@@ -282,6 +285,17 @@ class Bookings:
         ok = self.accepted
         parts[ok] = np.maximum(self.procs[ok], 0)
         return parts, np.where(ok, self.length, requests.duration)
+
+    @property
+    def relative_start(self) -> np.ndarray:
+        """Meltzer's relative start difference of accepted requests placed by his algorithms:
+        ``(start - min_start) / (max_start - min_start)`` over the admissible variants, 0 where all
+        start together; NaN elsewhere."""
+        first, last = self.span[:, 0], self.span[:, 1]
+        known = self.accepted & (first >= 0)
+        spread = last - first
+        relative = np.where(spread > 0, (self.start - first) / np.where(spread > 0, spread, 1), 0.0)
+        return np.where(known, relative, np.nan)
 
     @property
     def relative_cost(self) -> np.ndarray:
@@ -365,7 +379,8 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
     bookings = Bookings(rules.algorithm, booked.accepted, np.ascontiguousarray(booked.sites.T),
                         booked.messages, booked.prices[0], booked.prices[1], booked.prices[2],
                         requests.infeasible(jobs.machine_procs), np.ascontiguousarray(booked.procs.T),
-                        booked.length, status.astype(np.int64), np.ascontiguousarray(booked.filtered.T))
+                        booked.length, status.astype(np.int64), np.ascontiguousarray(booked.filtered.T),
+                        np.ascontiguousarray(booked.span.T))
     schedule = run.schedule
     if exchange is None:  # the schedule of sites without exchange
         schedule = Schedule(jobs, names, schedule.start, jobs.origin.copy())

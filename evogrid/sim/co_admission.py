@@ -31,16 +31,19 @@ branches (``C_ORDER``):
   site, part) are shuffled once per request (his ``randomize tr``, a seeded
   LCG, :func:`variant_tree`), and each level takes its variants in that
   order: the first part's (site, start) pairs in random order for
-  Algorithms 1-3 and 6, sorted by start (stable, so sites in random order
-  within a start: his ``startsort (randomize tr)``) for Algorithms 4 and 5.
+  Algorithms 1-3, 5 and 6, sorted by start (stable, so sites in random
+  order within a start: his ``startsort (randomize tr)``) for Algorithm 4.
+- ``TREE_SORTED``: the shuffled tree sorted by start for every algorithm (the
+  start-optimising variants of Algorithms 2 and 3 his 6.8 compares).
 - ``BY_START``: candidate starts ascending, and at every level the sites in
   the request's order (a seeded permutation per request; evogrid's order
   before Meltzer's listing was read).
 
 Algorithm 5 takes the variant with the least ``k * norm_cost + s *
 norm_start`` (min-max normalised over all admissible variants of the
-request; ties go to the first in tree order), so ``k = 0, s = 1`` is
-Algorithm 4.
+request; ties go to the first in the shuffled tree, as his bottom-up sort of the unsorted tree
+keeps them), so ``k = 0, s = 1`` is Algorithm 4 (a stable sort by start keeps the shuffled order
+within a start).
 
 Messages count what the broker sends: Algorithm 1 asks each site it
 reaches (yes/no, the restrictive information policy); 2-4 know the sites'
@@ -82,7 +85,7 @@ C_ORDER, C_BACKLOG_RULE, C_BACKFILL_BOUND = C_SEED + 1, C_SEED + 2, C_SEED + 3
 #: their accuracies of running jobs' remaining times and of waiting jobs' wall times.
 C_LOAD_RULE, C_ACC_RUNNING, C_ACC_WAITING = C_SEED + 4, C_SEED + 5, C_SEED + 6
 N_CONFIG = C_ACC_WAITING + 1
-TREE, BY_START = 0, 1
+TREE, BY_START, TREE_SORTED = 0, 1, 2
 BEFORE_START, EVERY_HELD = 0, 1
 NEXT_EVENT, HEAD_FIT = 0, 1
 WORKLOAD_END, BACKLOG_CLEARS = 0, 1
@@ -174,7 +177,9 @@ def variant_tree(r, orders, nsites, nparts, count, config, tree):
     rank = np.empty(n, dtype=np.int64)  # variant (c * nsites + o) * nparts + i -> its place
     for p in range(n):
         rank[shuffled[p]] = p
-    by_start = algorithm in (BACKFILL, WEIGHTED)
+    # Algorithm 5 sorts the unsorted tree by its value (his 4.7.4: "Ein unsortierter Variantenbaum
+    # wird analog zu dem in Algorithmus 1 verwendeten erzeugt"): ties keep the shuffled order.
+    by_start = algorithm == BACKFILL or np.int64(config[C_ORDER]) == TREE_SORTED
     key = np.empty(max(nsites * count, 1), dtype=np.int64)
     for c in range(count):
         for i in range(nparts):
@@ -256,9 +261,10 @@ def choose(r, parts, nparts, fits, orders, nsites, starts, duration, config, tar
     """Pick a variant of request ``r`` (module docstring); ``starts = (earliest, inc, count)``,
     ``fits = (fit, allow)`` as :func:`walk` takes them.
 
-    Returns ``(start, messages, cost, cheapest, dearest)``: start -1 when no
-    variant is admissible; ``chosen[:nparts]`` gets the sites; the costs are
-    the pick's and the extremes over all admissible variants.
+    Returns ``(start, messages, (cost, cheapest, dearest), (first, last))``: start -1 when no
+    variant is admissible; ``chosen[:nparts]`` gets the sites; the costs are the pick's and the
+    extremes over all admissible variants, ``first`` and ``last`` their earliest and latest start
+    (s; -1 without any).
     """
     algorithm = np.int64(config[C_ALGORITHM])
     count = starts[2]
@@ -266,7 +272,7 @@ def choose(r, parts, nparts, fits, orders, nsites, starts, duration, config, tar
     for i in range(nparts):
         perms *= nsites - i
     if perms <= 0:
-        return -1, 0, 0.0, 0.0, 0.0
+        return -1, 0, (0.0, 0.0, 0.0), (-1, -1)
     first = np.empty((nsites * count, 2), dtype=np.int64)
     below = np.empty((nparts, count, nsites), dtype=np.int64)
     variant_tree(r, orders, nsites, nparts, count, config, (first, below))
@@ -294,7 +300,7 @@ def choose(r, parts, nparts, fits, orders, nsites, starts, duration, config, tar
         _, sent = walk(root, r, parts, nparts, fits, tree, nsites, trivial, True, variants, n_var)
         messages += sent
     if n_var == 0:
-        return -1, messages, 0.0, 0.0, 0.0
+        return -1, messages, (0.0, 0.0, 0.0), (-1, -1)
     costs = np.empty(n_var)
     cheapest, dearest = np.inf, -np.inf
     earliest_c, latest_c = count, -1
@@ -318,4 +324,5 @@ def choose(r, parts, nparts, fits, orders, nsites, starts, duration, config, tar
                 pick = v
     for i in range(nparts):
         chosen[i] = variants[pick, i]
-    return starts[0] + variant_c[pick] * starts[1], messages, costs[pick], cheapest, dearest
+    span = (starts[0] + earliest_c * starts[1], starts[0] + latest_c * starts[1])
+    return starts[0] + variant_c[pick] * starts[1], messages, (costs[pick], cheapest, dearest), span

@@ -265,6 +265,7 @@ def reservation_metrics(schedule: Schedule, requests: Reservations, bookings: Bo
     ``mean_relative_start``: over accepted ones, ``(start - earliest) /
     (deadline - duration - earliest)``, with the duration as held (an elastic
     request's on its chosen count; 0 where the window leaves no choice);
+    ``mean_relative_start_formed``: Meltzer's, over the variants formed (his algorithms only);
     ``mean_cost`` and ``mean_relative_cost`` (0: the cheapest admissible
     variant, 1: the dearest); ``messages_per_request`` (reservations and roll-backs) and
     ``messages_with_status_per_request`` (and the status queries, as Meltzer's Table 9 counts);
@@ -284,6 +285,8 @@ def reservation_metrics(schedule: Schedule, requests: Reservations, bookings: Bo
         "mean_relative_start": float(relative.mean()) if relative.size else 0.0,
         "mean_cost": float(bookings.cost[ok].mean()) if ok.any() else 0.0,
         "mean_relative_cost": float(bookings.relative_cost[ok].mean()) if ok.any() else 0.0,
+        "mean_relative_start_formed": float(np.nanmean(bookings.relative_start))
+        if np.isfinite(bookings.relative_start).any() else float("nan"),
         "messages_per_request": float(bookings.messages.mean()) if n else 0.0,
         "messages_with_status_per_request": float((bookings.messages + bookings.status_queries).mean())
         if n else 0.0,

@@ -121,6 +121,9 @@ class Booked(NamedTuple):
     #: float64 (K, R): Meltzer's Filterungsgrad, the share of the part variants a candidate site
     #: refuses (of those Algorithm 1 would form there); NaN where not placed by his algorithms
     filtered: np.ndarray
+    #: int64 (2, R): the earliest and latest start (s) of an accepted request's admissible variants
+    #: (Meltzer's min_start and max_start), -1 where refused or not placed by his algorithms
+    span: np.ndarray
 
 
 #: Rows of ``requests``: times (s), the booked site (-1: any), and the processor counts a request may
@@ -392,15 +395,14 @@ def co_admit(r, t, book, rules, jobs, state, booked):
     accepted, sites, messages, prices = booked.accepted, booked.sites, booked.messages, booked.prices
     procs, length = booked.procs, booked.length
     chosen = np.empty(max(nparts, 1), dtype=np.int64)
-    start, sent, cost, cheapest, dearest = choose(r, parts, nparts, (fit, allow), orders, nsites, starts,
-                                                  duration, config, tariff, cum, chosen)
+    start, sent, costs, span = choose(r, parts, nparts, (fit, allow), orders, nsites, starts, duration,
+                                      config, tariff, cum, chosen)
     messages[r] = sent
     if start < 0:
         return
     accepted[r] = start
-    prices[0, r] = cost
-    prices[1, r] = cheapest
-    prices[2, r] = dearest
+    prices[0, r], prices[1, r], prices[2, r] = costs
+    booked.span[0, r], booked.span[1, r] = span
     length[r] = duration
     for i in range(nparts):
         sites[i, r] = chosen[i]
@@ -573,7 +575,7 @@ def new_bookings(book):
     return Booked(np.full(R, -1, dtype=np.int64), np.full(parts.shape, -1, dtype=np.int64),
                   np.zeros(R, dtype=np.int64), np.full((3, R), np.nan),
                   np.full(parts.shape, -1, dtype=np.int64), np.full(R, -1, dtype=np.int64),
-                  np.full((K, R), np.nan))
+                  np.full((K, R), np.nan), np.full((2, R), -1, dtype=np.int64))
 
 
 def no_requests(n_sites: int) -> tuple:

@@ -146,8 +146,9 @@ class ReservationsConfig(_Strict):
                     "flat, peak (2 on weekdays 8-20 h, site k's prices scaled by 1 + k/(K-1)), or one "
                     "entry per site: a {off_peak, peak, peak_hours} table or 168 hourly prices")
     variant_order: str = Field(
-        default="tree", description="Meltzer's variant tree in shuffled order (Algorithms 4-5: sorted by "
-                                    "start), or by start with each request's site order")
+        default="tree", description="Meltzer's variant tree in shuffled order (Algorithm 4: sorted by "
+                                    "start), tree-sorted (sorted by start for every algorithm, his 6.8), "
+                                    "or by-start with each request's site order")
     backlog_rule: str = Field(
         default="before-start", description="which held reservations a backlog counts: Meltzer's, those "
                                             "starting before the candidate, or every one")
