@@ -1,10 +1,9 @@
 """The reservation studies of docs/reservations.md: Meltzer's co-reservation algorithms on seven
 two-week SDSC-BLUE sites, and Röblitz et al.'s book-ahead setting on the first 2,000 SDSC-BLUE jobs.
 
-Run: ``.venv/bin/python experiments/reservations_study.py`` (about a minute once compiled).
-Writes ``experiments/results/reservations/{meltzer,weighted,roblitz,roblitz_windows}.csv`` (a row
-per run)
-and prints the tables of docs/reservations.md (mean and sample sd over the seeds).
+Run: ``.venv/bin/python experiments/reservations_study.py`` (a few minutes once compiled).
+Writes ``experiments/results/reservations/{meltzer,weighted,meltzer_starts,roblitz,roblitz_windows}.csv``
+(a row per run) and prints the tables of docs/reservations.md (mean and sample sd over the seeds).
 
 - Meltzer: ``experiments/configs/meltzer4.toml`` and ``meltzer7.toml`` (EASY at every site; his
   6.5-6.7 ran four clusters, 6.4, 6.8 and 6.9.1 seven), RW1/RW2/RW3 made from the first site's
@@ -13,6 +12,8 @@ and prints the tables of docs/reservations.md (mean and sample sd over the seeds
   earlier ones (``READINGS["earlier"]``: by-start order, every held reservation in the backlog,
   backfill until the queue head's earliest fit).
 - Algorithm 5: RW1, his cost/start factors (his Table 18) and tariffs, seeds 1-5.
+- His 6.8 (Table 17): the start-sorted Algorithms 2, 3 and backfill on his modified RW1
+  (``rw1-6h``, ``rw1-6h-3``), four and seven sites, seeds 1-5 (``meltzer_starts.csv``).
 - Röblitz: every 10th job (offsets 0-4 as the five repetitions) a one-site request booked
   b = 0, 6, 12, 24 h ahead with 2 h of slack; first fit, Algorithm 3 (backlog) and probe/reserve
   of plain and of elastic requests; on the first 2,000 jobs and on eight 2,000-job windows
@@ -128,6 +129,24 @@ def meltzer_study() -> None:
                                     "mean_relative_start_formed", "mean_relative_start", "failure_rate"))
 
 
+def start_study() -> None:
+    """Meltzer's 6.8 (Tables 16-17): the start-sorted Algorithms 2 and 3 and backfill on his modified
+    RW1 (requests 30 s before their earliest start, a six-hour range; two parts on four and seven
+    sites, three parts on seven)."""
+    rows = []
+    for sites, workload in ((4, "rw1-6h"), (7, "rw1-6h"), (7, "rw1-6h-3")):
+        scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / f"meltzer{sites}.toml"))
+        for algorithm in ("cpu-count", "backlog", "backfill"):
+            for seed in SEEDS:
+                workloads, requests, rules = reservation_setup(
+                    scenario, workload=workload, seed=seed, algorithm=algorithm, variant_order="tree-sorted")
+                rows.append({"sites": sites, "workload": workload, "algorithm": algorithm, "seed": seed,
+                             **_run(workloads, scenario.lrms, requests, rules)})
+    _write("meltzer_starts", rows)
+    print("\n## Meltzer 6.8: start-sorted algorithms, six-hour ranges (mean ± sd over 5 seeds)\n")
+    _summary(rows, ("sites", "workload", "algorithm"), ("failure_rate", "mean_relative_start"))
+
+
 #: Röblitz et al.'s admission rules here: first fit, Meltzer's Algorithm 3, and probe/reserve of plain
 #: and of elastic requests (0.5-2 times the job's processors, Amdahl f = 0.05).
 ROBLITZ_RULES = (("first-fit", None), ("backlog", None), ("probe", None), ("probe", (0.5, 2.0)))
@@ -181,4 +200,5 @@ def roblitz_study() -> None:
 
 if __name__ == "__main__":
     meltzer_study()
+    start_study()
     roblitz_study()

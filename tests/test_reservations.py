@@ -46,6 +46,25 @@ def test_meltzer_rules(variant):
     assert (np.diff(req.submit) >= 0).all()
 
 
+def test_meltzer_section_6_8_workloads():
+    """His 6.8: RW1's requests made 30 s before their earliest start with a six-hour range; the
+    three-part one copies the second part and leaves every third request out (it stays a batch job)."""
+    w = load_window("SDSC03@d0-14")
+    _, rw1 = meltzer(w, "rw1", seed=7)
+    batch, two = meltzer(w, "rw1-6h", seed=7)
+    by_job = np.argsort(rw1.source_job)
+    same = np.argsort(two.source_job)
+    assert np.array_equal(rw1.earliest_start[by_job], two.earliest_start[same])
+    assert np.array_equal(rw1.parts[by_job], two.parts[same])
+    assert (two.deadline - two.earliest_start - two.duration == 6 * 3600).all()
+    assert (two.submit == np.maximum(0, two.earliest_start - 30)).all()
+    batch3, three = meltzer(w, "rw1-6h-3", seed=7)
+    assert three.parts.shape[1] == 3 and (three.parts[:, 2] == three.parts[:, 1]).all()
+    assert three.n_requests == two.n_requests - two.n_requests // 3
+    assert batch3.n_jobs + three.n_requests == w.n_jobs
+    assert set(three.source_job) < set(two.source_job)
+
+
 def test_meltzer_is_seeded():
     w = load_window("SDSC03@d0-14")
     a, b, c = (meltzer(w, "rw2", seed=s)[1] for s in (1, 1, 2))

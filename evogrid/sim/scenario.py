@@ -105,7 +105,8 @@ class TariffConfig(_Strict):
 class ReservationsConfig(_Strict):
     """The scenario's ``[reservations]`` table (evogrid.sim.booking.reservation_setup)."""
 
-    workload: str = Field(default="rw1", description="rw1, rw2, rw3 (Meltzer), book-ahead (Röblitz) or "
+    workload: str = Field(default="rw1", description="rw1, rw2, rw3, rw1-6h, rw1-6h-3 (Meltzer), book-ahead "
+                                                     "(Röblitz) or "
                                                      "wide (every site's jobs wider than its machine, as "
                                                      "collective requests)")
     source: int = Field(default=0, ge=0, description="index of the site whose jobs become the requests")

@@ -12,7 +12,12 @@ under ``dropped["became_reservation"]``):
   M the log's machine size); earliest start ``f = u' * span``; deadline
   ``min(f + wc + 86400, f + wc + 6 wc)``, with ``3 wc`` instead of ``6 wc``
   for RW3; submission ``f - 3 wc`` (RW1) or ``f - wc / 2`` (RW2, RW3),
-  never before 0 (the window start).
+  never before 0 (the window start). ``rw1-6h`` and ``rw1-6h-3`` are his
+  6.8 workloads: RW1's requests made 30 s before ``f`` ("Anfragen werden 30
+  Sekunden vor der frühesten Startzeit gestellt") with deadline ``f + 6 h +
+  wc`` ("eine Startzeitspanne von sechs Stunden"); ``-3`` adds a third part
+  equal to the second ("Die dritte Teilreservierung ist ein Duplikat der
+  zweiten") and leaves out every third request.
 - :func:`roblitz` (T. Röblitz, F. Schintke, J. Wendler, elastic grid
   reservations): every ``every``-th job becomes a one-part reservation that
   wants to start when the job was submitted, booked ``book_ahead_hours``
@@ -39,7 +44,10 @@ from evogrid.errors import ScenarioError
 from evogrid.workload.model import SECONDS_PER_DAY, Workload
 
 SECONDS_PER_HOUR = 3600
-MELTZER_VARIANTS = ("rw1", "rw2", "rw3")
+MELTZER_VARIANTS = ("rw1", "rw2", "rw3", "rw1-6h", "rw1-6h-3")
+#: Meltzer's 6.8 (Tables 16-17): RW1's requests made 30 s before their earliest start with a
+#: six-hour start range; ``-3``: a third part, a copy of the second, and every third request left out.
+RANGE_SECONDS, AHEAD_SECONDS = 6 * 3600, 30
 #: Speedup models of elastic requests, by code: Amdahl (params: sequential fraction f, unused) and
 #: Downey (params: average parallelism A, variance sigma).
 AMDAHL, DOWNEY = 0, 1
@@ -276,6 +284,14 @@ def meltzer(window: Workload, variant: str = "rw1", seed: int = 0, probability: 
     deadline = np.minimum(start + wc + SECONDS_PER_DAY, start + wc + factor * wc)
     ahead = 3 * wc if variant == "rw1" else wc // 2
     submit = np.maximum(0, start - ahead)
+    if variant.startswith("rw1-6h"):
+        deadline = start + RANGE_SECONDS + wc
+        submit = np.maximum(0, start - AHEAD_SECONDS)
+    if variant == "rw1-6h-3":
+        parts = np.concatenate([parts, parts[:, 1:]], axis=1)
+        kept = np.arange(idx.size) % 3 != 2  # every third drawn job stays a batch job
+        chosen[idx[~kept]] = False
+        idx, wc, start, deadline, submit, parts = (a[kept] for a in (idx, wc, start, deadline, submit, parts))
     order = np.argsort(submit, kind="stable")  # earliest starts are drawn at random
     requests = Reservations(f"{window.name} {variant}", submit[order], start[order], deadline[order],
                             wc[order], parts[order], idx[order].astype(np.int64))
