@@ -113,7 +113,7 @@ def meltzer_study() -> None:
     _summary(rows, ("sites", "workload", "algorithm", "reading"),
              ("failure_rate", "mean_unfairness", "filter_degree", "infeasibility_rate", "mean_relative_start",
               "mean_relative_start_formed", "messages_per_request", "messages_with_status_per_request",
-              "batch_max_wait"))
+              "mean_efficiency", "batch_max_wait"))
     scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / "meltzer7.toml"))
     weighted = []
     for k, s_weight in FACTORS:

@@ -486,6 +486,10 @@ def test_co_reservation_parts_go_to_distinct_sites_at_one_start():
     assert bookings.messages.tolist() == [2]
     # and one status query per part and candidate site before (Meltzer's Table 9 counts them)
     assert bookings.status_queries.tolist() == [6]
+    # Meltzer's N (6.1): 22 candidate starts (5, 9, ..., 89) x 3 sites: C_1 = 66, C = C_2 = 132,
+    # N = C + 2 C_1 = 264; Eff = 1 - 2 / 264
+    assert bookings.most_messages.tolist() == [264]
+    assert bookings.efficiency[0] == pytest.approx(1 - 2 / 264)
     schedule, bookings = simulate_reservations(sites, "easy", req, ReservationRules("trivial", minsize=1))
     assert bookings.status_queries.tolist() == [0]  # Algorithm 1 asks nothing before it reserves
     assert reservation_metrics(schedule, req, bookings)["messages_with_status_per_request"] == \

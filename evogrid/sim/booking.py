@@ -256,6 +256,10 @@ class Bookings:
             algorithm is not one of his (or the rulebase).
         span: shape (R, 2), the earliest and latest start of an accepted request's admissible
             variants (Meltzer's min_start, max_start), -1 where refused or not his algorithms.
+        most_messages: Meltzer's N, the most messages a request can need (6.1): ``C + 2 sum
+            over i < r of C_i`` with ``C_i = z * K! / (K - i)!`` co-reservation variants of an
+            i-part request (z candidate starts, K candidate sites, his Gleichung 1), ``C = C_r``;
+            0 where the algorithm is not one of his Algorithms 1-4.
     """
 
     algorithm: str
@@ -271,6 +275,7 @@ class Bookings:
     status_queries: np.ndarray
     filtered: np.ndarray
     span: np.ndarray
+    most_messages: np.ndarray
 
     @property
     def accepted(self) -> np.ndarray:
@@ -285,6 +290,13 @@ class Bookings:
         ok = self.accepted
         parts[ok] = np.maximum(self.procs[ok], 0)
         return parts, np.where(ok, self.length, requests.duration)
+
+    @property
+    def efficiency(self) -> np.ndarray:
+        """Meltzer's reservation efficiency ``Eff = 1 - n / N`` (n: the messages sent, N:
+        :attr:`most_messages`); NaN where N is 0."""
+        most = self.most_messages
+        return np.where(most > 0, 1.0 - self.messages / np.maximum(most, 1), np.nan)
 
     @property
     def relative_start(self) -> np.ndarray:
@@ -380,11 +392,27 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
                         booked.messages, booked.prices[0], booked.prices[1], booked.prices[2],
                         requests.infeasible(jobs.machine_procs), np.ascontiguousarray(booked.procs.T),
                         booked.length, status.astype(np.int64), np.ascontiguousarray(booked.filtered.T),
-                        np.ascontiguousarray(booked.span.T))
+                        np.ascontiguousarray(booked.span.T), _most_messages(requests, rules, K))
     schedule = run.schedule
     if exchange is None:  # the schedule of sites without exchange
         schedule = Schedule(jobs, names, schedule.start, jobs.origin.copy())
     return schedule, bookings
+
+
+def _most_messages(requests: Reservations, rules: ReservationRules, n_sites: int) -> np.ndarray:
+    """:attr:`Bookings.most_messages` of each request."""
+    most = np.zeros(requests.n_requests, dtype=np.int64)
+    if rules.algorithm not in ("trivial", "cpu-count", "backlog", "backfill"):
+        return most
+    parts = (requests.parts > 0).sum(axis=1)
+    for r in range(requests.n_requests):
+        span = int(requests.deadline[r] - requests.duration[r] - requests.earliest_start[r])
+        inc = max(max(rules.minsize, 1), span // rules.windows)
+        z = span // inc + 1
+        sites = 1 if requests.site[r] >= 0 else n_sites
+        variants = [z * math.perm(sites, i) for i in range(1, int(parts[r]) + 1)]
+        most[r] = variants[-1] + 2 * sum(variants[:-1])
+    return most
 
 
 def _processor_counts(requests: Reservations, largest: np.ndarray

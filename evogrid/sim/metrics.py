@@ -269,6 +269,7 @@ def reservation_metrics(schedule: Schedule, requests: Reservations, bookings: Bo
     ``mean_cost`` and ``mean_relative_cost`` (0: the cheapest admissible
     variant, 1: the dearest); ``messages_per_request`` (reservations and roll-backs) and
     ``messages_with_status_per_request`` (and the status queries, as Meltzer's Table 9 counts);
+    Meltzer's ``mean_efficiency`` (``Bookings.efficiency``, his Algorithms 1-4);
     ``unfairness`` (:func:`unfairness`, all sites) and Meltzer's per-request
     ``mean_unfairness`` (:func:`mean_unfairness`).
     """
@@ -290,6 +291,8 @@ def reservation_metrics(schedule: Schedule, requests: Reservations, bookings: Bo
         "messages_per_request": float(bookings.messages.mean()) if n else 0.0,
         "messages_with_status_per_request": float((bookings.messages + bookings.status_queries).mean())
         if n else 0.0,
+        "mean_efficiency": float(np.nanmean(bookings.efficiency))
+        if np.isfinite(bookings.efficiency).any() else float("nan"),
         "unfairness": unfairness(schedule, requests, bookings),
         "mean_unfairness": mean_unfairness(schedule, requests, bookings),
     }
