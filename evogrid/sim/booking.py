@@ -406,9 +406,9 @@ def _most_messages(requests: Reservations, rules: ReservationRules, n_sites: int
         return most
     parts = (requests.parts > 0).sum(axis=1)
     for r in range(requests.n_requests):
-        span = int(requests.deadline[r] - requests.duration[r] - requests.earliest_start[r])
-        inc = max(max(rules.minsize, 1), span // rules.windows)
-        z = span // inc + 1
+        earliest = int(requests.earliest_start[r])
+        _, z = ca.candidate_starts(earliest, int(requests.deadline[r] - requests.duration[r]), rules.minsize,
+                                   rules.windows)
         sites = 1 if requests.site[r] >= 0 else n_sites
         variants = [z * math.perm(sites, i) for i in range(1, int(parts[r]) + 1)]
         most[r] = variants[-1] + 2 * sum(variants[:-1])
