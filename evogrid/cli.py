@@ -904,7 +904,7 @@ def demo(
                 console.print(step.text)
 
 
-#: The signal that stopped the command (SIGTERM is raised as KeyboardInterrupt, as SIGINT is).
+#: The signal that stopped the command (SIGTERM and SIGINT are raised as KeyboardInterrupt).
 _SIGNAL_RECEIVED: dict[str, int] = {}
 
 
@@ -935,6 +935,9 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point: runs the app; a user error ends as one line on stderr and exit 2
     (``EVOGRID_DEBUG=1``: with its traceback), SIGINT/SIGTERM as exit 130/143."""
     signal.signal(signal.SIGTERM, _on_signal)
+    # Also SIGINT: a process started in the background by a non-interactive shell inherits SIGINT
+    # ignored, and Python then installs no KeyboardInterrupt handler (a kill -INT did nothing).
+    signal.signal(signal.SIGINT, _on_signal)
     try:
         code = app(args=argv, prog_name="evogrid", standalone_mode=False)
     except _NO_ARGS_IS_HELP as exc:  # bare `evogrid` or a bare group: its help

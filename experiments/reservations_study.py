@@ -2,8 +2,13 @@
 two-week SDSC-BLUE sites, and Röblitz et al.'s book-ahead setting on the first 2,000 SDSC-BLUE jobs.
 
 Run: ``.venv/bin/python experiments/reservations_study.py`` (a few minutes once compiled).
-Writes ``experiments/results/reservations/{meltzer,weighted,meltzer_starts,roblitz,roblitz_windows}.csv``
-(a row per run) and prints the tables of docs/reservations.md (mean and sample sd over the seeds).
+Writes ``experiments/results/reservations/{meltzer_windows,cost_load,meltzer,weighted,meltzer_starts,
+roblitz,roblitz_windows}.csv`` (a row per run) and prints the tables of docs/reservations.md (mean and
+sample sd over the seeds).
+
+- Meltzer's 6.4 (Figs. 19-20): Algorithm 1 with four (minsize, windows) pairs, RW1 and RW3, four and
+  seven sites, seeds 1-5. His Table 6: the seven sites without requests, up to his submit stop.
+  His 6.9.2 (Table 20): backfill and cost-minimising Algorithm 5 on four sites, seeds 1-5.
 
 - Meltzer: ``experiments/configs/meltzer4.toml`` and ``meltzer7.toml`` (EASY at every site; his
   6.5-6.7 ran four clusters, 6.4, 6.8 and 6.9.1 seven), RW1/RW2/RW3 made from the first site's
@@ -11,7 +16,8 @@ Writes ``experiments/results/reservations/{meltzer,weighted,meltzer_starts,robli
   Algorithms 1-4, under Meltzer's readings of his listings (the defaults) and under evogrid's
   earlier ones (``READINGS["earlier"]``: by-start order, every held reservation in the backlog,
   backfill until the queue head's earliest fit).
-- Algorithm 5: RW1, his cost/start factors (his Table 18) and tariffs, seeds 1-5.
+- Algorithm 5: RW1, his cost/start factors (his Table 18) and tariffs, seeds 1-5, with time 0 on
+  Monday 0:00 and on Wednesday 18:00 of the tariff week (his first weekend from 800,000 s).
 - His 6.8 (Table 17): the start-sorted Algorithms 2, 3 and backfill on his modified RW1
   (``rw1-6h``, ``rw1-6h-3``), four and seven sites, seeds 1-5 (``meltzer_starts.csv``).
 - Röblitz: every 10th job (offsets 0-4 as the five repetitions) a one-site request booked
@@ -27,8 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from evogrid.sim.booking import ReservationRules, reservation_setup, simulate_reservations
-from evogrid.sim.metrics import reservation_metrics, site_reservation_metrics
+from evogrid.sim.booking import PROBE_SLOTS, ReservationRules, reservation_setup, simulate_reservations
+from evogrid.sim.metrics import reservation_metrics, site_reservation_metrics, utilization_until
 from evogrid.sim.scenario import Scenario
 from evogrid.workload import load_window
 from evogrid.workload.reservations import roblitz
@@ -41,33 +47,62 @@ ALGORITHMS = ("trivial", "cpu-count", "backlog", "backfill")
 READINGS = {"meltzer": {}, "start-sorted": {"variant_order": "tree-sorted"},
             "earlier": {"variant_order": "by-start", "backlog_rule": "every-held",
                         "backfill_until": "head-fit"}}
+#: Where time 0 falls in the tariff week (hours from Monday 0:00): ours, and his 6.9.2's first weekend
+#: ("Beginn der Wochenendzeit (800000 sek) und Ende (975000 sek)") from Saturday 0:00 at 799,200 s.
+WEEK_STARTS = (0, 66)
+HIS_FIRST_WEEKEND = (800_000, 975_000)
+#: His submit stop (6.2: "Die Batchsysteme verarbeiten Jobs, deren Submit-Zeiten kleiner als zwei
+#: Wochen sind"; 6.6: "Submit-Stops (1209600 Sekunden)"), s.
+T_STOP = 1_209_600
+#: His Table 6, the job-only simulation of BM 0-6: jobs, utilisation (%), expansion factor and
+#: wall-clock accuracy (run time / wall-clock time).
+TABLE_6 = {"jobs": (2226, 1026, 2167, 1829, 1955, 1771, 2068),
+           "utilization": (68, 65, 72, 84, 82, 68, 85),
+           "xf": (2, 1.73, 2.04, 1.63, 2.4, 1.13, 5.92),
+           "accuracy": (0.23, 0.45, 0.37, 0.40, 0.36, 0.36, 0.32)}
+#: His Table 20 (four clusters, 6.9.2): per BM 0-3, reservation parts run, utilisation by jobs and by
+#: reservations (%), expansion factor; Algorithm 5 with k = 1, s = 0 ("Kostenminimierung") and
+#: backfill ("keine Optimierung").
+TABLE_20 = {"cost": {"parts": (85, 74, 74, 45), "job": (64, 63, 71, 71), "reservation": (10, 14, 9, 19),
+                     "xf": (3.96, 2.56, 3.65, 5.87)},
+            "backfill": {"parts": (74, 51, 76, 49), "job": (65, 63, 70, 76), "reservation": (13, 14, 11, 12),
+                         "xf": (5.07, 3.18, 3.38, 3.72)}}
 #: His cost and start factors (k, s), Table 18.
 FACTORS = ((1.0, 0.0), (0.9, 0.1), (0.8, 0.2), (0.7, 0.3), (0.6, 0.4), (0.0, 1.0))
 MEASURES = ("failure_rate", "unfairness", "mean_relative_start", "messages_per_request", "mean_cost")
 
 
-def _day_night(requests, bookings) -> dict:
+def _day_night(requests, bookings, week_start_h: int = 0) -> dict:
     """Meltzer's Table 19(a): the shares of accepted co-reservations run wholly by day (8-18 h) and
-    wholly by night (18-8 h)."""
+    wholly by night (18-8 h), time 0 being hour ``week_start_h`` of the tariff week; and his Table
+    19(b)'s first two rows: the mean relative start (over the variants formed) and relative cost of
+    the accepted requests whose window overlaps his first weekend (800,000-975,000 s)."""
     ok = bookings.accepted
-    start, end = bookings.start[ok], bookings.start[ok] + requests.duration[ok]
+    clock = week_start_h % 24 * 3600  # the time of day at time 0
+    start, end = bookings.start[ok] + clock, bookings.start[ok] + requests.duration[ok] + clock
     day0 = start // 86_400 * 86_400
     hour = (start - day0) / 3600
     by_day = (hour >= 8) & (end <= day0 + 18 * 3600)
     night_end = np.where(hour < 8, day0 + 8 * 3600, day0 + 86_400 + 8 * 3600)
     by_night = ((hour < 8) | (hour >= 18)) & (end <= night_end)
     n = max(1, int(ok.sum()))
-    return {"day_share": float(by_day.sum() / n), "night_share": float(by_night.sum() / n)}
+    first, last = HIS_FIRST_WEEKEND
+    weekend = ok & (requests.earliest_start < last) & (requests.deadline > first)
+    nan = float("nan")
+    return {"day_share": float(by_day.sum() / n), "night_share": float(by_night.sum() / n),
+            "weekend_relative_start_formed": float(np.nanmean(bookings.relative_start[weekend]))
+            if weekend.any() else nan,
+            "weekend_relative_cost": float(bookings.relative_cost[weekend].mean()) if weekend.any() else nan}
 
 
-def _run(workloads, lrms, requests, rules) -> dict:
+def _run(workloads, lrms, requests, rules, week_start_h: int = 0) -> dict:
     schedule, bookings = simulate_reservations(workloads, lrms, requests, rules)
     batch = schedule.metrics()
     sites = site_reservation_metrics(schedule, requests, bookings)
     filtering = {m: float(np.mean([site[m] for site in sites]))  # Meltzer's Table 11, mean over sites
                  for m in ("filter_degree", "infeasibility_rate")}
-    return {**reservation_metrics(schedule, requests, bookings), **_day_night(requests, bookings),
-            **filtering,
+    return {**reservation_metrics(schedule, requests, bookings),
+            **_day_night(requests, bookings, week_start_h), **filtering,
             "batch_max_wait": max(m["max_wait"] for m in batch),
             "batch_mean_wait": float(np.mean([m["mean_wait"] for m in batch]))}
 
@@ -116,17 +151,21 @@ def meltzer_study() -> None:
               "mean_efficiency", "batch_max_wait"))
     scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / "meltzer7.toml"))
     weighted = []
-    for k, s_weight in FACTORS:
-        for seed in SEEDS:
-            workloads, requests, rules = reservation_setup(scenario, workload="rw1", seed=seed,
-                                                           algorithm="weighted", cost_weight=k,
-                                                           start_weight=s_weight)
-            weighted.append({"k": k, "s": s_weight, "seed": seed,
-                             **_run(workloads, scenario.lrms, requests, rules)})
+    for week_start in WEEK_STARTS:
+        for k, s_weight in FACTORS:
+            for seed in SEEDS:
+                workloads, requests, rules = reservation_setup(scenario, workload="rw1", seed=seed,
+                                                               algorithm="weighted", cost_weight=k,
+                                                               start_weight=s_weight,
+                                                               tariff_week_start_h=week_start)
+                weighted.append({"week_start_h": week_start, "k": k, "s": s_weight, "seed": seed,
+                                 **_run(workloads, scenario.lrms, requests, rules, week_start)})
     _write("weighted", weighted)
     print("\n## Algorithm 5 on RW1, k + s = 1 (mean ± sd over 5 seeds)\n")
-    _summary(weighted, ("k", "s"), ("mean_cost", "day_share", "night_share", "mean_relative_cost",
-                                    "mean_relative_start_formed", "mean_relative_start", "failure_rate"))
+    _summary(weighted, ("week_start_h", "k", "s"),
+             ("mean_cost", "day_share", "night_share", "mean_relative_cost", "mean_relative_start_formed",
+              "mean_relative_start", "weekend_relative_start_formed", "weekend_relative_cost",
+              "failure_rate"))
 
 
 def start_study() -> None:
@@ -223,8 +262,195 @@ def roblitz_study() -> None:
           + ", ".join(f"{a} {n} of {len(JOB_WINDOWS)}" for a, n in rises.items()))
 
 
+#: His 6.4 (Table 7, Figs. 19-20): Algorithm 1 with (minsize s, max_zeitfenster) pairs; Table 7 prints
+#: the last as "(200,1)", his figures label it "m1 w200" and his text says "200 Startzeiten".
+WINDOW_SETTINGS = ((1, 1), (1, 3), (300, 20), (1, 200))
+#: His failure rates, Figs. 19(c) (RW1) and 20(c) (RW3), by (workload, minsize, windows, sites).
+FIG_19_20 = {("rw1", 1, 1, 4): 0.12, ("rw1", 1, 1, 7): 0.06, ("rw1", 1, 3, 4): 0.06, ("rw1", 1, 3, 7): 0.01,
+             ("rw1", 300, 20, 4): 0.07, ("rw1", 300, 20, 7): 0.02, ("rw1", 1, 200, 4): 0.06,
+             ("rw1", 1, 200, 7): 0.0,
+             ("rw3", 1, 1, 4): 0.3, ("rw3", 1, 1, 7): 0.11, ("rw3", 1, 3, 4): 0.08, ("rw3", 1, 3, 7): 0.05,
+             ("rw3", 300, 20, 4): 0.1, ("rw3", 300, 20, 7): 0.03, ("rw3", 1, 200, 4): 0.07,
+             ("rw3", 1, 200, 7): 0.02}
+
+
+def window_study() -> None:
+    """Meltzer's 6.4: how many candidate starts Algorithm 1 needs (Figs. 19-20): failure rate, the
+    most and the mean messages per request against his N, the costliest request's share of all
+    messages, four and seven sites, RW1 and RW3."""
+    rows = []
+    for workload in ("rw1", "rw3"):
+        for minsize, windows in WINDOW_SETTINGS:
+            for sites in (4, 7):
+                scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / f"meltzer{sites}.toml"))
+                for seed in SEEDS:
+                    workloads, requests, rules = reservation_setup(
+                        scenario, workload=workload, seed=seed, algorithm="trivial", minsize=minsize,
+                        windows=windows)
+                    schedule, bookings = simulate_reservations(workloads, scenario.lrms, requests, rules)
+                    metrics = reservation_metrics(schedule, requests, bookings)
+                    rows.append({"workload": workload, "minsize": minsize, "windows": windows, "sites": sites,
+                                 "seed": seed, "failure_rate": metrics["failure_rate"],
+                                 "mean_messages": metrics["messages_per_request"],
+                                 "max_messages": int(bookings.messages.max(initial=0)),
+                                 "max_N": int(bookings.most_messages.max(initial=0)),
+                                 "top_share": float(bookings.messages.max(initial=0)
+                                                    / max(1, bookings.messages.sum())),
+                                 "mean_efficiency": metrics["mean_efficiency"]})
+    _write("meltzer_windows", rows)
+    print("\n## Meltzer's 6.4 (Figs. 19-20): Algorithm 1's candidate starts (mean ± sd over 5 seeds)\n")
+    print("| workload | minsize | windows | sites | failure rate (ours \\| his) | most messages | most N | "
+          "mean messages | mean Eff | the costliest request's share of the messages |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for key, his in FIG_19_20.items():
+        mine = [r for r in rows if (r["workload"], r["minsize"], r["windows"], r["sites"]) == key]
+        measures = (("max_messages", 1), ("max_N", 0), ("mean_messages", 2), ("mean_efficiency", 3),
+                    ("top_share", 3))
+        cells = [f"{np.mean([r[m] for r in mine]):,.{d}f} ± {np.std([r[m] for r in mine], ddof=1):,.{d}f}"
+                 for m, d in measures]
+        failure = np.mean([r["failure_rate"] for r in mine])
+        print("| " + " | ".join(map(str, key)) + f" | {failure:.3f} \\| {his:.2f} | "
+              + " | ".join(cells) + " |")
+
+
+def job_only_study() -> None:
+    """Meltzer's Table 6: the seven sites' jobs alone, measured up to his submit stop."""
+    scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / "meltzer7.toml"))
+    schedule = scenario.simulate_local()
+    metrics, util = schedule.metrics(), utilization_until(schedule, T_STOP)
+    jobs = schedule.jobs
+    accuracy = jobs.run_time / np.maximum(jobs.estimate, 1)
+    print(f"\n## Meltzer's Table 6: jobs alone, seven sites (ours | his), t_stop = {T_STOP:,} s\n")
+    print("| BM | window | jobs | utilisation % | expansion factor | wall-clock accuracy |")
+    print("|---|---|---|---|---|---|")
+    ours = []
+    for k in range(len(scenario.workloads)):
+        mine = jobs.origin == k
+        ours.append((int((jobs.submit[mine] < T_STOP).sum()), 100 * util[k]["job_utilization"],
+                     metrics[k]["mean_xf"], float(accuracy[mine].mean())))
+    for k, row in enumerate([*ours, tuple(np.mean(ours, axis=0))]):
+        his = [np.mean(TABLE_6[m]) if k == len(ours) else TABLE_6[m][k] for m in TABLE_6]
+        cells = [f"{o:,.{d}f} \\| {h:,.{d}f}" for o, h, d in zip(row, his, (0, 1, 2, 2), strict=True)]
+        name = "mean" if k == len(ours) else f"{k} | {scenario.workloads[k].name}"
+        print(f"| {name}{' | ' if k == len(ours) else ''} | " + " | ".join(cells) + " |")
+
+
+def cost_load_study() -> None:
+    """Meltzer's 6.9.2 (Table 20): where the reservation load goes when Algorithm 5 only minimises cost
+    (k = 1, s = 0), against backfill, on four sites; his tariffs with both week placements."""
+    scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / "meltzer4.toml"))
+    runs = [("backfill", 0, {"algorithm": "backfill"})]
+    runs += [("cost", week, {"algorithm": "weighted", "cost_weight": 1.0, "start_weight": 0.0})
+             for week in WEEK_STARTS]
+    rows = []
+    for label, week, settings in runs:
+        for seed in SEEDS:
+            workloads, requests, rules = reservation_setup(scenario, workload="rw1", seed=seed,
+                                                           tariff_week_start_h=week, **settings)
+            schedule, bookings = simulate_reservations(workloads, scenario.lrms, requests, rules)
+            util, metrics = utilization_until(schedule, T_STOP, requests, bookings), schedule.metrics()
+            held = (bookings.sites >= 0) & bookings.accepted[:, None]
+            in_weekend = (bookings.start >= HIS_FIRST_WEEKEND[0]) & (bookings.start < HIS_FIRST_WEEKEND[1])
+            for k in range(len(workloads)):
+                rows.append({"run": label, "week_start_h": week, "seed": seed, "site": k,
+                             "parts": int((held & (bookings.sites == k)).sum()),
+                             "weekend_parts": int((held & (bookings.sites == k) & in_weekend[:, None]).sum()),
+                             "job": 100 * util[k]["job_utilization"],
+                             "reservation": 100 * util[k]["reservation_utilization"],
+                             "xf": metrics[k]["mean_xf"]})
+    _write("cost_load", rows)
+    print("\n## Meltzer's Table 20: four sites, per site (mean over 5 seeds; ours | his)\n")
+    print("| run | week start (h) | BM | parts | job util. % | reservation util. % | expansion factor | "
+          "parts started 800,000-975,000 s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for label, week, _ in runs:
+        for k in range(4):
+            mine = [r for r in rows if (r["run"], r["week_start_h"], r["site"]) == (label, week, k)]
+            cells = [f"{np.mean([r[m] for r in mine]):,.{d}f} \\| {TABLE_20[label][m][k]:,.{d}f}"
+                     for m, d in (("parts", 1), ("job", 1), ("reservation", 1), ("xf", 2))]
+            weekend = np.mean([r["weekend_parts"] for r in mine])
+            print(f"| {label} | {week} | {k} | " + " | ".join(cells) + f" | {weekend:.1f} |")
+    print("\nhis parts started 800,000-975,000 s, all sites: 16 with cost minimisation, 7 with backfill")
+
+
+#: Röblitz et al.'s experiment grid (their 4): book-ahead b (h) and time range k (h: the latest end is
+#: est + run time + k hours).
+BOOK_AHEAD_H = (0, 2, 4, 6, 12, 24)
+TIME_RANGE_H = (0, 1, 2, 5, 10, 30)
+#: Their 4.3 table: the batch jobs' mean wait (s) by book-ahead, time range 30 h, load, <1, 1>.
+THEIR_WAITS = {0: 1200, 2: 1183, 4: 1906, 6: 1871, 12: 2042, 24: 4130}
+
+
+def roblitz_grid_study() -> None:
+    """Röblitz et al.'s experiments on the first 2,000 SDSC-BLUE jobs (their 4): successes over
+    book-ahead x time range (Fig. 6), the three-step funnel's setting (Fig. 7: 2 h, 10 h, static
+    and load, plain and elastic), and the batch wait by book-ahead at a 30 h range (4.3)."""
+    from evogrid.sim.schedule import simulate_local
+
+    window = load_window("SDSC03")
+    first = window.select(np.arange(window.n_jobs) < 2000)
+    rows = []
+    settings = [(b, k, "load", None, slots) for b in BOOK_AHEAD_H for k in TIME_RANGE_H
+                for slots in PROBE_SLOTS]
+    settings += [(2, 10, estimate, elastic, slots) for estimate in ("static", "load")
+                 for elastic in (None, (0.5, 2.0)) for slots in PROBE_SLOTS]
+    for b, k, estimate, elastic, slots in settings:
+        rules = ReservationRules("probe", estimate=estimate, probe_slots=slots)
+        for offset in range(5):
+            batch, requests = roblitz(first, b, k, offset=offset, elastic=elastic)
+            schedule, bookings = simulate_reservations([batch], "easy", requests, rules)
+            # A plain request sends one probe (none if it cannot fit its window), then reservation tries.
+            tries = np.maximum(bookings.messages - 1, 0)
+            rows.append({"book_ahead_h": b, "range_h": k, "estimate": estimate, "slots": slots,
+                         "requests": "elastic" if elastic else "plain", "offset": offset,
+                         "refused_by_site": float(np.mean(tries - bookings.accepted))
+                         if not elastic else float("nan"),
+                         "accepted": int(bookings.accepted.sum()), "n_requests": requests.n_requests,
+                         "messages_per_request": float(bookings.messages.mean()),
+                         "batch_mean_wait": schedule.metrics()[0]["mean_wait"],
+                         "alone_mean_wait": simulate_local([batch], "easy").metrics()[0]["mean_wait"]})
+    _write("roblitz_grid", rows)
+
+    def mean(key, measure):
+        fields = ("book_ahead_h", "range_h", "estimate", "requests", "slots")
+        return np.mean([r[measure] for r in rows if tuple(r[f] for f in fields) == key])
+
+    for slots in PROBE_SLOTS:
+        print(f"\n## Röblitz et al.'s Fig. 6: requests accepted of 200 (load, <1, 1>, {slots} slots; "
+              "mean over 5 offsets)\n")
+        print("| book-ahead \\ range | " + " | ".join(f"{k} h" for k in TIME_RANGE_H) + " |")
+        print("|---|" + "---|" * len(TIME_RANGE_H))
+        for b in BOOK_AHEAD_H:
+            print(f"| {b} h | " + " | ".join(f"{mean((b, k, 'load', 'plain', slots), 'accepted'):.1f}"
+                                            for k in TIME_RANGE_H) + " |")
+    print("\n## Their Fig. 7 setting (b = 2 h, range 10 h): accepted of 200, messages per request\n")
+    print("| slots | estimate | requests | accepted | theirs (elastic) | messages / request | "
+          "refused by the site per request |")
+    print("|---|---|---|---|---|---|---|")
+    for slots in PROBE_SLOTS:
+        for estimate, theirs in (("static", 181), ("load", 185)):
+            for kind in ("plain", "elastic"):
+                key = (2, 10, estimate, kind, slots)
+                print(f"| {slots} | {estimate} | {kind} | {mean(key, 'accepted'):.1f} | {theirs} | "
+                      f"{mean(key, 'messages_per_request'):.2f} | {mean(key, 'refused_by_site'):.2f} |")
+    print("\n## Their 4.3: batch mean wait (s) by book-ahead, range 30 h (load, <1, 1>)\n")
+    print("| book-ahead | slots | accepted of 200 | wait (ours \\| theirs) | "
+          "without requests (ours \\| theirs) |")
+    print("|---|---|---|---|---|")
+    for b in BOOK_AHEAD_H:
+        for slots in PROBE_SLOTS:
+            key = (b, 30, "load", "plain", slots)
+            print(f"| {b} h | {slots} | {mean(key, 'accepted'):.1f} | "
+                  f"{mean(key, 'batch_mean_wait'):,.0f} \\| {THEIR_WAITS[b]:,} | "
+                  f"{mean(key, 'alone_mean_wait'):,.0f} \\| about 700 |")
+
+
 if __name__ == "__main__":
+    window_study()
+    job_only_study()
+    cost_load_study()
     meltzer_study()
     start_study()
     backfill_gain_study()
     roblitz_study()
+    roblitz_grid_study()

@@ -408,6 +408,7 @@ class Rules:
     load_rule: str = "workload-end"  # probe: Röblitz et al.'s T_wkl, or Meltzer's backlog
     acc_running: float = 0.5
     acc_waiting: float = 0.5
+    probe_slots: str = "cover"  # probe: starts spread over the window (theirs) or packed from the first
 
 
 def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None):
@@ -662,8 +663,9 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
 
     def admit_probe(r, t):
         """Röblitz et al.'s probe/reserve, literally: every processor count whose duration fits the
-        window, up to tsn_max earliest fits tss_gap apart each, filtered by the success estimate, sorted
-        by the preferences (stable), and the first that starts once the backlog clears is taken."""
+        window, up to tsn_max earliest fits at least tss_gap apart (spread over the window or
+        packed), filtered by the success estimate, sorted by the preferences (stable), and the
+        first that starts once the backlog clears is taken."""
         req = requests[r]
         k, m = req.site, sites[req.site].m
         clear = workload_end(k, t) if rules.load_rule == "workload-end" else t + backlog(k, t)
@@ -673,8 +675,13 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
             if n > m or first + d > req.deadline:
                 continue
             messages += 1
+            # Slot i aims at first + i * step: step = tss_gap packs them from the first fit; "cover"
+            # stretches the step so tsn_max slots reach the latest start, deadline - d.
+            step = max(rules.tss_gap, 1)
+            if rules.probe_slots == "cover" and rules.tsn_max > 1:
+                step = max(step, (req.deadline - d - first) // (rules.tsn_max - 1))
             x = first
-            for _ in range(rules.tsn_max):
+            for i in range(rules.tsn_max):
                 s = earliest_start(m, x, n, d, busy(k, t))
                 if s + d > req.deadline:
                     break
@@ -684,7 +691,7 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
                     success = 1.0 - math.exp(-(s - t) / rules.success_seconds)
                 if success >= rules.threshold:
                     candidates.append((n, s, d, success, n * rules.price(k, s, s + d)))
-                x = s + max(rules.tss_gap, 1)
+                x = max(s + max(rules.tss_gap, 1), first + (i + 1) * step)
         keys = {"earliest_end": lambda c: c[1] + c[2], "lowest_cost": lambda c: c[4],
                 "highest_success": lambda c: -c[3]}
         candidates.sort(key=lambda c: tuple(keys[p](c) for p in rules.preferences))

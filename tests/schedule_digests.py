@@ -50,7 +50,8 @@ def digest(schedule: Schedule, bookings: Bookings | None = None) -> str:
 #: The readings of Meltzer's algorithms and the probe's settings evogrid had before the sources'
 #: listings and parameters were read (the cases keep their digests under them; docs/reservations.md).
 EARLIER = {"variant_order": "by-start", "backlog_rule": "every-held", "backfill_until": "head-fit",
-           "tariffs": "peak", "success_hours": 6.0, "threshold": 0.5, "load_rule": "backlog"}
+           "tariffs": "peak", "success_hours": 6.0, "threshold": 0.5, "load_rule": "backlog",
+           "probe_slots": "earliest"}
 MELTZER = ("trivial", "cpu-count", "backlog", "backfill", "weighted")
 #: (workload, algorithms, settings named in the case, settings not named)
 RESERVATION_CASES = (
@@ -58,7 +59,10 @@ RESERVATION_CASES = (
     ("rw1", MELTZER, {"readings": "meltzer"}, {}),
     ("book-ahead", ("first-fit", "probe"), {"book_ahead_hours": 2.0}, EARLIER),
     ("book-ahead", ("probe",), {"book_ahead_hours": 2.0, "elastic": (0.5, 2.0)}, EARLIER),
-    ("book-ahead", ("probe",), {"book_ahead_hours": 2.0, "elastic": (0.5, 2.0), "readings": "roblitz"}, {}),
+    ("book-ahead", ("probe",), {"book_ahead_hours": 2.0, "elastic": (0.5, 2.0), "readings": "roblitz"},
+     {"probe_slots": "earliest"}),
+    ("book-ahead", ("probe",), {"book_ahead_hours": 2.0, "elastic": (0.5, 2.0), "readings": "roblitz",
+                                "probe_slots": "cover"}, {}),
     ("rw1", ("collective",), {"collective_sites": 2}, EARLIER),
 )
 RESERVATION_LRMS = ("fcfs", "easy", "list", "conservative")

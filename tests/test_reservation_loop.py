@@ -17,13 +17,14 @@ from evogrid.sim.booking import (
     BACKFILL_BOUNDS,
     BACKLOG_RULES,
     LOAD_RULES,
+    PROBE_SLOTS,
     VARIANT_ORDERS,
     ReservationRules,
     meltzer_tariffs,
     peak_tariffs,
     simulate_reservations,
 )
-from evogrid.sim.metrics import reservation_metrics, unfairness
+from evogrid.sim.metrics import reservation_metrics, unfairness, utilization_until
 from evogrid.sim.schedule import simulate_local
 from evogrid.workload.model import Workload
 from evogrid.workload.reservations import PREFERENCES, Collective, Elastic, Reservations
@@ -96,7 +97,7 @@ def _reference(workloads, lrms, req, rules, bookings_order, rulebases=()):
                       rules.estimate, rules.success_hours * 3600.0, rules.threshold,
                       req.elastic.preferences if req.elastic is not None else PREFERENCES, rules.swaps,
                       rules.seed, rules.variant_order, rules.backlog_rule, rules.backfill_until,
-                      rules.load_rule, rules.acc_running, rules.acc_waiting)
+                      rules.load_rule, rules.acc_running, rules.acc_waiting, rules.probe_slots)
     return simulate_reserved_reference(jobs, [w.machine_procs for w in workloads], [lrms] * len(workloads),
                                        reqs, ref_rules)
 
@@ -255,7 +256,7 @@ def elastic_requests(draw, machine_procs):
 
 def test_probe_reserve_equals_reference():
     """1,000 random one-site grids: Röblitz et al.'s probe/reserve of plain and elastic requests with
-    random probe settings, estimates, thresholds, tariffs and LRMS."""
+    random probe settings (start times spread or packed), estimates, thresholds, tariffs and LRMS."""
     @settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
     @given(st.data())
     def run(data):
@@ -270,7 +271,8 @@ def test_probe_reserve_equals_reference():
                                  threshold=data.draw(st.sampled_from([0.0, 0.5, 0.9])),
                                  load_rule=data.draw(st.sampled_from(list(LOAD_RULES))),
                                  acc_running=data.draw(st.sampled_from([0.0, 0.5, 1.0])),
-                                 acc_waiting=data.draw(st.sampled_from([0.0, 0.5, 1.0])))
+                                 acc_waiting=data.draw(st.sampled_from([0.0, 0.5, 1.0])),
+                                 probe_slots=data.draw(st.sampled_from(list(PROBE_SLOTS))))
         _, bookings = _run_against_reference([w], data.draw(st.sampled_from(LRMS)), req, rules)
         seen["accepted"] += int(bookings.accepted.sum())
         seen["elastic"] += int((bookings.accepted & (bookings.procs[:, 0] != req.parts[:, 0])).sum())
@@ -384,6 +386,25 @@ def test_a_reservation_delays_the_batch_job_that_would_overlap_it():
     assert (m["failure_rate"], m["mean_relative_start"], m["unfairness"]) == (0.5, 0.0, 0.0)
 
 
+def test_meltzers_utilisation_counts_only_what_runs_before_the_submit_stop():
+    """The first test's schedule: jobs 2 x [20, 35) and 2 x [6, 7), reservation 4 x [10, 20) on
+    m = 4. Up to t_stop = 30: jobs 2 * 10 + 2 * 1 = 22, the reservation 40 processor-seconds, over
+    4 * 30 = 120; up to 100 everything counts: (30 + 2) / 400 and 40 / 400."""
+    w = Workload("hand", 4, arr([5, 6]), arr([15, 1]), arr([2, 2]), arr([15, 1]), arr([0, 1]), arr([0, 0]))
+    req = _one_site("one", [0], [10], [30], [10], [4])
+    schedule, bookings = simulate_reservations([w], "easy", req, ReservationRules("first-fit"))
+    assert schedule.start.tolist() == [20, 6]
+    (row,) = utilization_until(schedule, 30, req, bookings)
+    assert (row["job_utilization"], row["reservation_utilization"]) == (22 / 120, 40 / 120)
+    assert row["utilization"] == pytest.approx(62 / 120)
+    (row,) = utilization_until(schedule, 100, req, bookings)
+    assert (row["job_utilization"], row["reservation_utilization"]) == (32 / 400, 40 / 400)
+    (row,) = utilization_until(schedule, 30)  # the job-only simulation's form
+    assert row["reservation_utilization"] == 0.0 and row["job_utilization"] == 22 / 120
+    with pytest.raises(ValueError, match="t_stop"):
+        utilization_until(schedule, 0)
+
+
 def test_backlog_rule_keeps_a_reservation_behind_the_queue():
     """m = 2. A 2-processor job runs [0, 10); B (2 procs) waits from 1. A request made at 2
     for 5 s from 10 (deadline 40) overtakes B under cpu-count, which then starts at 15:
@@ -462,6 +483,28 @@ def test_meltzer_tariffs_are_his_table_18():
         np.testing.assert_array_equal(prices[k, monday], np.where(day, 2.0, 1.0))
         weekend = np.where(day, 2.0, 1.0) / (2 if k in (1, 3) else 1)
         np.testing.assert_array_equal(prices[k, saturday], weekend)
+
+
+def test_tariff_week_start_shifts_the_week_under_time_0():
+    """tariff_week_start_h = 66: the scenario's hour h pays the week's hour h + 66 (time 0 is Wednesday
+    18:00), so clusters 1 and 3 are half price from scenario hour 54 (Saturday 0:00) for 48 hours and
+    again from 222 h = 799,200 s, Meltzer's 800,000 s; 168 is refused, naming the field."""
+    from pathlib import Path
+
+    from evogrid.sim.booking import reservation_setup
+    from evogrid.sim.scenario import Scenario
+
+    config = Path(__file__).resolve().parents[1] / "experiments" / "configs" / "meltzer4.toml"
+    scenario = Scenario.from_spec(str(config))
+    week = meltzer_tariffs(4)
+    shifted = reservation_setup(scenario, tariff_week_start_h=66)[2].tariffs
+    hours = np.arange(168)
+    np.testing.assert_array_equal(shifted, week[:, (hours + 66) % 168])
+    cheap = shifted[1] < shifted[0]
+    assert hours[cheap].tolist() == list(range(54, 102)) and 222 % 168 == 54
+    np.testing.assert_array_equal(reservation_setup(scenario)[2].tariffs, week)
+    with pytest.raises(Exception, match="tariff_week_start_h"):
+        reservation_setup(scenario, tariff_week_start_h=168)
 
 
 def test_co_reservation_parts_go_to_distinct_sites_at_one_start():

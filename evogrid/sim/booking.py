@@ -67,6 +67,9 @@ BACKFILL_BOUNDS = {"next-event": ca.NEXT_EVENT, "head-fit": ca.HEAD_FIT}
 #: The probe's test of a site's load (its success estimate ``load`` and the site's rule that a
 #: reservation may not overtake waiting jobs): Röblitz et al.'s T_wkl, or Meltzer's backlog.
 LOAD_RULES = {"workload-end": ca.WORKLOAD_END, "backlog": ca.BACKLOG_CLEARS}
+#: Where the probe places a count's start times: over the whole window (Röblitz et al.), or packed
+#: from the earliest fit (evogrid's earlier reading).
+PROBE_SLOTS = {"cover": ca.SLOTS_COVER, "earliest": ca.SLOTS_EARLIEST}
 #: Success estimates of the probe algorithm (evogrid.sim.probe).
 ESTIMATES = {"load": probe.LOAD, "static": probe.STATIC}
 #: The most variants (candidate starts x site orders) one request may have: the admission
@@ -124,7 +127,7 @@ class ReservationRules:
             site or one for every site (evogrid.policy.admission builds it
             from rulebase files).
         tsn_max, tss_gap: probe: start times probed per processor count, and
-            their least distance (s).
+            their least distance (s); ``probe_slots``: where they lie (:data:`PROBE_SLOTS`).
         estimate: probe: the success estimate, ``load`` or ``static``;
             ``success_hours``: the static estimate's h; ``threshold``: the
             least estimate a candidate needs (Röblitz et al.'s: 5 h, 0.85).
@@ -155,6 +158,7 @@ class ReservationRules:
     load_rule: str = "workload-end"
     acc_running: float = 0.5
     acc_waiting: float = 0.5
+    probe_slots: str = "cover"
 
     def __post_init__(self) -> None:
         if self.algorithm not in ALGORITHMS:
@@ -174,7 +178,8 @@ class ReservationRules:
         for name, value, table in (("variant_order", self.variant_order, VARIANT_ORDERS),
                                    ("backlog_rule", self.backlog_rule, BACKLOG_RULES),
                                    ("backfill_until", self.backfill_until, BACKFILL_BOUNDS),
-                                   ("load_rule", self.load_rule, LOAD_RULES)):
+                                   ("load_rule", self.load_rule, LOAD_RULES),
+                                   ("probe_slots", self.probe_slots, PROBE_SLOTS)):
             if value not in table:
                 raise ScenarioError(f"reservation rules: unknown {name} {value!r}; expected one of "
                                     f"{', '.join(table)}")
@@ -207,6 +212,7 @@ class ReservationRules:
         config[ca.C_BACKLOG_RULE] = BACKLOG_RULES[self.backlog_rule]
         config[ca.C_BACKFILL_BOUND] = BACKFILL_BOUNDS[self.backfill_until]
         config[ca.C_LOAD_RULE] = LOAD_RULES[self.load_rule]
+        config[ca.C_SLOTS] = PROBE_SLOTS[self.probe_slots]
         config[ca.C_ACC_RUNNING] = self.acc_running
         config[ca.C_ACC_WAITING] = self.acc_waiting
         config[ca.C_PREFERENCES:ca.C_PREFERENCES + 3] = -1
@@ -433,6 +439,12 @@ def _processor_counts(requests: Reservations, largest: np.ndarray
 
 
 def _tariffs(config: ReservationsConfig, n_sites: int) -> np.ndarray:
+    """The scenario's tariffs, shape (K, 168), hour 0 being the scenario's time 0 (its table gives them
+    from Monday 0:00; ``tariff_week_start_h`` says which hour of that week time 0 is)."""
+    return np.roll(_weekly_tariffs(config, n_sites), -config.tariff_week_start_h, axis=1)
+
+
+def _weekly_tariffs(config: ReservationsConfig, n_sites: int) -> np.ndarray:
     if config.tariffs == "flat":
         return flat_tariffs(n_sites)
     if config.tariffs == "peak":
@@ -509,5 +521,6 @@ def reservation_setup(scenario: Scenario, **overrides: object
                              success_hours=config.success_hours, threshold=config.threshold,
                              variant_order=config.variant_order, backlog_rule=config.backlog_rule,
                              backfill_until=config.backfill_until, load_rule=config.load_rule,
+                             probe_slots=config.probe_slots,
                              acc_running=config.acc_running, acc_waiting=config.acc_waiting)
     return tuple(workloads), requests, rules

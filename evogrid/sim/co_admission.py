@@ -84,7 +84,11 @@ C_ORDER, C_BACKLOG_RULE, C_BACKFILL_BOUND = C_SEED + 1, C_SEED + 2, C_SEED + 3
 #: ... and the probe's load rule (Röblitz et al.'s T_wkl, code 0, or Meltzer's backlog, 1) with
 #: their accuracies of running jobs' remaining times and of waiting jobs' wall times.
 C_LOAD_RULE, C_ACC_RUNNING, C_ACC_WAITING = C_SEED + 4, C_SEED + 5, C_SEED + 6
-N_CONFIG = C_ACC_WAITING + 1
+#: How the probe places a count's start times (evogrid.sim.probe): ``SLOTS_COVER`` spreads them over
+#: the request's window, ``SLOTS_EARLIEST`` packs them tss_gap apart from the earliest fit.
+C_SLOTS = C_ACC_WAITING + 1
+SLOTS_EARLIEST, SLOTS_COVER = 0, 1
+N_CONFIG = C_SLOTS + 1
 TREE, BY_START, TREE_SORTED = 0, 1, 2
 BEFORE_START, EVERY_HELD = 0, 1
 NEXT_EVENT, HEAD_FIT = 0, 1

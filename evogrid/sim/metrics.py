@@ -298,6 +298,43 @@ def reservation_metrics(schedule: Schedule, requests: Reservations, bookings: Bo
     }
 
 
+def _area_before(start: np.ndarray, seconds: np.ndarray, procs: np.ndarray, t_stop: float) -> float:
+    """Processor-seconds of intervals ``[start, start + seconds)`` that fall before ``t_stop``."""
+    inside = np.clip(start + seconds, None, t_stop) - np.clip(start, None, t_stop)
+    return float((np.maximum(inside, 0) * procs).sum())
+
+
+def utilization_until(schedule: Schedule, t_stop: float, requests: Reservations | None = None,
+                      bookings: Bookings | None = None) -> list[dict[str, float]]:
+    """Meltzer's average utilisation (his 6.1, "Durchschnittliche Auslastung"), per site:
+    ``Util = (cs_jobs + cs_reservierungen) / (max_cpus * t_stop)``, where only the processor-seconds
+    before the submit stop ``t_stop`` (s) count, a job or part running across it pro rata ("werden
+    nur anteilig bei der Berechnung der Auslastung berücksichtigt").
+
+    Keys: ``job_utilization`` (cs_jobs), ``reservation_utilization`` (the held parts; 0 without
+    ``bookings``) and ``utilization`` (their sum), fractions of ``m_k * t_stop``. Our
+    ``utilization`` of :func:`site_metrics` instead divides by the last end, which counts the
+    run-out after the stop.
+    """
+    if t_stop <= 0:
+        raise ValueError(f"t_stop must be > 0 seconds, got {t_stop}")
+    jobs = schedule.jobs
+    rows = []
+    for k in range(jobs.n_sites):
+        mine = schedule.site == k
+        job_area = _area_before(schedule.start[mine], schedule.run_time[mine], jobs.procs[mine], t_stop)
+        held_area = 0.0
+        if bookings is not None and requests is not None:
+            parts, seconds = bookings.held(requests)
+            r_idx, i_idx = np.nonzero((bookings.sites == k) & bookings.accepted[:, None])
+            held_area = _area_before(bookings.start[r_idx], seconds[r_idx], parts[r_idx, i_idx], t_stop)
+        capacity = float(jobs.machine_procs[k]) * t_stop
+        rows.append({"site": jobs.workloads[k].name, "job_utilization": job_area / capacity,
+                     "reservation_utilization": held_area / capacity,
+                     "utilization": (job_area + held_area) / capacity})
+    return rows
+
+
 def _filtering(degrees: np.ndarray) -> dict[str, float]:
     known = degrees[~np.isnan(degrees)]
     if known.size == 0:

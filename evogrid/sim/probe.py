@@ -9,9 +9,14 @@ evogrid.workload.reservations); a plain one has one count. The broker:
    one wider than the site);
 2. probes each remaining count (one message each): the site returns up to
    ``tsn_max`` start times where n processors stay free for the duration on
-   its availability profile, the first at or after the earliest start, each
-   next one at least ``tss_gap`` seconds after the one before, all ending by
-   the deadline;
+   its availability profile, all ending by the deadline, each at least
+   ``tss_gap`` seconds after the one before. ``cover`` (theirs, 3.2.3: "the
+   requested period of time [est, let] should be well covered") aims the
+   i-th at ``first + i * step``, ``step = max(tss_gap, (lst - first) /
+   (tsn_max - 1))`` spreading them up to the latest start ``lst``, and takes
+   the earliest fit at or after it; ``earliest`` (evogrid's earlier reading)
+   packs them: the first fit at or after the earliest start, each next one
+   ``tss_gap`` after the one before;
 3. estimates each candidate's success: ``load``, 1 iff it starts when the
    site's backlog has cleared (Meltzer's backlog, evogrid.sim.reserving)
    and 0 before; or ``static``, ``1 - exp(-(start - now) / h)``;
@@ -29,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from evogrid.sim.co_admission import interval_price
+from evogrid.sim.co_admission import SLOTS_COVER, interval_price
 from evogrid.sim.profile import fit_from
 
 #: Preferences of an elastic request, by code (evogrid.workload.reservations.PREFERENCES).
@@ -47,13 +52,14 @@ def probe_candidates(profile, n, window, counts, durations, config, price, cand)
 
     ``window = (now, earliest start, deadline, backlog clears)`` (s); ``counts = (procs_min,
     procs_max)``; ``durations[n - procs_min]``: seconds on n processors; ``config = (tsn_max,
-    tss_gap, estimate, h in s, threshold)``; ``price(start, end)`` per processor is given as
+    tss_gap, estimate, h in s, threshold, slots)``; ``price(start, end)`` per processor is given as
     ``price = (tariff, cum, site)`` (evogrid.sim.co_admission.interval_price).
     """
     now, earliest, deadline, clear = window
-    tsn_max, gap, estimate, h, threshold = config
+    tsn_max, gap, estimate, h, threshold, slots = config
     tariff, cum, k = price
     first = max(now, earliest)
+    gap = max(np.int64(gap), 1)
     found = probes = 0
     for procs in range(counts[0], counts[1] + 1):
         d = durations[procs - counts[0]]
@@ -61,7 +67,10 @@ def probe_candidates(profile, n, window, counts, durations, config, price, cand)
             continue
         probes += 1
         x = first
-        for _ in range(np.int64(tsn_max)):
+        step = gap
+        if slots == SLOTS_COVER and tsn_max > 1:
+            step = max(gap, (deadline - d - first) // (tsn_max - 1))
+        for i in range(np.int64(tsn_max)):
             s = fit_from(profile, n, procs, d, x)
             if s + d > deadline:
                 break
@@ -73,7 +82,7 @@ def probe_candidates(profile, n, window, counts, durations, config, price, cand)
                 cand[K_SUCCESS, found] = success
                 cand[K_COST, found] = procs * interval_price(tariff, cum, k, s, s + d)
                 found += 1
-            x = s + max(np.int64(gap), 1)
+            x = max(s + gap, first + (i + 1) * step)
     return found, probes
 
 

@@ -49,6 +49,7 @@ from evogrid.sim.co_admission import (
     C_MINSIZE,
     C_PREFERENCES,
     C_SEED,
+    C_SLOTS,
     C_SUCCESS_SECONDS,
     C_THRESHOLD,
     C_TSN_MAX,
@@ -431,7 +432,8 @@ def probe_reserve(r, t, book, rules, jobs, state, booked):
     found, sent = probe_candidates(profile, n, (t, requests[R_EARLIEST, r], requests[R_DEADLINE, r], clear),
                                    (low, high), table,
                                    (tsn_max, np.int64(config[C_TSS_GAP]), np.int64(config[C_ESTIMATE]),
-                                    config[C_SUCCESS_SECONDS], config[C_THRESHOLD]),
+                                    config[C_SUCCESS_SECONDS], config[C_THRESHOLD],
+                                    np.int64(config[C_SLOTS])),
                                    (tariff, cum, k), cand)
     accepted, sites, messages, prices = booked.accepted, booked.sites, booked.messages, booked.prices
     held_procs, length = booked.procs, booked.length

@@ -136,6 +136,9 @@ class ReservationsConfig(_Strict):
                                                                "remaining times (acc_r)")
     acc_waiting: float = Field(default=0.5, ge=0, description="probe: T_wkl's accuracy of waiting jobs' "
                                                                "wall times (acc_w)")
+    probe_slots: str = Field(default="cover", description="probe: start times spread over the request's "
+                                                          "window (cover, Röblitz et al.) or packed "
+                                                          "tss_gap apart from the earliest fit (earliest)")
     collective_sites: int | None = Field(
         default=None, ge=1, description="make the requests collective too: on up to this many sites")
     wide_slack_hours: float = Field(default=168.0, ge=0, description="wide: room after the run time")
@@ -146,6 +149,10 @@ class ReservationsConfig(_Strict):
         description="meltzer (his Table 18: 2 from 8 to 18 h, else 1; sites 1 and 3 half at weekends), "
                     "flat, peak (2 on weekdays 8-20 h, site k's prices scaled by 1 + k/(K-1)), or one "
                     "entry per site: a {off_peak, peak, peak_hours} table or 168 hourly prices")
+    tariff_week_start_h: int = Field(
+        default=0, ge=0, lt=168,
+        description="the hour of the tariff week (0: Monday 0:00) at the scenario's time 0; 66 puts "
+                    "Meltzer's first weekend at 799,200 s, where his 6.9.2 places it (800,000 s)")
     variant_order: str = Field(
         default="tree", description="Meltzer's variant tree in shuffled order (Algorithm 4: sorted by "
                                     "start), tree-sorted (sorted by start for every algorithm, his 6.8), "

@@ -313,7 +313,8 @@ def roblitz(window: Workload, book_ahead_hours: float = 0.0, slack_hours: float 
         elastic: ``(low, high)``: make the requests elastic, from
             ``max(1, floor(low * cpus))`` to ``min(M, ceil(high * cpus))``
             processors, with the job's run time on its own count as reference
-            (the ranges and model are our choice: the study's are not published).
+            (the study's factor pairs are (1, 1) and (0.5, 2), their 4; which speedup
+            model and parameters its experiments used it does not say).
         model, params: the speedup model (``amdahl``: f; ``downey``: A, sigma).
         site: the site (index in the scenario) the requests are booked at.
         offset: which job of each ``every`` becomes one (0: the 10th, 20th, ...;
