@@ -395,7 +395,7 @@ class Rules:
     price: object = None
     admission: tuple = ()  # rulebase algorithm: per site (feature names, [(centers, widths, consequent)])
     tsn_max: int = 5  # probe: starts per count, their gap, estimate (load | static), h (s), threshold,
-    tss_gap: int = 1800  # and preferences (earliest_end | lowest_cost | highest_success)
+    tss_gap: int = 1800  # and preferences (earliest_end | lowest_cost | highest_success | fewest_processors)
     estimate: str = "load"
     success_seconds: float = 5 * 3600.0
     threshold: float = 0.85
@@ -693,6 +693,7 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
                     candidates.append((n, s, d, success, n * rules.price(k, s, s + d)))
                 x = max(s + max(rules.tss_gap, 1), first + (i + 1) * step)
         keys = {"earliest_end": lambda c: c[1] + c[2], "lowest_cost": lambda c: c[4],
+                "fewest_processors": lambda c: c[0],
                 "highest_success": lambda c: -c[3]}
         candidates.sort(key=lambda c: tuple(keys[p](c) for p in rules.preferences))
         for n, s, d, _, cost in candidates:

@@ -27,7 +27,7 @@ from evogrid.sim.booking import (
 from evogrid.sim.metrics import reservation_metrics, unfairness, utilization_until
 from evogrid.sim.schedule import simulate_local
 from evogrid.workload.model import Workload
-from evogrid.workload.reservations import PREFERENCES, Collective, Elastic, Reservations
+from evogrid.workload.reservations import DEFAULT_PREFERENCES, PREFERENCES, Collective, Elastic, Reservations
 
 LRMS = ["fcfs", "easy", "list", "conservative", "sjf", "easy-sjf"]  # every built-in LRMS
 MELTZER = ["trivial", "cpu-count", "backlog", "backfill", "weighted"]
@@ -95,8 +95,8 @@ def _reference(workloads, lrms, req, rules, bookings_order, rulebases=()):
     ref_rules = Rules(rules.algorithm, rules.minsize, rules.windows, rules.cost_weight, rules.start_weight,
                       tuple(acc.tolist()), _price(tariff, cum), admission, rules.tsn_max, rules.tss_gap,
                       rules.estimate, rules.success_hours * 3600.0, rules.threshold,
-                      req.elastic.preferences if req.elastic is not None else PREFERENCES, rules.swaps,
-                      rules.seed, rules.variant_order, rules.backlog_rule, rules.backfill_until,
+                      req.elastic.preferences if req.elastic is not None else DEFAULT_PREFERENCES,
+                      rules.swaps, rules.seed, rules.variant_order, rules.backlog_rule, rules.backfill_until,
                       rules.load_rule, rules.acc_running, rules.acc_waiting, rules.probe_slots)
     return simulate_reserved_reference(jobs, [w.machine_procs for w in workloads], [lrms] * len(workloads),
                                        reqs, ref_rules)
@@ -249,7 +249,7 @@ def elastic_requests(draw, machine_procs):
     params = np.array([[draw(st.sampled_from([0.0, 0.1, 0.5])), 0.0] if mo == 0 else
                        [draw(st.sampled_from([1.0, 2.0, 5.0])), draw(st.sampled_from([0.0, 0.5, 2.0]))]
                        for mo in model])
-    prefs = draw(st.permutations(list(PREFERENCES)))[: draw(st.integers(1, 3))]
+    prefs = draw(st.permutations(list(PREFERENCES)))[: draw(st.integers(1, len(PREFERENCES)))]
     elastic = Elastic(low, high, ref.copy(), req.duration.copy(), model, params, tuple(prefs))
     return replace(req, elastic=elastic)
 
@@ -281,6 +281,26 @@ def test_probe_reserve_equals_reference():
     seen = {"accepted": 0, "elastic": 0, "refused": 0}
     run()
     assert min(seen.values()) > 50, seen  # accepted, on another count than asked, and refused after probing
+
+
+def test_preference_order_is_roblitz_fig_5s_tree():
+    """Röblitz et al.'s 3.3.1 example: eight candidates <site, start, end, np, costs> sorted by end,
+    then np, then costs; the left-most leaf is reserved first. Ascending in each: A0 and B1 (end 4,
+    8 processors, cost 10 and 12), A1 and B2 (end 4, 16), B3 and A2 (end 6, 8, cost 8 and 9), B4
+    and A3 (end 6, 16, cost 8 and 13)."""
+    from evogrid.sim import probe
+
+    example = [("A", 0, 4, 8, 10), ("A", 1, 4, 16, 15), ("A", 2, 6, 8, 9), ("A", 3, 6, 16, 13),
+               ("B", 1, 4, 8, 12), ("B", 2, 4, 16, 16), ("B", 3, 6, 8, 8), ("B", 4, 6, 16, 8)]
+    cand = np.zeros((probe.N_CANDIDATE_ROWS, len(example)))
+    for i, (_, start, end, procs, cost) in enumerate(example):
+        cand[probe.K_PROCS, i], cand[probe.K_START, i] = procs, start
+        cand[probe.K_DURATION, i], cand[probe.K_COST, i] = end - start, cost
+    codes = np.array([PREFERENCES.index(p) for p in ("earliest_end", "fewest_processors", "lowest_cost")],
+                     dtype=np.float64)
+    order = probe.preference_order(cand, len(example), codes)
+    names = [example[i][0] + str(example[i][1]) for i in order]
+    assert names == ["A0", "B1", "A1", "B2", "B3", "A2", "B4", "A3"]
 
 
 def test_collective_placement_equals_reference():

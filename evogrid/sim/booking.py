@@ -27,6 +27,7 @@ from evogrid.sim.sites import Sites
 from evogrid.sim.tsk import TSKStack
 from evogrid.workload.model import Workload
 from evogrid.workload.reservations import (
+    DEFAULT_PREFERENCES,
     MELTZER_VARIANTS,
     PREFERENCES,
     Reservations,
@@ -190,7 +191,8 @@ class ReservationRules:
             raise ScenarioError("reservation rules: the rulebase algorithm needs admission rulebases, and "
                                 "only it takes them")
 
-    def arrays(self, workloads: Sequence[Workload], preferences: Sequence[str] = PREFERENCES) -> tuple:
+    def arrays(self, workloads: Sequence[Workload],
+               preferences: Sequence[str] = DEFAULT_PREFERENCES) -> tuple:
         """``(config, acc, tariff, cum, (params, meta))`` as the compiled loop takes them
         (evogrid.sim.reserving): the rulebase stack has one rulebase per site; ``preferences``:
         the probe's order of preferences."""
@@ -215,7 +217,7 @@ class ReservationRules:
         config[ca.C_SLOTS] = PROBE_SLOTS[self.probe_slots]
         config[ca.C_ACC_RUNNING] = self.acc_running
         config[ca.C_ACC_WAITING] = self.acc_waiting
-        config[ca.C_PREFERENCES:ca.C_PREFERENCES + 3] = -1
+        config[ca.C_PREFERENCES:ca.C_PREFERENCES + ca.N_PREFERENCES] = -1
         for i, name in enumerate(preferences):
             config[ca.C_PREFERENCES + i] = PREFERENCES.index(name)
         if self.acc is None:
@@ -387,7 +389,7 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
     fixed = np.flatnonzero(requests.site >= 0)
     orders[0, fixed] = requests.site[fixed]  # a booked site comes first; only it is tried
     book = (packed, parts, np.ascontiguousarray(orders.astype(np.int64)), durations)
-    preferences = requests.elastic.preferences if requests.elastic is not None else PREFERENCES
+    preferences = requests.elastic.preferences if requests.elastic is not None else DEFAULT_PREFERENCES
     run = run_exchange(jobs, names, exchange or Exchange("local", transfer=("local",) * K),
                        requests=(book, rules.arrays(workloads, preferences)))
     booked = run.booked

@@ -74,11 +74,13 @@ HOURS_PER_WEEK = 168
 SECONDS_PER_HOUR = 3600
 #: Rows of the float64 ``config`` array of an algorithm's parameters: Meltzer's, then probe/reserve's
 #: (evogrid.sim.probe: start times per count, their least gap in s, the success estimate's code, its
-#: h in s, the threshold, and three preference codes, -1 where unused).
+#: h in s, the threshold, and N_PREFERENCES preference codes, -1 where unused).
 C_ALGORITHM, C_MINSIZE, C_WINDOWS, C_COST_WEIGHT, C_START_WEIGHT = range(5)
 C_TSN_MAX, C_TSS_GAP, C_ESTIMATE, C_SUCCESS_SECONDS, C_THRESHOLD, C_PREFERENCES = range(5, 11)
+N_PREFERENCES = 4
 #: ... and the collective placement's (evogrid.sim.collective: swaps per site of both phases, the seed).
-C_L1, C_L2, C_SEED = C_PREFERENCES + 3, C_PREFERENCES + 4, C_PREFERENCES + 5
+C_L1 = C_PREFERENCES + N_PREFERENCES
+C_L2, C_SEED = C_L1 + 1, C_L1 + 2
 #: ... and Meltzer's variant order, backlog rule and backfill bound, each his (code 0) or ours (1).
 C_ORDER, C_BACKLOG_RULE, C_BACKFILL_BOUND = C_SEED + 1, C_SEED + 2, C_SEED + 3
 #: ... and the probe's load rule (Röblitz et al.'s T_wkl, code 0, or Meltzer's backlog, 1) with

@@ -38,7 +38,7 @@ from evogrid.sim.co_admission import SLOTS_COVER, interval_price
 from evogrid.sim.profile import fit_from
 
 #: Preferences of an elastic request, by code (evogrid.workload.reservations.PREFERENCES).
-EARLIEST_END, LOWEST_COST, HIGHEST_SUCCESS = 0, 1, 2
+EARLIEST_END, LOWEST_COST, HIGHEST_SUCCESS, FEWEST_PROCESSORS = 0, 1, 2, 3
 #: Success estimates, by code.
 LOAD, STATIC = 0, 1
 #: Rows of the float64 candidate array: processors, start (s), duration (s), estimated success, cost.
@@ -96,6 +96,8 @@ def _before(cand, a, b, preferences):
             x, y = cand[K_COST, a], cand[K_COST, b]
         elif p == HIGHEST_SUCCESS:
             x, y = -cand[K_SUCCESS, a], -cand[K_SUCCESS, b]
+        elif p == FEWEST_PROCESSORS:
+            x, y = cand[K_PROCS, a], cand[K_PROCS, b]
         else:
             continue
         if x != y:

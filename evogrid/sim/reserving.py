@@ -60,6 +60,7 @@ from evogrid.sim.co_admission import (
     EXACT,
     HOURS_PER_WEEK,
     N_CONFIG,
+    N_PREFERENCES,
     NEXT_EVENT,
     PROBE,
     RULEBASE,
@@ -437,7 +438,7 @@ def probe_reserve(r, t, book, rules, jobs, state, booked):
                                    (tariff, cum, k), cand)
     accepted, sites, messages, prices = booked.accepted, booked.sites, booked.messages, booked.prices
     held_procs, length = booked.procs, booked.length
-    for c in preference_order(cand, found, config[C_PREFERENCES:C_PREFERENCES + 3]):
+    for c in preference_order(cand, found, config[C_PREFERENCES:C_PREFERENCES + N_PREFERENCES]):
         sent += 1
         start = np.int64(cand[K_START, c])
         if start < clear:

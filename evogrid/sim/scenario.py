@@ -151,8 +151,8 @@ class ReservationsConfig(_Strict):
                     "entry per site: a {off_peak, peak, peak_hours} table or 168 hourly prices")
     tariff_week_start_h: int = Field(
         default=0, ge=0, lt=168,
-        description="the hour of the tariff week (0: Monday 0:00) at the scenario's time 0; 66 puts "
-                    "Meltzer's first weekend at 799,200 s, where his 6.9.2 places it (800,000 s)")
+        description="the hour of the tariff week (0: Monday 0:00) at the scenario's time 0; 66 puts a "
+                    "weekend at 799,200 s, where Meltzer's 6.9.2 places his first one (800,000 s)")
     variant_order: str = Field(
         default="tree", description="Meltzer's variant tree in shuffled order (Algorithm 4: sorted by "
                                     "start), tree-sorted (sorted by start for every algorithm, his 6.8), "

@@ -52,8 +52,11 @@ RANGE_SECONDS, AHEAD_SECONDS = 6 * 3600, 30
 #: Downey (params: average parallelism A, variance sigma).
 AMDAHL, DOWNEY = 0, 1
 SPEEDUP_MODELS = {"amdahl": AMDAHL, "downey": DOWNEY}
-#: What an elastic request may prefer among its feasible placements, most important first.
-PREFERENCES = ("earliest_end", "lowest_cost", "highest_success")
+#: What an elastic request may prefer among its feasible placements: Röblitz et al.'s objective
+#: functions end time, cost, -esr and np (the fewest processors first, their 3.3.1 example).
+PREFERENCES = ("earliest_end", "lowest_cost", "highest_success", "fewest_processors")
+#: The order their experiments used (their 4: "1st end time, 2nd cost and 3rd -esr").
+DEFAULT_PREFERENCES = PREFERENCES[:3]
 
 
 def speedup(model: int, params: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -85,7 +88,7 @@ class Elastic:
     (processors), ``procs_ref`` and ``duration_ref`` (seconds on
     ``procs_ref`` processors), ``model`` (AMDAHL or DOWNEY), ``params``
     (float64, shape (n, 2)), and ``preferences``, one order of
-    :data:`PREFERENCES` names for all requests.
+    :data:`PREFERENCES` names for all requests (default :data:`DEFAULT_PREFERENCES`).
     """
 
     procs_min: np.ndarray
@@ -94,7 +97,7 @@ class Elastic:
     duration_ref: np.ndarray
     model: np.ndarray
     params: np.ndarray
-    preferences: tuple[str, ...] = PREFERENCES
+    preferences: tuple[str, ...] = DEFAULT_PREFERENCES
 
     def __post_init__(self) -> None:
         bad_pref = [p for p in self.preferences if p not in PREFERENCES]
