@@ -18,8 +18,9 @@ class AcceptWhenFitPolicy(TransferPolicy):
 
 
 class LeastLoadPolicy(LocationPolicy):
-    """Beichter's least load after assignment, ``1 - (free - m_j) / m``, ties by
-    ``(waiting jobs + 1) / (5 m)`` (the compiled ``least-load``)."""
+    """Least load after assignment, ``1 - (free - m_j) / m``, ties by ``(waiting jobs + 1) /
+    (5 m)`` (the compiled ``least-load``; its measure and slot factor are Beichter's, the rule is
+    ours: docs/grid.md)."""
 
     def order(self, view: GridView, site: int, candidates: tuple[int, ...]) -> list[int]:
         need = view.procs[view.job]

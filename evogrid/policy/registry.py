@@ -177,7 +177,8 @@ LOCATIONS: Registry[Choice] = Registry("location policy", [
     Choice("awrt", codes.L_AWRT, "partners never tried first, then lowest AWRT of the jobs delegated "
                                 "to them so far"),
     Choice("least-load", codes.L_LEAST_LOAD, "information-rich: least load after assignment, "
-                                            "1 - (free - m_j) / m, ties by fewer waiting jobs (Beichter)"),
+                                            "1 - (free - m_j) / m, ties by fewer waiting jobs "
+                                            "(after Beichter's 7.1.2, not his rule)"),
     Choice("olb", codes.L_OLB, "information-rich: opportunistic load balancing, most free processors "
                               "now first, ties by fewer waiting jobs"),
     Choice("met", codes.L_MET, "minimum execution time: the fastest site first"),

@@ -25,8 +25,8 @@ chosen per partner by ``rulebase_of[site, partner]``).
 Location policies: ``L_FIXED`` (partner index order), ``L_RANDOM`` (a seeded
 shuffle per job), ``L_AWRT`` (partners never tried first in index order,
 then by the lowest AWRT of the jobs delegated to them that have completed),
-``L_LEAST_LOAD`` (Beichter's least load after assignment, information-rich:
-``1 - (free - m_j) / m`` ascending, ties by ``(waiting jobs + 1) / (5 m)``),
+``L_LEAST_LOAD`` (least load after assignment, after Beichter's 7.1.2 but not
+his rule; information-rich: ``1 - (free - m_j) / m`` ascending, ties by ``(waiting jobs + 1) / (5 m)``),
 ``L_OLB`` (opportunistic load balancing, information-rich: the most free
 processors now first, ties by fewer waiting jobs), ``L_MET`` (minimum
 execution time: the fastest site), ``L_MCT`` (minimum completion time,
