@@ -393,8 +393,8 @@ THEIR_WAITS = {0: 1200, 2: 1183, 4: 1906, 6: 1871, 12: 2042, 24: 4130}
 
 def roblitz_grid_study() -> None:
     """Röblitz et al.'s experiments on the first 2,000 SDSC-BLUE jobs (their 4): successes over
-    book-ahead x time range (Fig. 6), the three-step funnel's setting (Fig. 7: 2 h, 10 h, static
-    and load, plain and elastic), and the batch wait by book-ahead at a 30 h range (4.3)."""
+    book-ahead x time range (Fig. 6), the three-step funnel's setting (Fig. 7: 2 h, 10 h, static,
+    history and load, plain and elastic), and the batch wait by book-ahead at a 30 h range (4.3)."""
     from evogrid.sim.schedule import simulate_local
 
     window = load_window("SDSC03")
@@ -402,7 +402,7 @@ def roblitz_grid_study() -> None:
     rows = []
     settings = [(b, k, "load", None, slots) for b in BOOK_AHEAD_H for k in TIME_RANGE_H
                 for slots in PROBE_SLOTS]
-    settings += [(2, 10, estimate, elastic, slots) for estimate in ("static", "load")
+    settings += [(2, 10, estimate, elastic, slots) for estimate in ("static", "history", "load")
                  for elastic in (None, (0.5, 2.0)) for slots in PROBE_SLOTS]
     settings = list(dict.fromkeys(settings))  # the grid already has (2 h, 10 h, load, plain)
     for b, k, estimate, elastic, slots in settings:
@@ -439,7 +439,7 @@ def roblitz_grid_study() -> None:
           "refused by the site per request |")
     print("|---|---|---|---|---|---|---|")
     for slots in PROBE_SLOTS:
-        for estimate, theirs in (("static", 181), ("load", 185)):
+        for estimate, theirs in (("static", 181), ("history", 184), ("load", 185)):
             for kind in ("plain", "elastic"):
                 key = (2, 10, estimate, kind, slots)
                 print(f"| {slots} | {estimate} | {kind} | {mean(key, 'accepted'):.1f} | {theirs} | "

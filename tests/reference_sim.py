@@ -409,6 +409,20 @@ class Rules:
     acc_running: float = 0.5
     acc_waiting: float = 0.5
     probe_slots: str = "cover"  # probe: starts spread over the window (theirs) or packed from the first
+    history_seconds: int = 3600  # probe: the history estimate's sampling interval delta
+
+
+class _Held(list):
+    """A site's accepted reservations; ``ever`` keeps every one accepted, also after it ended (the
+    probe's history estimate counts them)."""
+
+    def __init__(self):
+        super().__init__()
+        self.ever = []
+
+    def append(self, h):
+        super().append(h)
+        self.ever.append(h)
 
 
 def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None):
@@ -438,7 +452,7 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
     sites = [Site(m, lr) for m, lr in zip(machine_procs, lrms, strict=True)]
     start = [None] * len(jobs)
     booked = [(-1, (), 0, None)] * len(requests)
-    held = [[] for _ in range(K)]  # accepted reservations: [start, end, procs, taken?]
+    held = [_Held() for _ in range(K)]  # accepted reservations: [start, end, procs, taken?]
 
     def busy(k, t):
         site = sites[k]
@@ -661,6 +675,26 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
         for p, k in zip(parts, path, strict=True):
             held[k].append([s, s + req.duration, p, False])
 
+    def history_success(k, t, s, d, n):
+        """Röblitz et al.'s esr_H, literally: idle processors (no job running, no reservation held)
+        sampled every delta seconds before t; their mean over the samples whose interval meets
+        [s, s + d) in the time of day (the site's m if none); 1, 2 - 2n / aip or 0."""
+        delta, day = rules.history_seconds, 86_400
+        m = sites[k].m
+
+        def idle(b):
+            running = sum(jobs[j].procs for j in range(len(jobs)) if start[j] is not None
+                          and jobs[j].origin == k and start[j] <= b < start[j] + jobs[j].run_time)
+            return m - running - sum(p for a, e, p, _ in held[k].ever if a <= b < e)
+
+        def meets(a, la, b, lb):  # on the 24-hour circle
+            minutes = lambda x, length: {(x + i) % day for i in range(min(length, day))}  # noqa: E731
+            return bool(minutes(a, la) & minutes(b, lb))
+
+        samples = [idle(b) for b in range(0, t, delta) if meets(b, delta, s, d)]
+        aip = sum(samples) / len(samples) if samples else float(m)
+        return 1.0 if 2 * n <= aip else (2.0 - 2.0 * n / aip if n <= aip else 0.0)
+
     def admit_probe(r, t):
         """Röblitz et al.'s probe/reserve, literally: every processor count whose duration fits the
         window, up to tsn_max earliest fits at least tss_gap apart (spread over the window or
@@ -687,8 +721,10 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
                     break
                 if rules.estimate == "load":
                     success = 1.0 if s >= clear else 0.0
-                else:
+                elif rules.estimate == "static":
                     success = 1.0 - math.exp(-(s - t) / rules.success_seconds)
+                else:
+                    success = history_success(k, t, s, d, n)
                 if success >= rules.threshold:
                     candidates.append((n, s, d, success, n * rules.price(k, s, s + d)))
                 x = max(s + max(rules.tss_gap, 1), first + (i + 1) * step)

@@ -97,7 +97,8 @@ def _reference(workloads, lrms, req, rules, bookings_order, rulebases=()):
                       rules.estimate, rules.success_hours * 3600.0, rules.threshold,
                       req.elastic.preferences if req.elastic is not None else DEFAULT_PREFERENCES,
                       rules.swaps, rules.seed, rules.variant_order, rules.backlog_rule, rules.backfill_until,
-                      rules.load_rule, rules.acc_running, rules.acc_waiting, rules.probe_slots)
+                      rules.load_rule, rules.acc_running, rules.acc_waiting, rules.probe_slots,
+                      rules.history_seconds)
     return simulate_reserved_reference(jobs, [w.machine_procs for w in workloads], [lrms] * len(workloads),
                                        reqs, ref_rules)
 
@@ -266,9 +267,10 @@ def test_probe_reserve_equals_reference():
         rules = ReservationRules("probe", acc=(data.draw(st.sampled_from([0.0, 0.5, 1.0])),),
                                  tariffs=prices.choice([0.5, 1.0, 2.0], size=(1, 168)),
                                  tsn_max=data.draw(st.integers(1, 4)), tss_gap=data.draw(st.integers(1, 10)),
-                                 estimate=data.draw(st.sampled_from(["load", "static"])),
+                                 estimate=data.draw(st.sampled_from(["load", "static", "history"])),
+                                 history_seconds=data.draw(st.sampled_from([1, 7, 30, 86_400])),
                                  success_hours=data.draw(st.sampled_from([0.001, 0.01])),
-                                 threshold=data.draw(st.sampled_from([0.0, 0.5, 0.9])),
+                                 threshold=data.draw(st.sampled_from([0.0, 0.5, 0.9, 1.0])),
                                  load_rule=data.draw(st.sampled_from(list(LOAD_RULES))),
                                  acc_running=data.draw(st.sampled_from([0.0, 0.5, 1.0])),
                                  acc_waiting=data.draw(st.sampled_from([0.0, 0.5, 1.0])),
@@ -281,6 +283,22 @@ def test_probe_reserve_equals_reference():
     seen = {"accepted": 0, "elastic": 0, "refused": 0}
     run()
     assert min(seen.values()) > 50, seen  # accepted, on another count than asked, and refused after probing
+
+
+def test_history_estimate_reads_the_idle_processors_recorded_at_that_time_of_day():
+    """m = 4, a 2-processor job runs [0, 10). At t = 10 the history (delta 20 s) holds one sample,
+    2 idle processors at time 0, whose interval [0, 20) meets [10, 15) in the time of day: aip = 2.
+    One processor: esr_H = 1; two: 2 - 2 * 2 / 2 = 0, refused at threshold 0.5 although the machine
+    is free (the load estimate takes it). With delta 5 s no sample meets [10, 15): aip = m = 4."""
+    w = Workload("hand", 4, arr([0]), arr([10]), arr([2]), arr([10]), arr([0]), arr([0]))
+    req = _one_site("two", [10, 10], [10, 10], [30, 30], [5, 5], [1, 2])
+    history = ReservationRules("probe", estimate="history", history_seconds=20, threshold=0.5)
+    _, bookings = simulate_reservations([w], "easy", req, history)
+    assert bookings.start.tolist() == [10, -1] and bookings.messages.tolist() == [2, 1]
+    _, bookings = simulate_reservations([w], "easy", req, replace(history, estimate="load"))
+    assert bookings.start.tolist() == [10, 10]
+    _, bookings = simulate_reservations([w], "easy", req, replace(history, history_seconds=5))
+    assert bookings.start.tolist() == [10, 10]
 
 
 def test_preference_order_is_roblitz_fig_5s_tree():

@@ -72,7 +72,7 @@ LOAD_RULES = {"workload-end": ca.WORKLOAD_END, "backlog": ca.BACKLOG_CLEARS}
 #: from the earliest fit (evogrid's earlier reading).
 PROBE_SLOTS = {"cover": ca.SLOTS_COVER, "earliest": ca.SLOTS_EARLIEST}
 #: Success estimates of the probe algorithm (evogrid.sim.probe).
-ESTIMATES = {"load": probe.LOAD, "static": probe.STATIC}
+ESTIMATES = {"load": probe.LOAD, "static": probe.STATIC, "history": probe.HISTORY}
 #: The most variants (candidate starts x site orders) one request may have: the admission
 #: enumerates them all in memory (8 bytes per part each).
 MAX_VARIANTS = 2_000_000
@@ -129,7 +129,8 @@ class ReservationRules:
             from rulebase files).
         tsn_max, tss_gap: probe: start times probed per processor count, and
             their least distance (s); ``probe_slots``: where they lie (:data:`PROBE_SLOTS`).
-        estimate: probe: the success estimate, ``load`` or ``static``;
+        estimate: probe: the success estimate, ``load``, ``static`` or ``history``
+            (``history_seconds``: its interval delta, our choice);
             ``success_hours``: the static estimate's h; ``threshold``: the
             least estimate a candidate needs (Röblitz et al.'s: 5 h, 0.85).
         load_rule, acc_running, acc_waiting: probe: when a site's known workload ends
@@ -160,6 +161,7 @@ class ReservationRules:
     acc_running: float = 0.5
     acc_waiting: float = 0.5
     probe_slots: str = "cover"
+    history_seconds: int = 3600
 
     def __post_init__(self) -> None:
         if self.algorithm not in ALGORITHMS:
@@ -174,6 +176,8 @@ class ReservationRules:
         if self.tsn_max < 1 or self.tss_gap < 1 or self.success_hours <= 0 or not 0 <= self.threshold <= 1:
             raise ScenarioError("reservation rules: tsn_max and tss_gap must be at least 1, success_hours "
                                 "positive and threshold in [0, 1]")
+        if self.history_seconds < 1:
+            raise ScenarioError("reservation rules: history_seconds must be at least 1")
         if min(self.swaps) < 0:
             raise ScenarioError("reservation rules: swaps must not be negative")
         for name, value, table in (("variant_order", self.variant_order, VARIANT_ORDERS),
@@ -215,6 +219,7 @@ class ReservationRules:
         config[ca.C_BACKFILL_BOUND] = BACKFILL_BOUNDS[self.backfill_until]
         config[ca.C_LOAD_RULE] = LOAD_RULES[self.load_rule]
         config[ca.C_SLOTS] = PROBE_SLOTS[self.probe_slots]
+        config[ca.C_HISTORY_SECONDS] = self.history_seconds
         config[ca.C_ACC_RUNNING] = self.acc_running
         config[ca.C_ACC_WAITING] = self.acc_waiting
         config[ca.C_PREFERENCES:ca.C_PREFERENCES + ca.N_PREFERENCES] = -1
@@ -523,6 +528,6 @@ def reservation_setup(scenario: Scenario, **overrides: object
                              success_hours=config.success_hours, threshold=config.threshold,
                              variant_order=config.variant_order, backlog_rule=config.backlog_rule,
                              backfill_until=config.backfill_until, load_rule=config.load_rule,
-                             probe_slots=config.probe_slots,
+                             probe_slots=config.probe_slots, history_seconds=config.history_seconds,
                              acc_running=config.acc_running, acc_waiting=config.acc_waiting)
     return tuple(workloads), requests, rules

@@ -90,7 +90,9 @@ C_LOAD_RULE, C_ACC_RUNNING, C_ACC_WAITING = C_SEED + 4, C_SEED + 5, C_SEED + 6
 #: the request's window, ``SLOTS_EARLIEST`` packs them tss_gap apart from the earliest fit.
 C_SLOTS = C_ACC_WAITING + 1
 SLOTS_EARLIEST, SLOTS_COVER = 0, 1
-N_CONFIG = C_SLOTS + 1
+#: ... and the history estimate's interval delta (s).
+C_HISTORY_SECONDS = C_SLOTS + 1
+N_CONFIG = C_HISTORY_SECONDS + 1
 TREE, BY_START, TREE_SORTED = 0, 1, 2
 BEFORE_START, EVERY_HELD = 0, 1
 NEXT_EVENT, HEAD_FIT = 0, 1

@@ -19,7 +19,9 @@ evogrid.workload.reservations); a plain one has one count. The broker:
    ``tss_gap`` after the one before;
 3. estimates each candidate's success: ``load``, 1 iff it starts when the
    site's backlog has cleared (Meltzer's backlog, evogrid.sim.reserving)
-   and 0 before; or ``static``, ``1 - exp(-(start - now) / h)``;
+   and 0 before; ``static``, ``1 - exp(-(start - now) / h)``; or
+   ``history`` (:func:`history_success`), from the site's idle processors
+   recorded every delta seconds before now at the same time of day;
 4. keeps candidates whose estimate is at least ``threshold``, sorts them by
    the preference list (earliest end, lowest cost, highest estimated
    success; ties in probing order) and tries to reserve them in that order
@@ -40,20 +42,53 @@ from evogrid.sim.profile import fit_from
 #: Preferences of an elastic request, by code (evogrid.workload.reservations.PREFERENCES).
 EARLIEST_END, LOWEST_COST, HIGHEST_SUCCESS, FEWEST_PROCESSORS = 0, 1, 2, 3
 #: Success estimates, by code.
-LOAD, STATIC = 0, 1
+LOAD, STATIC, HISTORY = 0, 1, 2
+DAY_SECONDS = 86_400
 #: Rows of the float64 candidate array: processors, start (s), duration (s), estimated success, cost.
 K_PROCS, K_START, K_DURATION, K_SUCCESS, K_COST = range(5)
 N_CANDIDATE_ROWS = 5
 
 
+@njit(cache=True, inline="always")
+def same_daytime(a, a_seconds, b, b_seconds):
+    """Whether ``[a, a + a_seconds)`` and ``[b, b + b_seconds)`` (s) meet in the time of day: one
+    starts within the other, on the 24-hour circle (a day or longer meets every time)."""
+    if a_seconds >= DAY_SECONDS or b_seconds >= DAY_SECONDS:
+        return True
+    return (b - a) % DAY_SECONDS < a_seconds or (a - b) % DAY_SECONDS < b_seconds
+
+
 @njit(cache=True)
-def probe_candidates(profile, n, window, counts, durations, config, price, cand):
+def history_success(history, s, d, procs):
+    """Röblitz et al.'s esr_H (3.2.3) of a candidate of ``procs`` processors over ``[s, s + d)``:
+    ``aip``, the mean of the recorded idle processors over the intervals whose time of day meets
+    the candidate's (their daily pattern dp), gives 1 if ``2 procs <= aip``, ``2 - 2 procs / aip``
+    if ``procs <= aip``, else 0. ``history = (idle, n, delta, m)``: ``idle[i]`` at ``i * delta``
+    (s), n of them; with none recorded, aip is the site's m processors (our choice)."""
+    idle, n_recorded, delta, m = history
+    total = 0.0
+    count = 0
+    for i in range(n_recorded):
+        if same_daytime(i * delta, delta, s, d):
+            total += idle[i]
+            count += 1
+    aip = total / count if count > 0 else float(m)
+    if 2 * procs <= aip:
+        return 1.0
+    if procs <= aip:
+        return 2.0 - 2.0 * procs / aip
+    return 0.0
+
+
+@njit(cache=True)
+def probe_candidates(profile, n, window, counts, durations, config, price, cand, history):
     """Fill ``cand`` (N_CANDIDATE_ROWS, cap) with the probed candidates; returns ``(found, probes)``.
 
     ``window = (now, earliest start, deadline, backlog clears)`` (s); ``counts = (procs_min,
     procs_max)``; ``durations[n - procs_min]``: seconds on n processors; ``config = (tsn_max,
     tss_gap, estimate, h in s, threshold, slots)``; ``price(start, end)`` per processor is given as
-    ``price = (tariff, cum, site)`` (evogrid.sim.co_admission.interval_price).
+    ``price = (tariff, cum, site)`` (evogrid.sim.co_admission.interval_price); ``history``: see
+    :func:`history_success` (read only by the history estimate).
     """
     now, earliest, deadline, clear = window
     tsn_max, gap, estimate, h, threshold, slots = config
@@ -74,7 +109,12 @@ def probe_candidates(profile, n, window, counts, durations, config, price, cand)
             s = fit_from(profile, n, procs, d, x)
             if s + d > deadline:
                 break
-            success = (1.0 if s >= clear else 0.0) if estimate == LOAD else 1.0 - np.exp(-(s - now) / h)
+            if estimate == LOAD:
+                success = 1.0 if s >= clear else 0.0
+            elif estimate == STATIC:
+                success = 1.0 - np.exp(-(s - now) / h)
+            else:
+                success = history_success(history, s, d, procs)
             if success >= threshold:
                 cand[K_PROCS, found] = procs
                 cand[K_START, found] = s

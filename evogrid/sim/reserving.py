@@ -43,6 +43,7 @@ from evogrid.sim.co_admission import (
     C_BACKFILL_BOUND,
     C_BACKLOG_RULE,
     C_ESTIMATE,
+    C_HISTORY_SECONDS,
     C_L1,
     C_L2,
     C_LOAD_RULE,
@@ -87,6 +88,9 @@ from evogrid.sim.core import (
     Q_TAIL,
     RUN_EST_END,
     RUN_JOB,
+    RUN_TIME,
+    SITE,
+    START_TIME,
     W_PROCS,
     compiles_reservations,
     hold,
@@ -94,6 +98,7 @@ from evogrid.sim.core import (
     take_starting,
 )
 from evogrid.sim.probe import (
+    HISTORY,
     K_COST,
     K_DURATION,
     K_PROCS,
@@ -412,6 +417,44 @@ def co_admit(r, t, book, rules, jobs, state, booked):
         hold(chosen[i], start, start + duration, parts[i, r], state)
 
 
+@njit(cache=True, inline="always")
+def _add_busy(busy, n, delta, start, end, procs):
+    """Count ``procs`` busy at the samples ``i * delta`` (i < n) within ``[start, end)`` (s), as
+    changes in ``busy``."""
+    first, after = (start + delta - 1) // delta, min((end + delta - 1) // delta, n)
+    if first < after:
+        busy[first] += procs
+        busy[after] -= procs
+
+
+@njit(cache=True)
+def idle_history(k, t, delta, jobs, state, booked):
+    """Röblitz et al.'s history H of site k at time ``t`` (their 3.2.3: "For a time interval [begin,
+    end) the number of idle processors is taken at time begin"): ``(idle, n, delta, m)`` with
+    ``idle[i]`` the processors neither running a job nor held by a reservation at ``i * delta`` (s),
+    for the n samples before t. Rebuilt from the schedule so far (O(jobs + requests) per call)."""
+    n = (t + delta - 1) // delta
+    busy = np.zeros(n + 1)
+    out = state.out
+    for j in range(jobs.shape[1]):
+        start = out[START_TIME, j]
+        if start >= 0 and out[SITE, j] == k:
+            _add_busy(busy, n, delta, start, start + jobs[RUN_TIME, j], jobs[PROCS, j])
+    for q in range(booked.accepted.shape[0]):
+        if booked.accepted[q] >= 0:
+            for i in range(booked.sites.shape[0]):
+                if booked.sites[i, q] == k:
+                    _add_busy(busy, n, delta, booked.accepted[q], booked.accepted[q] + booked.length[q],
+                              booked.procs[i, q])
+    m = state.sc[k, M_PROCS]
+    idle = np.empty(n)
+    level = 0.0
+    for i in range(n):
+        level += busy[i]
+        idle[i] = m - level
+    return idle, n, delta, m
+
+
 @njit(cache=True)
 def probe_reserve(r, t, book, rules, jobs, state, booked):
     """Röblitz et al.'s probe/reserve of one-site request ``r`` at time ``t`` (evogrid.sim.probe): the
@@ -430,12 +473,16 @@ def probe_reserve(r, t, book, rules, jobs, state, booked):
     tsn_max = np.int64(config[C_TSN_MAX])
     cand = np.empty((N_CANDIDATE_ROWS, max(0, high - low + 1) * tsn_max))
     table = durations[requests[R_TABLE, r]:requests[R_TABLE, r] + max(0, high - low + 1)]
+    if np.int64(config[C_ESTIMATE]) == HISTORY:
+        history = idle_history(k, t, np.int64(config[C_HISTORY_SECONDS]), jobs, state, booked)
+    else:
+        history = (np.zeros(0), np.int64(0), np.int64(1), sc[k, M_PROCS])
     found, sent = probe_candidates(profile, n, (t, requests[R_EARLIEST, r], requests[R_DEADLINE, r], clear),
                                    (low, high), table,
                                    (tsn_max, np.int64(config[C_TSS_GAP]), np.int64(config[C_ESTIMATE]),
                                     config[C_SUCCESS_SECONDS], config[C_THRESHOLD],
                                     np.int64(config[C_SLOTS])),
-                                   (tariff, cum, k), cand)
+                                   (tariff, cum, k), cand, history)
     accepted, sites, messages, prices = booked.accepted, booked.sites, booked.messages, booked.prices
     held_procs, length = booked.procs, booked.length
     for c in preference_order(cand, found, config[C_PREFERENCES:C_PREFERENCES + N_PREFERENCES]):

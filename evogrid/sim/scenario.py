@@ -124,7 +124,9 @@ class ReservationsConfig(_Strict):
     start_weight: float = Field(default=0.5, ge=0, description="Algorithm 5's s")
     tsn_max: int = Field(default=5, ge=1, description="probe: start times probed per processor count")
     tss_gap: int = Field(default=1800, ge=1, description="probe: least gap between probed starts (s)")
-    estimate: str = Field(default="load", description="probe: success estimate, load or static")
+    estimate: str = Field(default="load", description="probe: success estimate, load, static or history")
+    history_seconds: int = Field(default=3600, ge=1, description="probe: the history estimate's interval "
+                                                                  "delta (s; our choice, not given)")
     success_hours: float = Field(default=5.0, gt=0,
                                  description="probe: the static estimate's h (hours; Röblitz et al.: 5)")
     threshold: float = Field(default=0.85, ge=0, le=1,
