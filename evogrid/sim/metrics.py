@@ -319,13 +319,15 @@ def utilization_until(schedule: Schedule, t_stop: float, requests: Reservations 
     if t_stop <= 0:
         raise ValueError(f"t_stop must be > 0 seconds, got {t_stop}")
     jobs = schedule.jobs
+    held = bookings is not None and requests is not None
+    if held:
+        parts, seconds = bookings.held(requests)
     rows = []
     for k in range(jobs.n_sites):
         mine = schedule.site == k
         job_area = _area_before(schedule.start[mine], schedule.run_time[mine], jobs.procs[mine], t_stop)
         held_area = 0.0
-        if bookings is not None and requests is not None:
-            parts, seconds = bookings.held(requests)
+        if held:
             r_idx, i_idx = np.nonzero((bookings.sites == k) & bookings.accepted[:, None])
             held_area = _area_before(bookings.start[r_idx], seconds[r_idx], parts[r_idx, i_idx], t_stop)
         capacity = float(jobs.machine_procs[k]) * t_stop
