@@ -7,7 +7,10 @@ from hypothesis import strategies as st
 from invariants import check_schedule, conservative_violations
 from reference_sim import reference_start_times
 
-from evogrid.sim.schedule import simulate_local
+from evogrid.sim import core, queue_index
+from evogrid.sim.lrms import lrms_code
+from evogrid.sim.schedule import GridJobs, simulate_local
+from evogrid.workload import synthetic_workload
 from evogrid.workload.model import Workload
 
 EXAMPLES = 2000
@@ -115,3 +118,38 @@ def test_easy_extra_only_shrinks_for_jobs_that_outlast_the_shadow():
         job_id=arr([1, 2, 3, 4, 5]), user=arr([0] * 5),
     )
     assert simulate_local([w], "easy").start.tolist() == [0, 0, 100, 5, 5]
+
+
+def _indexed_starts(w: Workload, lrms: str, index_span: int) -> list:
+    jobs = GridJobs.merge([w])
+    codes = np.full(1, lrms_code(lrms), dtype=np.int64)
+    return core.run_local(jobs.packed, jobs.machine_procs, codes, index_span=index_span)[0].tolist()
+
+
+@pytest.mark.parametrize("lrms", ["easy", "list"])
+def test_indexed_queue_equals_reference(lrms):
+    """The queue index (evogrid.sim.queue_index) on long queues: kept from a span of 1-32 positions
+    on, so that it is built, read, dropped and built again within one run."""
+    @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(workloads(max_jobs=150), st.sampled_from([1, 2, 3, 8, 32]))
+    def run(w, index_span):
+        expected = reference_start_times(
+            w.submit.tolist(), w.run_time.tolist(), w.procs.tolist(), w.estimate.tolist(),
+            w.machine_procs, lrms,
+        )
+        assert _indexed_starts(w, lrms, index_span) == expected
+
+    run()
+
+
+@pytest.mark.parametrize("lrms", ["easy", "list"])
+def test_indexed_queue_under_overload_equals_reference(lrms):
+    """A site at 2.5 times its capacity: the waiting queue grows past the default span, from which the
+    index is kept."""
+    w = synthetic_workload(3000, 64, load=2.5, seed=7)
+    expected = reference_start_times(w.submit.tolist(), w.run_time.tolist(), w.procs.tolist(),
+                                     w.estimate.tolist(), w.machine_procs, lrms)
+    start = np.array(expected)
+    waiting = (w.submit[None, :] <= w.submit[:, None]) & (start[None, :] > w.submit[:, None])
+    assert waiting.sum(axis=1).max() > queue_index.SPAN
+    assert _indexed_starts(w, lrms, queue_index.SPAN) == expected

@@ -48,7 +48,7 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from evogrid.sim import lrms
+from evogrid.sim import lrms, queue_index
 from evogrid.sim.lrms import MIXED, SKIP, START, STOP
 from evogrid.sim.profile import (
     P_FREE,
@@ -705,6 +705,126 @@ def schedule_site(k, q, code, t, jobs, state, mode):
 
 
 @njit(cache=True, inline="always")
+def _index_block(k, block, tail, jobs, queue, index):
+    """Block ``block`` of site k's queue into its index again, from the jobs waiting there now."""
+    first = block * queue_index.BLOCK
+    least_procs = least_estimate = NEVER
+    for p in range(first, min(first + queue_index.BLOCK, tail)):
+        job = queue[k, p]
+        if job != queue_index.HOLE:
+            least_procs = min(least_procs, jobs[PROCS, job])
+            least_estimate = min(least_estimate, jobs[ESTIMATE, job])
+    queue_index.set_block(index, k, block, least_procs, least_estimate)
+
+
+@njit(cache=True, _nrt=False)
+def _keep_index(k, head, tail, jobs, queue, index, keep):
+    """Start (``keep``) or stop keeping site k's queue index over its positions ``[head, tail)``.
+    A call: it runs once per long stretch of a long queue."""
+    for block in range(head // queue_index.BLOCK, (tail - 1) // queue_index.BLOCK + 1):
+        if keep:
+            _index_block(k, block, tail, jobs, queue, index)
+        else:
+            queue_index.set_block(index, k, block, NEVER, NEVER)
+    index[queue_index.LIVE, k, 0] = 1 if keep else 0
+
+
+@njit(cache=True, _nrt=False)
+def indexed_pass(k, code, t, jobs, state, index):
+    """One pass of site k's LRMS ``code`` (one with ``lrms.INDEXED``) over its own queue, long enough
+    to keep its index ``index`` (evogrid.sim.queue_index); the schedule of :func:`lrms_scan`.
+
+    Jobs start in queue order while they fit; behind the blocked head the
+    pass reads only blocks the index finds worth reading: a job that does
+    not fit the free processors, or that the rule's ``may_start`` rules out,
+    would be skipped by :func:`lrms_scan` too (the free count and ``extra``
+    only shrink within a pass, and a skipped job leaves them as they are).
+    Started jobs leave holes, so the positions and the index stay valid;
+    once the queue is short again, it is compacted and the index dropped.
+    A call, not inlined: it runs only on long queues, where a pass costs
+    far more than a call, and one compiled copy serves every loop.
+    """
+    queue, sc, running, out = state.queue, state.sc, state.running, state.out
+    m = sc[k, M_PROCS]
+    tail = sc[k, Q_TAIL]
+    free = sc[k, FREE]
+    p = sc[k, Q_HEAD]
+    if not queue_index.kept(index, k):
+        _keep_index(k, p, tail, jobs, queue, index, True)
+    head_need = 0  # the blocked head's processors, once it is found
+    judged = False  # the head's reservation (T, extra) is known
+    T = extra = np.int64(0)
+    # One loop with one start (each inlined copy costs compile time).
+    while p < tail and free > 0:
+        job = queue[k, p]
+        if job != queue_index.HOLE:
+            need = jobs[PROCS, job]
+            start = False
+            if head_need == 0:
+                if need <= free:
+                    start = True
+                elif need <= m:
+                    head_need = need
+            elif need <= free:
+                estimate = jobs[ESTIMATE, job]
+                if not judged:
+                    T, extra = shadow_time(k, head_need, sc, running, jobs)
+                    judged = True
+                if lrms.group_may_start(code, t, need, estimate, T, extra):
+                    verdict, extra = lrms.behind_head(code, t, need, estimate, T, extra)
+                    start = verdict == START
+            if start:
+                take_job(k, k, t, job, MIXED, code, jobs, sc, running, out)
+                free -= need
+                queue[k, p] = queue_index.HOLE
+                _index_block(k, p // queue_index.BLOCK, tail, jobs, queue, index)
+        p += 1
+        if head_need > 0 and p % queue_index.BLOCK == 0:  # on to the next block worth reading
+            block = queue_index.next_block(index, k, p // queue_index.BLOCK, free, judged, code, t, T,
+                                           extra)
+            p = tail if block < 0 else block * queue_index.BLOCK
+    head = sc[k, Q_HEAD]
+    while head < tail and queue[k, head] == queue_index.HOLE:
+        head += 1
+    sc[k, Q_HEAD] = head
+    if 4 * (tail - head) <= index[queue_index.SPAN_ON, k, 0]:
+        _keep_index(k, head, tail, jobs, queue, index, False)
+        write = head
+        for p in range(head, tail):
+            if queue[k, p] != queue_index.HOLE:
+                queue[k, write] = queue[k, p]
+                write += 1
+        sc[k, Q_TAIL] = write
+
+
+def own_queue_pass(k, code, t, jobs, state, index, mode):
+    """One scheduling pass of site k's LRMS (``code``) over its own queue in a loop compiled for
+    ``mode`` (a literal): :func:`indexed_pass` for an indexed LRMS (``lrms.INDEXED``) on a queue
+    whose index is kept or long enough to keep (``SPAN_ON``), else :func:`schedule_site`."""
+
+
+@overload(own_queue_pass, prefer_literal=True)
+def _own_queue_pass(k, code, t, jobs, state, index, mode):
+    # Decided while numba types the loop, as backfill_behind_head: a loop of a
+    # mode without an indexed LRMS never types indexed_pass (4 s cold).
+    decoded = _literal_mode(mode)
+    if decoded is not None and (decoded[1] or (decoded[0] != MIXED and not lrms.INDEXED[decoded[0]])):
+        def plain(k, code, t, jobs, state, index, mode):
+            schedule_site(k, k, code, t, jobs, state, mode)
+        return plain
+
+    def either(k, code, t, jobs, state, index, mode):
+        sc = state.sc
+        long = sc[k, Q_TAIL] - sc[k, Q_HEAD] >= index[queue_index.SPAN_ON, k, 0]
+        if lrms.INDEXED[site_lrms(mode, code)] and not holds_reservations(mode) and (
+                queue_index.kept(index, k) or long):
+            indexed_pass(k, code, t, jobs, state, index)
+        else:
+            schedule_site(k, k, code, t, jobs, state, mode)
+    return either
+
+
+@njit(cache=True, inline="always")
 def complete_jobs(k, t, code, jobs, sc, running, mode):
     """Release every job of site k that ends at ``t``; returns how many."""
     released = 0
@@ -748,6 +868,15 @@ def enqueue_at_site(k, job, code, jobs, queue, sc, mode):
         enqueue_by_key(k, job, jobs[ESTIMATE], jobs, queue, sc)
     else:
         enqueue(k, job, jobs, queue, sc)
+
+
+@njit(cache=True, inline="always")
+def enqueue_own(k, job, code, jobs, state, index, mode):
+    """Site k's own queue takes ``job`` (:func:`enqueue_at_site`), and its queue index if its LRMS
+    has one (:func:`own_queue_pass`)."""
+    enqueue_at_site(k, job, code, jobs, state.queue, state.sc, mode)
+    if lrms.INDEXED[site_lrms(mode, code)] and not holds_reservations(mode) and queue_index.kept(index, k):
+        queue_index.add_job(index, k, state.sc[k, Q_TAIL] - 1, jobs[PROCS, job], jobs[ESTIMATE, job])
 
 
 @njit(cache=True)
@@ -885,7 +1014,7 @@ def stopped_at_cutoff(i, t, jobs, out, group, cutoff, bounds):
 
 
 @njit(cache=True)
-def _simulate_local(jobs, machine_procs, codes, group, cutoff, mode):
+def _simulate_local(jobs, machine_procs, codes, group, cutoff, index_span, mode):
     """Simulate K sites without exchange: every job runs at its ``HOME`` row.
 
     Args:
@@ -894,6 +1023,8 @@ def _simulate_local(jobs, machine_procs, codes, group, cutoff, mode):
         group, cutoff: the site each job was submitted at (shape (n,)) and
             AWRT limits in seconds, shape (K,): the run stops early once a
             lower bound on some group's AWRT exceeds its limit (0: none).
+        index_span: queue positions from which a queue is indexed
+            (evogrid.sim.queue_index; the schedule does not depend on it).
         mode: :func:`lrms_mode` of ``codes`` (compiled as a literal).
 
     Returns:
@@ -904,17 +1035,22 @@ def _simulate_local(jobs, machine_procs, codes, group, cutoff, mode):
     numba.literally(mode)
     state = new_state(jobs, machine_procs, codes, machine_procs.shape[0], 0)
     bounds = np.zeros((2, machine_procs.shape[0]))
-    stopped = _local_loop(jobs, codes, group, cutoff, state, bounds, mode)
+    indexed = False
+    for k in range(codes.shape[0]):
+        indexed = indexed or lrms.INDEXED[codes[k]]
+    index = queue_index.new_index(jobs.shape[1] if indexed else 0, machine_procs.shape[0], index_span)
+    stopped = _local_loop(jobs, codes, group, cutoff, state, index, bounds, mode)
     return state.out[START_TIME].copy(), bounds[0].copy() if stopped else np.empty(0)
 
 
 @njit(cache=True, _nrt=False)
-def _local_loop(jobs, codes, group, cutoff, state, bounds, mode):
-    """The event loop of :func:`_simulate_local` over preallocated state; True if it stopped early.
+def _local_loop(jobs, codes, group, cutoff, state, index, bounds, mode):
+    """The event loop of :func:`_simulate_local` over preallocated state and queue index
+    (evogrid.sim.queue_index); True if it stopped early.
 
     Compiled without numba's runtime (``_nrt=False``; see the speed notes above).
     """
-    queue, sc, running, out = state.queue, state.sc, state.running, state.out
+    sc, running, out = state.sc, state.running, state.out
     n = jobs.shape[1]
     i = np.int64(0)  # not the literal 0: that would compile awrt_lower_bounds a second time
     while True:
@@ -934,9 +1070,9 @@ def _local_loop(jobs, codes, group, cutoff, state, bounds, mode):
                 return True
             t = ta
             site = jobs[HOME, i]
-            enqueue_at_site(site, i, codes[site], jobs, queue, sc, mode)
+            enqueue_own(site, i, codes[site], jobs, state, index, mode)
             i += 1
-        schedule_site(site, site, codes[site], t, jobs, state, mode)
+        own_queue_pass(site, codes[site], t, jobs, state, index, mode)
 
 
 def cached_entry(entry, name: str):
@@ -962,8 +1098,8 @@ def mode_name(mode: int) -> str:
 
 
 def _local_entry(mode: int):
-    def entry(jobs, machine_procs, codes, group, cutoff):
-        return _simulate_local(jobs, machine_procs, codes, group, cutoff, mode)
+    def entry(jobs, machine_procs, codes, group, cutoff, index_span):
+        return _simulate_local(jobs, machine_procs, codes, group, cutoff, index_span, mode)
 
     return cached_entry(entry, f"run_local_{mode_name(mode)}")
 
@@ -972,18 +1108,22 @@ _LOCAL: dict[int, object] = {}
 
 
 def run_local(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray,
-              group: np.ndarray | None = None, cutoff: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+              group: np.ndarray | None = None, cutoff: float = 0.0,
+              index_span: int = queue_index.SPAN) -> tuple[np.ndarray, np.ndarray]:
     """``(start, bounds)`` of K sites without exchange, on packed arrays (see ``_simulate_local``).
 
     Simulate level 1 of 3 (packed arrays, compiled); above it :func:`evogrid.sim.schedule.simulate_local`
     (workloads -> Schedule), then :func:`evogrid.policy.strategies.simulate` (Scenario -> Result).
 
     ``group`` defaults to the jobs' ``HOME`` row; ``cutoff`` (seconds, one for
-    every group) 0 runs to the end. Compiles (or loads) the mode's loop on
-    first use.
+    every group) 0 runs to the end. ``index_span``: queue positions from
+    which EASY's and LIST's passes use the queue index (evogrid.sim.queue_index;
+    the tests lower it to check the index on short queues). Compiles (or
+    loads) the mode's loop on first use.
     """
     mode = lrms_mode(codes)
     if mode not in _LOCAL:
         _LOCAL[mode] = _local_entry(mode)
     limits = np.full(machine_procs.shape[0], float(cutoff))
-    return _LOCAL[mode](jobs, machine_procs, codes, jobs[HOME] if group is None else group, limits)
+    return _LOCAL[mode](jobs, machine_procs, codes, jobs[HOME] if group is None else group, limits,
+                        index_span)

@@ -58,9 +58,21 @@ def easy_rule(t, need, estimate, T, extra):
 
 
 @njit(cache=True, inline="always")
+def easy_may_start(t, need, estimate, T, extra):
+    """Might EASY start a job needing at least ``need`` processors for at least ``estimate`` s?"""
+    return t + estimate <= T or need <= extra
+
+
+@njit(cache=True, inline="always")
 def list_rule(t, need, estimate, T, extra):
     """LIST (greedy): start whatever fits."""
     return START, extra
+
+
+@njit(cache=True, inline="always")
+def always(t, need, estimate, T, extra):
+    """A rule's ``may_start`` where every job that fits starts."""
+    return True
 
 
 @dataclass(frozen=True)
@@ -80,6 +92,13 @@ class Lrms:
             running jobs sorted by estimated end, which the profile starts from.
         order: ``fifo`` (submission order) or ``sjf`` (shortest estimate first, ties in
             submission order) for the site's own queue.
+        may_start: ``may_start(t, need, estimate, T, extra) -> bool``, False only if
+            the rule skips every job needing at least ``need`` processors for at
+            least ``estimate`` seconds (the arguments as for ``rule``). With it, a
+            ``fifo`` queue is indexed (evogrid.sim.queue_index) and a pass jumps
+            over such jobs; the rule must then never answer ``STOP`` and must
+            leave ``extra`` as it is when it answers ``SKIP``. None: the pass
+            reads every job.
         reference: where its twin in the pure-Python reference simulator lives.
     """
 
@@ -90,6 +109,7 @@ class Lrms:
     uses_shadow: bool = False
     profile: bool = False
     order: str = "fifo"
+    may_start: Callable | None = None
     reference: str = "tests/reference_sim.py"
 
     @property
@@ -97,20 +117,26 @@ class Lrms:
         """Can a job pass the blocked head?"""
         return self.rule is not None or self.profile
 
+    @property
+    def indexed(self) -> bool:
+        """Does a pass over its own queue use the queue index (``may_start``)?"""
+        return self.rule is not None and self.may_start is not None and self.order == "fifo"
+
 
 REGISTRY: dict[str, Lrms] = {
     e.name: e
     for e in (
         Lrms("fcfs", 0, "first come, first served: the queue head blocks everyone"),
         Lrms("easy", 1, "EASY backfilling: jobs may pass the head if they do not delay its reservation",
-             easy_rule, uses_shadow=True),
-        Lrms("list", 2, "LIST (greedy): every job that fits starts, in queue order", list_rule),
+             easy_rule, uses_shadow=True, may_start=easy_may_start),
+        Lrms("list", 2, "LIST (greedy): every job that fits starts, in queue order", list_rule,
+             may_start=always),
         Lrms("conservative", 3, "conservative backfilling: every waiting job holds a reservation; "
              "a job may start early only if it delays none", profile=True),
         Lrms("sjf", 4, "shortest job first: the queue in order of estimates, its head blocks everyone",
              order="sjf"),
         Lrms("easy-sjf", 5, "EASY backfilling over a queue in order of estimates (shortest first)",
-             easy_rule, uses_shadow=True, order="sjf"),
+             easy_rule, uses_shadow=True, order="sjf", may_start=easy_may_start),
     )
 }
 FCFS, EASY, LIST, CONSERVATIVE = (REGISTRY[n].code for n in ("fcfs", "easy", "list", "conservative"))
@@ -119,9 +145,9 @@ MIXED = -1
 
 
 def _generate_dispatch(entries: tuple[Lrms, ...]) -> tuple[Callable, tuple[bool, ...], ...]:
-    """The compiled ``behind_head(lrms, ...)`` over ``entries``; then by code: ``uses_shadow``,
-    ``backfills``, ``profile``, "keeps the running jobs sorted by estimated end" and "orders its
-    queue by estimate".
+    """The compiled ``behind_head(lrms, ...)`` and ``group_may_start(lrms, ...)`` over ``entries``;
+    then by code: ``uses_shadow``, ``backfills``, ``profile``, "keeps the running jobs sorted by
+    estimated end", "orders its queue by estimate" and ``indexed``.
 
     Generated rather than written so that a registry entry is all an LRMS
     needs; compiled under this file's name, so numba caches it like the
@@ -133,18 +159,26 @@ def _generate_dispatch(entries: tuple[Lrms, ...]) -> tuple[Callable, tuple[bool,
     for e in ruled:
         lines += [f"    if lrms == {e.code}:", f"        return rule_{e.code}(t, need, estimate, T, extra)"]
     lines.append("    return STOP, extra  # no rule: the scan never asks")
-    namespace = {"STOP": STOP, **{f"rule_{e.code}": e.rule for e in ruled}}
+    indexed = [e for e in entries if e.indexed]
+    lines += ["def group_may_start(lrms, t, need, estimate, T, extra):",
+              '    """``may_start`` of LRMS ``lrms`` (the registry entry) for a group of jobs."""']
+    for e in indexed:
+        lines += [f"    if lrms == {e.code}:", f"        return may_{e.code}(t, need, estimate, T, extra)"]
+    lines.append("    return True  # not indexed: the pass never asks")
+    namespace = {"STOP": STOP, **{f"rule_{e.code}": e.rule for e in ruled},
+                 **{f"may_{e.code}": e.may_start for e in indexed}}
     exec(compile("\n".join(lines), __file__, "exec"), namespace)  # noqa: S102 (our own source)
     by_code = sorted(entries, key=lambda e: e.code)
     return (njit(cache=True, inline="always")(namespace["behind_head"]),
+            njit(cache=True, inline="always")(namespace["group_may_start"]),
             tuple(e.uses_shadow for e in by_code), tuple(e.backfills for e in by_code),
             tuple(e.profile for e in by_code), tuple(e.uses_shadow or e.profile for e in by_code),
-            tuple(e.order == "sjf" for e in by_code))
+            tuple(e.order == "sjf" for e in by_code), tuple(e.indexed for e in by_code))
 
 
 ORDERS = ("fifo", "sjf")
-behind_head, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST, SJF_ORDER = _generate_dispatch(
-    tuple(REGISTRY.values()))
+(behind_head, group_may_start, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST, SJF_ORDER,
+ INDEXED) = _generate_dispatch(tuple(REGISTRY.values()))
 
 
 def register(entry: Lrms) -> None:
@@ -153,18 +187,20 @@ def register(entry: Lrms) -> None:
     Its code must be the next free one. The numba cache stamp takes the new
     entry in, so compiled loops without it are never served for it.
     """
-    global behind_head, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST, SJF_ORDER
+    global behind_head, group_may_start, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST
+    global SJF_ORDER, INDEXED
     if entry.name in REGISTRY or entry.code != len(REGISTRY):
         raise ValueError(f"LRMS {entry.name!r}: the name must be new and the code {len(REGISTRY)}")
     if entry.order not in ORDERS:
         raise ValueError(f"LRMS {entry.name!r}: order must be one of {', '.join(ORDERS)}, "
                          f"not {entry.order!r}")
     rule = entry.rule.py_func.__code__.co_code.hex() if entry.rule is not None else "-"
+    may = entry.may_start.py_func.__code__.co_code.hex() if entry.may_start is not None else "-"
     numba_stamp.add_to_stamp(f"lrms {entry.name} {entry.code} {entry.uses_shadow} {entry.profile} "
-                             f"{entry.order} {rule}")
+                             f"{entry.order} {rule} {may}")
     REGISTRY[entry.name] = entry
-    behind_head, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST, SJF_ORDER = _generate_dispatch(
-        tuple(REGISTRY.values()))
+    (behind_head, group_may_start, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST, SJF_ORDER,
+     INDEXED) = _generate_dispatch(tuple(REGISTRY.values()))
 
 
 def lrms_code(name: str) -> int:
