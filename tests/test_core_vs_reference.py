@@ -153,3 +153,15 @@ def test_indexed_queue_under_overload_equals_reference(lrms):
     waiting = (w.submit[None, :] <= w.submit[:, None]) & (start[None, :] > w.submit[:, None])
     assert waiting.sum(axis=1).max() > queue_index.SPAN
     assert _indexed_starts(w, lrms, queue_index.SPAN) == expected
+
+
+def test_a_run_stopped_at_the_cutoff_is_the_same_with_the_index():
+    """The AWRT cutoff stops the indexed loop as the plain one: same starts and the same bounds."""
+    w = synthetic_workload(20_000, 64, load=1.5, seed=3)
+    jobs = GridJobs.merge([w])
+    codes = np.full(1, lrms_code("easy"), dtype=np.int64)
+    plain = core.run_local(jobs.packed, jobs.machine_procs, codes, cutoff=50_000.0, index_span=10**9)
+    indexed = core.run_local(jobs.packed, jobs.machine_procs, codes, cutoff=50_000.0, index_span=1)
+    assert (plain[0] < 0).sum() > 1000 and plain[1].size == 1  # it did stop early
+    assert plain[0].tolist() == indexed[0].tolist()
+    assert plain[1].tolist() == indexed[1].tolist()

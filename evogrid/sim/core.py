@@ -704,9 +704,10 @@ def schedule_site(k, q, code, t, jobs, state, mode):
     lrms_scan(k, q, code, t, UNBLOCKED, 0, jobs, state, mode)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _index_block(k, block, tail, jobs, queue, index):
-    """Block ``block`` of site k's queue into its index again, from the jobs waiting there now."""
+    """Block ``block`` of site k's queue into its index again, from the jobs waiting there now.
+    A call: inlined, it cost the indexed pass 1 s of its cold compile."""
     first = block * queue_index.BLOCK
     least_procs = least_estimate = NEVER
     for p in range(first, min(first + queue_index.BLOCK, tail)):
@@ -718,15 +719,26 @@ def _index_block(k, block, tail, jobs, queue, index):
 
 
 @njit(cache=True, _nrt=False)
-def _keep_index(k, head, tail, jobs, queue, index, keep):
-    """Start (``keep``) or stop keeping site k's queue index over its positions ``[head, tail)``.
-    A call: it runs once per long stretch of a long queue."""
+def _build_index(k, head, tail, jobs, queue, index):
+    """Start keeping site k's queue index over its positions ``[head, tail)`` (a call: once per long
+    stretch of a long queue)."""
     for block in range(head // queue_index.BLOCK, (tail - 1) // queue_index.BLOCK + 1):
-        if keep:
-            _index_block(k, block, tail, jobs, queue, index)
-        else:
-            queue_index.set_block(index, k, block, NEVER, NEVER)
-    index[queue_index.LIVE, k, 0] = 1 if keep else 0
+        _index_block(k, block, tail, jobs, queue, index)
+    index[queue_index.LIVE, k, 0] = 1
+
+
+@njit(cache=True, _nrt=False)
+def _drop_index(k, head, tail, queue, sc, index):
+    """Stop keeping site k's queue index and close the holes in its positions ``[head, tail)``."""
+    for block in range(head // queue_index.BLOCK, (tail - 1) // queue_index.BLOCK + 1):
+        queue_index.set_block(index, k, block, NEVER, NEVER)
+    index[queue_index.LIVE, k, 0] = 0
+    write = head
+    for p in range(head, tail):
+        if queue[k, p] != queue_index.HOLE:
+            queue[k, write] = queue[k, p]
+            write += 1
+    sc[k, Q_TAIL] = write
 
 
 @njit(cache=True, _nrt=False)
@@ -750,7 +762,7 @@ def indexed_pass(k, code, t, jobs, state, index):
     free = sc[k, FREE]
     p = sc[k, Q_HEAD]
     if not queue_index.kept(index, k):
-        _keep_index(k, p, tail, jobs, queue, index, True)
+        _build_index(k, p, tail, jobs, queue, index)
     head_need = 0  # the blocked head's processors, once it is found
     judged = False  # the head's reservation (T, extra) is known
     T = extra = np.int64(0)
@@ -788,40 +800,36 @@ def indexed_pass(k, code, t, jobs, state, index):
         head += 1
     sc[k, Q_HEAD] = head
     if 4 * (tail - head) <= index[queue_index.SPAN_ON, k, 0]:
-        _keep_index(k, head, tail, jobs, queue, index, False)
-        write = head
-        for p in range(head, tail):
-            if queue[k, p] != queue_index.HOLE:
-                queue[k, write] = queue[k, p]
-                write += 1
-        sc[k, Q_TAIL] = write
+        _drop_index(k, head, tail, queue, sc, index)
 
 
-def own_queue_pass(k, code, t, jobs, state, index, mode):
-    """One scheduling pass of site k's LRMS (``code``) over its own queue in a loop compiled for
-    ``mode`` (a literal): :func:`indexed_pass` for an indexed LRMS (``lrms.INDEXED``) on a queue
-    whose index is kept or long enough to keep (``SPAN_ON``), else :func:`schedule_site`."""
+@njit(cache=True, inline="always")
+def _long_queue(k, code, state, index, mode):
+    """Is site k's own queue one for :func:`indexed_pass`: an indexed LRMS (``lrms.INDEXED``) and
+    the index kept or the queue long enough to keep one (``SPAN_ON`` positions)?"""
+    sc = state.sc
+    return lrms.INDEXED[site_lrms(mode, code)] and (
+        queue_index.kept(index, k) or sc[k, Q_TAIL] - sc[k, Q_HEAD] >= index[queue_index.SPAN_ON, k, 0])
 
 
-@overload(own_queue_pass, prefer_literal=True)
-def _own_queue_pass(k, code, t, jobs, state, index, mode):
-    # Decided while numba types the loop, as backfill_behind_head: a loop of a
-    # mode without an indexed LRMS never types indexed_pass (4 s cold).
-    decoded = _literal_mode(mode)
-    if decoded is not None and (decoded[1] or (decoded[0] != MIXED and not lrms.INDEXED[decoded[0]])):
-        def plain(k, code, t, jobs, state, index, mode):
-            schedule_site(k, k, code, t, jobs, state, mode)
-        return plain
+def index_pass(indexed, k, code, t, jobs, state, index):
+    """:func:`indexed_pass` in a loop compiled as the indexed one (``indexed``, a literal); the
+    plain loop never types it (the overload below)."""
 
-    def either(k, code, t, jobs, state, index, mode):
-        sc = state.sc
-        long = sc[k, Q_TAIL] - sc[k, Q_HEAD] >= index[queue_index.SPAN_ON, k, 0]
-        if lrms.INDEXED[site_lrms(mode, code)] and not holds_reservations(mode) and (
-                queue_index.kept(index, k) or long):
-            indexed_pass(k, code, t, jobs, state, index)
-        else:
-            schedule_site(k, k, code, t, jobs, state, mode)
-    return either
+
+@overload(index_pass, prefer_literal=True)
+def _index_pass(indexed, k, code, t, jobs, state, index):
+    # Decided while numba types the loop, as backfill_behind_head: the plain
+    # loop never compiles indexed_pass (3-4 s cold), so a run whose queues
+    # stay short never pays for the index.
+    if getattr(indexed, "literal_value", None) is False:
+        def never(indexed, k, code, t, jobs, state, index):
+            return None
+        return never
+
+    def call(indexed, k, code, t, jobs, state, index):
+        indexed_pass(k, code, t, jobs, state, index)
+    return call
 
 
 @njit(cache=True, inline="always")
@@ -873,9 +881,9 @@ def enqueue_at_site(k, job, code, jobs, queue, sc, mode):
 @njit(cache=True, inline="always")
 def enqueue_own(k, job, code, jobs, state, index, mode):
     """Site k's own queue takes ``job`` (:func:`enqueue_at_site`), and its queue index if its LRMS
-    has one (:func:`own_queue_pass`)."""
+    keeps one (:func:`indexed_pass`)."""
     enqueue_at_site(k, job, code, jobs, state.queue, state.sc, mode)
-    if lrms.INDEXED[site_lrms(mode, code)] and not holds_reservations(mode) and queue_index.kept(index, k):
+    if lrms.INDEXED[site_lrms(mode, code)] and queue_index.kept(index, k):
         queue_index.add_job(index, k, state.sc[k, Q_TAIL] - 1, jobs[PROCS, job], jobs[ESTIMATE, job])
 
 
@@ -1013,9 +1021,15 @@ def stopped_at_cutoff(i, t, jobs, out, group, cutoff, bounds):
     return cutoff_check_due(i) and over_cutoff(t, i, jobs, out, group, cutoff, bounds)
 
 
+#: How a local loop ended: at the end of the log, at the AWRT cutoff, or at a queue long enough
+#: to go on in the indexed loop.
+DONE, STOPPED, LONG = 0, 1, 2
+
+
 @njit(cache=True)
 def _simulate_local(jobs, machine_procs, codes, group, cutoff, index_span, mode):
-    """Simulate K sites without exchange: every job runs at its ``HOME`` row.
+    """Simulate K sites without exchange: every job runs at its ``HOME`` row; the plain loop, up to
+    the first long queue of an indexed LRMS.
 
     Args:
         jobs: int64, shape (N_JOB_FIELDS, n), arrival order (module docstring).
@@ -1028,36 +1042,49 @@ def _simulate_local(jobs, machine_procs, codes, group, cutoff, index_span, mode)
         mode: :func:`lrms_mode` of ``codes`` (compiled as a literal).
 
     Returns:
-        ``(start, bounds)``: start time (s) of each job; ``bounds`` is empty,
-        or the groups' AWRT lower bounds if the run stopped early (then
-        unstarted jobs have start -1).
+        ``(status, i, state, bounds)``: how the loop ended (``DONE``,
+        ``STOPPED``, ``LONG``), the next arrival, the :class:`State` and the
+        groups' AWRT lower bounds (``bounds[0]``, if it stopped early).
+        ``LONG``: :func:`_continue_indexed` goes on from arrival ``i``.
     """
     numba.literally(mode)
     state = new_state(jobs, machine_procs, codes, machine_procs.shape[0], 0)
     bounds = np.zeros((2, machine_procs.shape[0]))
-    indexed = False
-    for k in range(codes.shape[0]):
-        indexed = indexed or lrms.INDEXED[codes[k]]
-    index = queue_index.new_index(jobs.shape[1] if indexed else 0, machine_procs.shape[0], index_span)
-    stopped = _local_loop(jobs, codes, group, cutoff, state, index, bounds, mode)
-    return state.out[START_TIME].copy(), bounds[0].copy() if stopped else np.empty(0)
+    index = queue_index.new_index(0, machine_procs.shape[0], index_span)
+    status, i = _local_loop(jobs, codes, group, cutoff, state, index, bounds, np.int64(0), mode, False)
+    return status, i, state, bounds
+
+
+@njit(cache=True)
+def _continue_indexed(jobs, codes, group, cutoff, state, bounds, i, index_span, mode):
+    """Go on with a run of :func:`_simulate_local` that ended ``LONG``, from arrival ``i`` to its end,
+    in the indexed loop; returns its status (``DONE`` or ``STOPPED``)."""
+    numba.literally(mode)
+    index = queue_index.new_index(jobs.shape[1], codes.shape[0], index_span)
+    status, _ = _local_loop(jobs, codes, group, cutoff, state, index, bounds, i, mode, True)
+    return status
 
 
 @njit(cache=True, _nrt=False)
-def _local_loop(jobs, codes, group, cutoff, state, index, bounds, mode):
-    """The event loop of :func:`_simulate_local` over preallocated state and queue index
-    (evogrid.sim.queue_index); True if it stopped early.
+def _local_loop(jobs, codes, group, cutoff, state, index, bounds, i, mode, indexed):
+    """The event loop of :func:`_simulate_local` from arrival ``i`` over preallocated state and queue
+    index (evogrid.sim.queue_index); returns ``(status, next arrival)``.
 
-    Compiled without numba's runtime (``_nrt=False``; see the speed notes above).
+    ``indexed`` (a literal): the indexed loop, which passes a long queue
+    (:func:`_long_queue`) to :func:`indexed_pass`. The plain one returns
+    ``LONG`` after the pass that left a queue long: the next iteration would
+    start at the next event, so the indexed loop goes on from there exactly,
+    and a run whose queues stay short never compiles the index (3-4 s
+    cold). Compiled without numba's runtime (``_nrt=False``;
+    see the speed notes above).
     """
     sc, running, out = state.sc, state.running, state.out
     n = jobs.shape[1]
-    i = np.int64(0)  # not the literal 0: that would compile awrt_lower_bounds a second time
     while True:
         tc, site = next_completion(sc, running)
         ta = jobs[SUBMIT, i] if i < n else NEVER
         if tc == NEVER and ta == NEVER:
-            return False
+            return DONE, i
         # One event per iteration, then one pass of its site's scheduler: the
         # inlined pass has one call site (each copy adds seconds to the cold
         # compile). Completions at one instant go site by site; sites do not
@@ -1067,12 +1094,19 @@ def _local_loop(jobs, codes, group, cutoff, state, index, bounds, mode):
             complete_jobs(site, t, codes[site], jobs, sc, running, mode)
         else:
             if stopped_at_cutoff(i, ta, jobs, out, group, cutoff, bounds):
-                return True
+                return STOPPED, i
             t = ta
             site = jobs[HOME, i]
             enqueue_own(site, i, codes[site], jobs, state, index, mode)
             i += 1
-        own_queue_pass(site, codes[site], t, jobs, state, index, mode)
+        # The indexed loop passes a long queue to indexed_pass; the plain one
+        # stops after the pass that left a queue long (one copy of the scan).
+        if indexed and _long_queue(site, codes[site], state, index, mode):
+            index_pass(indexed, site, codes[site], t, jobs, state, index)
+        else:
+            schedule_site(site, site, codes[site], t, jobs, state, mode)
+            if not indexed and _long_queue(site, codes[site], state, index, mode):
+                return LONG, i
 
 
 def cached_entry(entry, name: str):
@@ -1104,7 +1138,15 @@ def _local_entry(mode: int):
     return cached_entry(entry, f"run_local_{mode_name(mode)}")
 
 
+def _indexed_entry(mode: int):
+    def entry(jobs, codes, group, cutoff, state, bounds, i, index_span):
+        return _continue_indexed(jobs, codes, group, cutoff, state, bounds, i, index_span, mode)
+
+    return cached_entry(entry, f"run_local_indexed_{mode_name(mode)}")
+
+
 _LOCAL: dict[int, object] = {}
+_LOCAL_INDEXED: dict[int, object] = {}
 
 
 def run_local(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray,
@@ -1118,12 +1160,18 @@ def run_local(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray,
     ``group`` defaults to the jobs' ``HOME`` row; ``cutoff`` (seconds, one for
     every group) 0 runs to the end. ``index_span``: queue positions from
     which EASY's and LIST's passes use the queue index (evogrid.sim.queue_index;
-    the tests lower it to check the index on short queues). Compiles (or
-    loads) the mode's loop on first use.
+    the tests lower it to check the index on short queues): the run goes on
+    in the indexed loop from the first such queue. Compiles (or loads) the
+    mode's loops on first use.
     """
     mode = lrms_mode(codes)
     if mode not in _LOCAL:
         _LOCAL[mode] = _local_entry(mode)
     limits = np.full(machine_procs.shape[0], float(cutoff))
-    return _LOCAL[mode](jobs, machine_procs, codes, jobs[HOME] if group is None else group, limits,
-                        index_span)
+    group = jobs[HOME] if group is None else group
+    status, i, state, bounds = _LOCAL[mode](jobs, machine_procs, codes, group, limits, index_span)
+    if status == LONG:
+        if mode not in _LOCAL_INDEXED:
+            _LOCAL_INDEXED[mode] = _indexed_entry(mode)
+        status = _LOCAL_INDEXED[mode](jobs, codes, group, limits, state, bounds, i, index_span)
+    return state.out[START_TIME].copy(), bounds[0].copy() if status == STOPPED else np.empty(0)
