@@ -74,9 +74,10 @@ def kept(index, k):
     return index[LIVE, k, 0] == 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def add_job(index, k, position, procs, estimate):
-    """A job needing ``procs`` processors for ``estimate`` seconds waits at ``position`` of row k."""
+    """A job needing ``procs`` processors for ``estimate`` seconds waits at ``position`` of row k
+    (a call, not inlined: it runs on long queues only)."""
     i = index.shape[2] // 2 + position // BLOCK
     while i >= 1 and (procs < index[MIN_PROCS, k, i] or estimate < index[MIN_ESTIMATE, k, i]):
         index[MIN_PROCS, k, i] = min(index[MIN_PROCS, k, i], procs)
