@@ -709,7 +709,7 @@ def _index_block(k, block, tail, jobs, queue, index):
     """Block ``block`` of site k's queue into its index again, from the jobs waiting there now.
     A call: inlined, it cost the indexed pass 1 s of its cold compile."""
     first = block * queue_index.BLOCK
-    least_procs = least_estimate = NEVER
+    least_procs = least_estimate = queue_index.EMPTY
     for p in range(first, min(first + queue_index.BLOCK, tail)):
         job = queue[k, p]
         if job != queue_index.HOLE:
@@ -731,7 +731,7 @@ def _build_index(k, head, tail, jobs, queue, index):
 def _drop_index(k, head, tail, queue, sc, index):
     """Stop keeping site k's queue index and close the holes in its positions ``[head, tail)``."""
     for block in range(head // queue_index.BLOCK, (tail - 1) // queue_index.BLOCK + 1):
-        queue_index.set_block(index, k, block, NEVER, NEVER)
+        queue_index.set_block(index, k, block, queue_index.EMPTY, queue_index.EMPTY)
     index[queue_index.LIVE, k, 0] = 0
     write = head
     for p in range(head, tail):

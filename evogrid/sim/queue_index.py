@@ -9,7 +9,7 @@ Layout: the queue positions of a row are grouped into blocks of ``BLOCK``
 positions; ``index[F, k, i]`` (F: ``MIN_PROCS``, ``MIN_ESTIMATE``) is a
 segment tree over row k's blocks (node 1 the root, node i's children 2i and
 2i+1, block b the leaf ``leaves + b``), holding the fewest processors and the
-shortest estimate (s) of the waiting jobs under each node (``NEVER`` for
+shortest estimate (s) of the waiting jobs under each node (``EMPTY`` for
 none). While the tree is kept, a job that leaves the queue leaves a hole
 (:data:`HOLE`) behind, so positions keep their order and the tree needs no
 re-building (evogrid.sim.core.indexed_pass).
@@ -47,7 +47,8 @@ LIVE, SPAN_ON = 0, 1
 SPAN = 512
 #: A queue position whose job has left.
 HOLE = -1
-NEVER = np.iinfo(np.int64).max
+#: The bounds of a node without waiting jobs (no job is that wide or that long).
+EMPTY = np.iinfo(np.int64).max
 
 
 @njit(cache=True)
@@ -61,7 +62,7 @@ def new_index(n_positions, n_rows, span_on):
     for f in range(2):
         for k in range(n_rows):
             for i in range(1, 2 * leaves):
-                index[f, k, i] = NEVER
+                index[f, k, i] = EMPTY
     for k in range(n_rows):
         index[LIVE, k, 0] = 0
         index[SPAN_ON, k, 0] = span_on
