@@ -30,6 +30,7 @@ from evogrid.errors import EvogridError, ScenarioError
 from evogrid.files import write_json
 from evogrid.pipeline import DEMO_GENERATIONS
 from evogrid.policy.registry import (
+    ACTIVE_TAKE,
     LOCATIONS,
     POOL_ARRIVALS,
     STRATEGIES,
@@ -266,6 +267,9 @@ def simulate_cmd(
     pool_arrivals: Annotated[str | None, typer.Option(
         help=f"With --strategy pool, how a new job meets the pool (default {POOL_ARRIVALS.default.name}): "
              f"{POOL_ARRIVALS.help()}.")] = None,
+    active_take: Annotated[str | None, typer.Option(
+        help=f"With --strategy aa, what a site does with the jobs it takes (default "
+             f"{ACTIVE_TAKE.default.name}): {ACTIVE_TAKE.help()}.")] = None,
     lrms: Annotated[str | None, typer.Option(help=LRMS_HELP)] = None,
     procs: Annotated[int | None, typer.Option(min=1, help="Override every site's machine size.")] = None,
     lenient: Annotated[bool, typer.Option(help="Skip and count malformed SWF lines.")] = False,
@@ -294,8 +298,10 @@ def simulate_cmd(
     name = strategy or ("rulebase" if rulebase else base.name)
     if pool_arrivals is not None and name != "pool":
         raise ScenarioError(f"--pool-arrivals applies to --strategy pool only, not {name}")
+    if active_take is not None and name != "aa":
+        raise ScenarioError(f"--active-take applies to --strategy aa only, not {name}")
     config = base.with_options(name=name, others=others, location=location, seed=seed,
-                               pool_arrivals=pool_arrivals)
+                               pool_arrivals=pool_arrivals, active_take=active_take)
     specs = [RulebaseSpec.parse(spec) for spec in rulebase] if rulebase else None
     chosen = build_strategy(config, loaded, specs)
     t0 = time.perf_counter()

@@ -50,6 +50,7 @@ class Policy:
     location: str = "fixed"  # fixed | awrt
     rulebases: dict = field(default_factory=dict)  # (site, partner) -> (features, rules); (k, k): ranking
     pool_arrivals: str = "first"  # pool: first (own queue, then the pool) | queued (into the pool)
+    active_take: str = "queue"  # active: queue (into the taker's queue, offered again) | start (at once)
     speed: tuple = ()  # per site (default: all 1)
     tags: tuple = ()  # per site: the attribute bits it holds (default: none)
     hard: tuple = ()  # per job: the bits it requires (default: none) ...
@@ -160,9 +161,10 @@ def lrms_pass(site, queue, t, jobs, begin):
     return started
 
 
-def simulate_reference(jobs, machine_procs, lrms, policy=None):
+def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None):
     """(start times, executing sites) of ``jobs`` (list of Job in arrival order); with site speeds
-    ``(start, sites, run times)``."""
+    ``(start, sites, run times)``. ``moves``: a list of zeros, one per job, that the published
+    active request counts each job's moves in."""
     policy = policy or Policy(transfer=("local",) * len(machine_procs))
     K = len(machine_procs)
     jobs = [replace(j) for j in jobs]  # a moved job's run time and estimate change
@@ -173,6 +175,7 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
     sites = [Site(m, lr) for m, lr in zip(machine_procs, lrms, strict=True)]
     start = [None] * len(jobs)
     where = [j.origin for j in jobs]
+    moves = [0] * len(jobs) if moves is None else moves
     pool = []
     num = [[0.0] * K for _ in range(K)]
     den = [[0.0] * K for _ in range(K)]
@@ -193,7 +196,33 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None):
         for job in run_lrms(k, visible, t):
             pool.remove(job)
 
+    def fetch_into_queue(k, t):
+        """Lepping 9.1: a site with free processors takes, into its queue, every waiting job of the
+        others that it could start now without delaying its head (if any), judged on its state
+        before the request."""
+        site = sites[k]
+        if site.free == 0:
+            return
+        T, extra = shadow(site, t, jobs[site.queue[0]].procs) if site.queue else (math.inf, 0)
+        for l in range(K):
+            if l == k or not sites[l].queue:
+                continue
+            other = sites[l]
+            head = other.queue[0]
+            for job in list(other.queue):
+                p = jobs[job].procs
+                if p <= site.free and (t + jobs[job].estimate <= T or p <= extra):
+                    other.queue.remove(job)
+                    join(site, job, jobs)
+                    moves[job] += 1
+            if head not in other.queue:
+                run_lrms(l, other.queue, t)
+        run_lrms(k, site.queue, t)
+
     def active_request(k, t):
+        if policy.active_take == "queue":
+            fetch_into_queue(k, t)
+            return
         site = sites[k]
         if site.free == 0:
             return

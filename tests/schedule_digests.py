@@ -115,7 +115,10 @@ def digests() -> dict[str, str]:
             out[f"{grid} {label} local"] = digest(simulate_local(jobs, lrms))
             for key, strategy in strategies.items():
                 out[f"{grid} {label} {key}"] = digest(simulate_grid(jobs, lrms, strategy.exchange(jobs)))
-        out[f"{grid} easy aa"] = digest(simulate_grid(jobs, "easy", ActiveRequest().exchange(jobs)))
+        starting = ActiveRequest("start").exchange(jobs)
+        out[f"{grid} easy aa-start"] = digest(simulate_grid(jobs, "easy", starting))
+        for lrms in ("easy", "fcfs"):
+            out[f"{grid} {lrms} aa"] = digest(simulate_grid(jobs, lrms, ActiveRequest().exchange(jobs)))
     return out | reservation_digests()
 
 

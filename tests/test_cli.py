@@ -152,8 +152,13 @@ def test_bad_rulebase_file(capsys, tmp_path):
 def test_bad_strategy_options(capsys):
     code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "magic")
     assert_one_line_error(code, err, "--strategy magic")
-    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "aa", "--lrms", "fcfs")
+    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "aa", "--active-take", "start",
+                       "--lrms", "fcfs")
     assert_one_line_error(code, err, "EASY")
+    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "aa", "--active-take", "late")
+    assert_one_line_error(code, err, "--active-take late")
+    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "pool", "--active-take", "start")
+    assert_one_line_error(code, err, "--active-take")
     code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "rulebase")
     assert_one_line_error(code, err, "--rulebase")
     code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "awf", "--location", "near")

@@ -71,13 +71,16 @@ def random_exchange(data, transfer, location):
     return exchange, ref_rbs
 
 
-def _reference(sites, jobs: GridJobs, lrms, policy):
-    ref_jobs = [
+def _reference_jobs(jobs: GridJobs) -> list[Job]:
+    return [
         Job(int(s), int(r), int(p), int(e), int(o))
         for s, r, p, e, o in zip(jobs.submit, jobs.run_time, jobs.procs, jobs.estimate, jobs.origin,
                                  strict=True)
     ]
-    return simulate_reference(ref_jobs, [w.machine_procs for w in sites], lrms, policy)
+
+
+def _reference(sites, jobs: GridJobs, lrms, policy):
+    return simulate_reference(_reference_jobs(jobs), [w.machine_procs for w in sites], lrms, policy)
 
 
 def _compare(sites, lrms, exchange, policy):
@@ -160,9 +163,48 @@ def test_pool_arrivals_default_and_errors():
 
 
 @SETTINGS
+@given(grids(), st.data())
+def test_published_active_request_equals_reference(sites, data):
+    """Lepping's active request under any LRMS of a FIFO or SJF queue: same starts, executing sites
+    and moves per job as the reference."""
+    lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative", "sjf", "easy-sjf"]))
+            for _ in sites]
+    jobs = GridJobs.merge(sites)
+    schedule = simulate_grid(jobs, lrms, Exchange("aa", scheme="active"))
+    check_schedule(schedule)
+    moves = [0] * len(jobs.submit)
+    start, where = simulate_reference(_reference_jobs(jobs), [w.machine_procs for w in sites], lrms,
+                                      Policy("active"), moves)
+    assert schedule.start.tolist() == start
+    assert schedule.site.tolist() == where
+    assert schedule.moves.tolist() == moves
+
+
+def test_published_active_request_moves_a_job_again():
+    """Two sites under FCFS, each with a blocked head and one free processor: a short 1-processor
+    job moves to the other site's queue (it could start there without delaying the head), cannot
+    start behind that site's head, and the first site's next request takes it back; at t=20 the
+    other site, idle, takes it once more and runs it."""
+    a = Workload("a", 4, arr([0, 0, 2]), arr([10, 10, 2]), arr([3, 4, 1]), arr([10, 10, 2]),
+                 arr([0, 1, 2]), arr([0, 0, 0]))
+    b = Workload("b", 4, arr([0, 0, 1, 3]), arr([10, 10, 2, 2]), arr([3, 4, 1, 1]), arr([10, 10, 2, 2]),
+                 arr([0, 1, 2, 3]), arr([0, 0, 0, 0]))
+    jobs = GridJobs.merge([a, b])
+    schedule = simulate_grid(jobs, ["fcfs", "fcfs"], Exchange("aa", scheme="active"))
+    check_schedule(schedule)
+    moves = [0] * len(jobs.submit)
+    start, where = simulate_reference(_reference_jobs(jobs), [4, 4], ["fcfs"] * 2, Policy("active"), moves)
+    assert (schedule.start.tolist(), schedule.site.tolist(), schedule.moves.tolist()) == (start, where, moves)
+    b2 = int(np.flatnonzero((jobs.origin == 1) & (jobs.submit == 1))[0])
+    assert moves[b2] == 3  # b -> a at t=2, a -> b at t=3, b -> a at t=20
+    assert (where[b2], start[b2]) == (0, 20)
+
+
+@SETTINGS
 @given(grids())
-def test_active_request_equals_reference(sites):
-    schedule = _compare(sites, ["easy"] * len(sites), Exchange("aa", scheme="active"), Policy("active"))
+def test_active_request_start_rule_equals_reference(sites):
+    schedule = _compare(sites, ["easy"] * len(sites), Exchange("aa", scheme="active", active_take="start"),
+                        Policy("active", active_take="start"))
     assert (schedule.moves <= 1).all()
 
 
@@ -223,12 +265,15 @@ def test_random_location_is_seeded():
 
 
 @pytest.mark.parametrize("lrms", ["fcfs", "list"])
-def test_active_request_needs_easy(lrms):
+def test_active_request_start_rule_needs_easy(lrms):
     from evogrid.errors import ScenarioError
 
     sites = [Workload("a", 2, arr([0]), arr([1]), arr([1]), arr([1]), arr([1]), arr([0]))] * 2
+    simulate_grid(sites, lrms, Exchange("aa", scheme="active"))  # the published rule takes any LRMS
     with pytest.raises(ScenarioError, match="EASY"):
-        simulate_grid(sites, lrms, Exchange("aa", scheme="active"))
+        simulate_grid(sites, lrms, Exchange("aa", scheme="active", active_take="start"))
+    with pytest.raises(ScenarioError, match="queue, start"):
+        simulate_grid(sites, lrms, Exchange("aa", scheme="active", active_take="late"))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))

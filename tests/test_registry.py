@@ -9,6 +9,7 @@ from test_cli import assert_one_line_error, run
 
 from evogrid.errors import EvogridError, ScenarioError
 from evogrid.policy import (
+    ACTIVE_TAKE,
     FEATURES,
     LOCATIONS,
     POOL_ARRIVALS,
@@ -38,6 +39,7 @@ def test_registries_name_the_compiled_codes():
     assert {n: e.code for n, e in TRANSFERS.items()} == grid.TRANSFER_CODES
     assert {n: e.code for n, e in LOCATIONS.items()} == grid.LOCATION_CODES
     assert {n: e.code for n, e in POOL_ARRIVALS.items()} == grid.POOL_ARRIVAL_CODES
+    assert {n: e.code for n, e in ACTIVE_TAKE.items()} == grid.ACTIVE_TAKE_CODES
     for decision, codes in (("transfer", features.FEATURE_CODES),
                             ("admission", features.ADMISSION_FEATURE_CODES)):
         assert {n: FEATURES[n].code for n in features_for(decision)} == codes

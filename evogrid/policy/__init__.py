@@ -18,6 +18,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
         "FEATURES",
         "LOCATIONS",
         "POOL_ARRIVALS",
+        "ACTIVE_TAKE",
         "TRANSFERS",
         "Choice",
         "Feature",

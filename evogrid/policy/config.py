@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from evogrid.errors import ScenarioError, validation_error, validation_message
 from evogrid.policy.registry import (
+    ACTIVE_TAKE,
     LOCATIONS,
     POOL_ARRIVALS,
     STRATEGIES,
@@ -121,6 +122,7 @@ def broker_strategy(config: StrategyConfig, scenario: Scenario, specs: Sequence[
 StrategyName = STRATEGIES.name_type()
 LocationName = LOCATIONS.name_type()
 PoolArrivalName = POOL_ARRIVALS.name_type()
+ActiveTakeName = ACTIVE_TAKE.name_type()
 
 
 class StrategyConfig(BaseModel):
@@ -136,6 +138,8 @@ class StrategyConfig(BaseModel):
     seed: int = Field(default=0, description="seeds the random location policy")
     pool_arrivals: PoolArrivalName = Field(default=POOL_ARRIVALS.default.name,
                                description="pool only: " + POOL_ARRIVALS.help())
+    active_take: ActiveTakeName = Field(default=ACTIVE_TAKE.default.name,
+                                        description="aa only: " + ACTIVE_TAKE.help())
     rulebases: dict[str, str | list[str]] = Field(
         default_factory=dict,
         description="site (window name or index) -> rulebase JSON, or a list of them (a pool); "

@@ -201,6 +201,16 @@ POOL_ARRIVALS: Registry[Choice] = Registry("pool arrival rule", [
                                     "(reproduces the dissertation's Table 10.1, chapter 10's pool)"),
 ])
 
+ACTIVE_TAKE: Registry[Choice] = Registry("active request rule", [
+    Choice("queue", codes.AA_QUEUE, "the published rule (Lepping 9.1): a site with free processors takes "
+                                   "into its queue every waiting job of the others it could start now "
+                                   "without delaying its head, each judged on its state before the "
+                                   "request, then runs its LRMS (any LRMS); a job that does not start "
+                                   "there is offered again"),
+    Choice("start", codes.AA_START, "evogrid's variant (EASY only): the site starts such jobs at once, "
+                                   "counting its free processors down; a job moves at most once"),
+])
+
 #: Features of a job at a site: for transfer decisions (the deciding site) and rankings (the ranked site).
 _JOB_SITE = ("transfer", "ranking")
 FEATURES: Registry[Feature] = Registry("feature", [
@@ -318,7 +328,7 @@ def _pool(config: Any, scenario: Any, specs: Any) -> Any:
 def _aa(config: Any, scenario: Any, specs: Any) -> Any:
     from evogrid.policy.strategies import ActiveRequest
 
-    return ActiveRequest()
+    return ActiveRequest(take=config.active_take)
 
 
 STRATEGIES: Registry[StrategyKind] = Registry("strategy", [
@@ -329,5 +339,5 @@ STRATEGIES: Registry[StrategyKind] = Registry("strategy", [
                                     "site by --location (mct, min-min, ...; rank: TSK ranking rulebases "
                                     "from --rulebase)"),
     StrategyKind("pool", _pool, "central job pool: FCFS-JS/EASY-JS/LIST-JS"),
-    StrategyKind("aa", _aa, "active request, needs --lrms easy"),
+    StrategyKind("aa", _aa, "active request (--active-take)"),
 ])

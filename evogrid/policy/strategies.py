@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from evogrid.errors import ScenarioError
-from evogrid.policy.registry import POOL_ARRIVALS, check_features, plain_transfers
+from evogrid.policy.registry import ACTIVE_TAKE, POOL_ARRIVALS, check_features, plain_transfers
 from evogrid.policy.rulebase import Rulebase
 from evogrid.sim.booking import Bookings, reservation_setup, simulate_reservations
 from evogrid.sim.metrics import (
@@ -297,12 +297,22 @@ class CentralPool:
 
 @dataclass(frozen=True)
 class ActiveRequest:
-    """AA: sites with free processors fetch waiting jobs from the others (EASY only)."""
+    """AA: sites with free processors fetch waiting jobs from the others.
 
+    Attributes:
+        take: what a site does with the jobs it takes (:data:`~evogrid.policy.registry.ACTIVE_TAKE`):
+            ``queue`` (the published rule, default: into its queue, and a job that does not start
+            there is offered again) or ``start`` (evogrid's variant, EASY only: started at once,
+            so a job moves at most once).
+    """
+
+    take: str = ACTIVE_TAKE.default.name
     label: str = "aa"
 
     def exchange(self, jobs: GridJobs) -> Exchange:
-        return Exchange(self.label, scheme="active")
+        ACTIVE_TAKE.lookup(self.take, "active request rule")
+        label = self.label if self.take == ACTIVE_TAKE.default.name else f"{self.label}-{self.take}"
+        return Exchange(label, scheme="active", active_take=self.take)
 
 
 Strategy = Local | AcceptWhenFit | FuzzyPolicy | Broker | PythonPolicy | CentralPool | ActiveRequest

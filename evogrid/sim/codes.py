@@ -18,6 +18,9 @@ L_MET, L_MCT, L_MIN_MIN, L_MAX_MIN, L_RANK = 5, 6, 7, 8, 9
 L_PYTHON = 10
 #: How a new job meets the central pool.
 A_FIRST, A_QUEUED = 0, 1
+#: What an active request does with a job it takes: append it to the requesting site's queue (the
+#: published rule: a job that does not start there is offered again) or start it at once.
+AA_QUEUE, AA_START = 0, 1
 #: Decision features of fuzzy rulebases: transfer decisions (a job on offer) ...
 F_NWP, F_NJP, F_UTIL, F_QLEN, F_EST_HOURS = 0, 1, 2, 3, 4
 #: ... and reservation admission (a part of a request at a candidate start; F_NWP serves both).

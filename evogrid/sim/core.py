@@ -251,6 +251,37 @@ def shadow_time(k, need, sc, running, jobs):
 
 
 @njit(cache=True, inline="always")
+def shadow_time_at(k, need, mode, code, jobs, state):
+    """:func:`shadow_time` at a site whatever its LRMS (``code``): one that keeps no list of its
+    running jobs by estimated end (FCFS) finds T by bisection over the estimated ends of its
+    running jobs (start + estimate), in O(R log T) for R running jobs."""
+    sc, running = state.sc, state.running
+    if keeps_run_list(mode, code):
+        return shadow_time(k, need, sc, running, jobs)
+    lo, hi = NEVER, np.int64(0)  # avail(lo - 1) < need <= avail(hi)
+    for i in range(sc[k, N_HEAP]):
+        job = running[HEAP_JOB, k, i]
+        end = state.out[START_TIME, job] + jobs[ESTIMATE, job]
+        lo, hi = min(lo, end), max(hi, end)
+    if lo == NEVER:
+        return NEVER, 0
+    avail = 0
+    while True:
+        mid = lo + (hi - lo) // 2
+        avail = sc[k, FREE]
+        for i in range(sc[k, N_HEAP]):
+            job = running[HEAP_JOB, k, i]
+            if state.out[START_TIME, job] + jobs[ESTIMATE, job] <= mid:
+                avail += jobs[PROCS, job]
+        if lo == hi:
+            return lo, avail - need
+        if avail >= need:
+            hi = mid
+        else:
+            lo = mid + 1
+
+
+@njit(cache=True, inline="always")
 def build_profile(k, t, sc, running, jobs, profile):
     """Site k's availability profile at time ``t`` from its running jobs (evogrid.sim.profile); returns
     its breakpoint count.
@@ -853,6 +884,22 @@ def enqueue(q, job, jobs, queue, sc):
     queue[q, sc[q, Q_TAIL]] = job
     sc[q, Q_TAIL] += 1
     sc[q, W_PROCS] += jobs[PROCS, job]
+
+
+@njit(cache=True, inline="always")
+def make_room(q, queue, sc):
+    """Move queue row q's waiting jobs to its front if its tail has reached the row's end.
+
+    A row holds every job once, so it fills only where jobs come back to it
+    (the published active request moves a job again and again).
+    """
+    head, tail = sc[q, Q_HEAD], sc[q, Q_TAIL]
+    if tail < queue.shape[1] or head == 0:
+        return
+    for r in range(head, tail):
+        queue[q, r - head] = queue[q, r]
+    sc[q, Q_HEAD] = 0
+    sc[q, Q_TAIL] = tail - head
 
 
 @njit(cache=True, inline="always")

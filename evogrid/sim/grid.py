@@ -14,9 +14,12 @@ Three schemes share the LRMS code of :mod:`evogrid.sim.core`:
   the pool); ``A_QUEUED`` appends it to the pool behind the older jobs and
   its site schedules the pool, so under EASY it starts at once only if it
   does not delay the reservation of the oldest pool job the site can run.
-- ``ACTIVE``: active request with EASY. After every scheduling pass a site
-  with free processors takes waiting jobs from the other sites' queues that
-  it can start now without delaying its own head's reservation.
+- ``ACTIVE``: active request. After every scheduling pass a site with free
+  processors takes waiting jobs from the other sites' queues that it can
+  start now without delaying its own head's reservation: the published rule
+  (``AA_QUEUE``, any LRMS) appends them to its queue, judged all against its
+  state before the request; evogrid's (``AA_START``, EASY) starts them at
+  once, counting its free processors down.
 
 Transfer policies per site: ``T_LOCAL`` (keep own jobs, decline offers),
 ``T_AWF`` (accept iff the job fits the free processors now), and
@@ -64,6 +67,8 @@ from numba import njit
 from evogrid.sim.codes import (
     A_FIRST,
     A_QUEUED,
+    AA_QUEUE,
+    AA_START,
     ACTIVE,
     EXCHANGE,
     F_WAIT_HOURS,
@@ -110,12 +115,14 @@ from evogrid.sim.core import (
     enqueue_at_site,
     enqueue_by_key,
     lrms_scan,
+    make_room,
     mode_name,
     new_state,
     next_completion,
     next_held_event,
     schedule_site,
     shadow_time,
+    shadow_time_at,
     start_held,
     stopped_at_cutoff,
 )
@@ -135,10 +142,11 @@ SCORING_LOCATIONS = ("least-load", "olb", "met", "mct", "min-min", "max-min", "r
 #: Beichter's slot factor in the least-load policy's tie-break.
 SLOT_FACTOR = 5.0
 POOL_ARRIVAL_CODES: dict[str, int] = {"first": A_FIRST, "queued": A_QUEUED}
+ACTIVE_TAKE_CODES: dict[str, int] = {"queue": AA_QUEUE, "start": AA_START}
 #: Fields of the ``setup`` array of a grid run (``PY_ORDER``: 1 if a Python queue order keys every
 #: job at its submission, evogrid.sim.python_policy.QueueOrder).
-SCHEME, POOL_ARRIVALS, LOCATION, SEED, MATCHING, PY_ORDER = 0, 1, 2, 3, 4, 5
-N_SETUP_FIELDS = 6
+SCHEME, POOL_ARRIVALS, LOCATION, SEED, MATCHING, PY_ORDER, ACTIVE_TAKE = 0, 1, 2, 3, 4, 5, 6
+N_SETUP_FIELDS = 7
 #: Fields of the ``pause`` array (``work.pause``): where the loop stopped to ask a Python policy
 #: (evogrid.sim.python_policy) and what it was told. ``P_NEXT``: the next arrival;
 #: ``P_TIME``: the decision's time (s); ``P_JOB``: the job whose arrival is under way (-1: none);
@@ -412,16 +420,75 @@ def _record_delegated_ends(t, jobs, sc, running, delegated):
 
 
 @njit(cache=True, _nrt=False)
-def active_request(k, t, codes, jobs, state, mode):
-    """Site k takes waiting jobs from the other sites' queues (AA, docs/grid.md).
+def active_request(k, t, take, codes, jobs, state, mode):
+    """Site k asks the other sites for waiting jobs (AA, docs/grid.md); ``take`` says what it does
+    with them: :func:`fetch_into_queue` (``AA_QUEUE``, the published rule) or
+    :func:`fetch_and_start` (``AA_START``)."""
+    if take == AA_QUEUE:
+        fetch_into_queue(k, t, codes, jobs, state, mode)
+    else:
+        fetch_and_start(k, t, codes, jobs, state, mode)
 
-    A job qualifies if it fits k's free processors now and does not delay
-    k's head: EASY's rule against the head's reservation; with an empty
-    queue there is no head to delay, and any job that fits qualifies. Taken
-    jobs start at once. A site that lost its head gets a scheduling pass of
-    its own. Not inlined (nor is :func:`schedule_pool`): each inlined copy
-    of the scan costs compile time, and these passes are called from two
+
+@njit(cache=True, _nrt=False)
+def fetch_into_queue(k, t, codes, jobs, state, mode):
+    """The published active request (Lepping, 9.1): site k, with free processors after its pass
+    (its head blocked, or its queue empty), takes every waiting job of the other sites (each in
+    index order, its queue in order) that it could start now without delaying its head (EASY's
+    rule against the head's reservation; with an empty queue, any job that fits), appends them to
+    its own queue and then runs its LRMS (any LRMS).
+
+    Each job is judged against k's state before the request, so k may take more than it can start:
+    the rest waits in k's queue and the next request of another site may take it again (the
+    dissertation's Table 9.3 counts up to 112 moves of a job). A site that lost its head gets a
+    pass of its own (before k's: the two touch different sites). Not inlined: called from two
     places of the loop.
+    """
+    queue, sc, running, out = state.queue, state.sc, state.running, state.out
+    head = sc[k, Q_HEAD]
+    if sc[k, FREE] == 0:
+        return
+    free = sc[k, FREE]
+    T = NEVER  # an empty queue has no head to delay
+    extra = 0
+    if head < sc[k, Q_TAIL]:
+        T, extra = shadow_time_at(k, jobs[PROCS, queue[k, head]], mode, codes[k], jobs, state)
+    for l in range(running.shape[1]):  # sites only: sc may hold a pool row
+        if l == k:
+            continue
+        first, tail = sc[l, Q_HEAD], sc[l, Q_TAIL]
+        if first == tail:
+            continue
+        head_job = queue[l, first]
+        write = first
+        for read in range(first, tail):
+            job = queue[l, read]
+            need = jobs[PROCS, job]
+            if need <= free and (t + jobs[ESTIMATE, job] <= T or need <= extra):
+                sc[l, W_PROCS] -= need
+                make_room(k, queue, sc)
+                enqueue_at_site(k, job, codes[k], jobs, queue, sc, mode)
+                out[SITE, job] = k
+                out[MOVES, job] += 1
+            else:
+                queue[l, write] = job
+                write += 1
+        sc[l, Q_TAIL] = write
+        if write == first or queue[l, first] != head_job:  # l lost its head: its next job may start
+            schedule_site(l, l, codes[l], t, jobs, state, mode)
+    schedule_site(k, k, codes[k], t, jobs, state, mode)
+
+
+@njit(cache=True, _nrt=False)
+def fetch_and_start(k, t, codes, jobs, state, mode):
+    """evogrid's active request (EASY only): site k, with free processors (its queue may be empty),
+    starts at once the waiting jobs of the other sites that fit and do not delay its head, counting
+    its free processors down as it takes them; a job moves at most once.
+
+    With an empty queue there is no head to delay, and any job that fits qualifies. A site that
+    lost its head gets a scheduling pass of its own. Not inlined (nor is :func:`schedule_pool`):
+    each inlined copy of the scan costs compile time, and these passes are called from two places
+    of the loop.
     """
     queue, sc, running = state.queue, state.sc, state.running
     if sc[k, FREE] == 0:
@@ -520,7 +587,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
         enqueue(P, job, jobs, queue, sc)
         schedule_pool(k, t, codes, jobs, state, mode)
     elif scheme == ACTIVE:
-        active_request(k, t, codes, jobs, state, mode)
+        active_request(k, t, setup[ACTIVE_TAKE], codes, jobs, state, mode)
     return False
 
 
@@ -684,7 +751,7 @@ def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
                     if scheme == POOL:
                         schedule_pool(k, te, codes, jobs, state, mode)
                     elif scheme == ACTIVE:
-                        active_request(k, te, codes, jobs, state, mode)
+                        active_request(k, te, setup[ACTIVE_TAKE], codes, jobs, state, mode)
             start_held(mode, te, state)
             continue
         if tr < ta:

@@ -27,7 +27,8 @@ Two forms:
       name = "rulebase"             # local, awf, rulebase, pool, aa
       location = "fixed"
       rulebases = { KTH-5 = "kth.json" }   # relative to this file
-      # pool_arrivals = "first"     # pool only: queued (default) or first
+      # pool_arrivals = "first"     # pool only: first (default) or queued
+      # active_take = "queue"       # aa only: queue (default) or start
       [reservations]                # optional: requests booked ahead (evogrid reserve)
       workload = "rw1"              # rw1, rw2, rw3 or book-ahead, made from site `source`'s jobs
       algorithm = "backfill"        # trivial, cpu-count, backlog, backfill, weighted, first-fit

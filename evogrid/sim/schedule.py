@@ -206,7 +206,7 @@ class Exchange:
     Attributes:
         label: a name for tables (``awf``, ``easy-js``, ...).
         scheme: ``exchange`` (transfer + location policies), ``pool``
-            (central job pool) or ``active`` (active request, EASY only).
+            (central job pool) or ``active`` (active request).
         transfer: per site, ``local``, ``awf``, ``rulebase`` or ``broker``
             (exchange only; a broker sends each job to the first of all
             qualified sites, itself included, in location order), or a
@@ -217,6 +217,10 @@ class Exchange:
             the pool behind the older jobs and its site schedules the pool:
             under EASY it starts at once only without delaying the
             reservation of the oldest pool job that site can run).
+        active_take: what an active request does with the jobs it takes
+            (active only): ``queue`` (the published rule: into the requesting
+            site's queue, all judged on its state before the request, any
+            LRMS) or ``start`` (at once, free processors counted down, EASY only).
         location: a name of evogrid.sim.grid.LOCATION_CODES (exchange only), or a
             :class:`~evogrid.sim.python_policy.LocationPolicy` object.
         seed: seeds the random location policy.
@@ -231,6 +235,7 @@ class Exchange:
     label: str
     scheme: str = "exchange"
     pool_arrivals: str = "first"
+    active_take: str = "queue"
     transfer: tuple[str | TransferPolicy, ...] = ()
     location: str | LocationPolicy = "fixed"
     seed: int = 0
@@ -246,6 +251,9 @@ class Exchange:
         if self.pool_arrivals not in grid.POOL_ARRIVAL_CODES:
             raise ScenarioError(f"unknown pool arrival rule {self.pool_arrivals!r}; expected one of "
                                 f"{', '.join(grid.POOL_ARRIVAL_CODES)}")
+        if self.active_take not in grid.ACTIVE_TAKE_CODES:
+            raise ScenarioError(f"unknown active request rule {self.active_take!r}; expected one of "
+                                f"{', '.join(grid.ACTIVE_TAKE_CODES)}")
         transfer = self.transfer or ("local",) * n_sites
         if len(transfer) != n_sites:
             raise ScenarioError(f"{len(transfer)} transfer policies for {n_sites} sites")
@@ -281,6 +289,7 @@ class Exchange:
         setup = np.zeros(grid.N_SETUP_FIELDS, dtype=np.int64)
         setup[grid.SCHEME] = grid.SCHEMES[self.scheme]
         setup[grid.POOL_ARRIVALS] = grid.POOL_ARRIVAL_CODES[self.pool_arrivals]
+        setup[grid.ACTIVE_TAKE] = grid.ACTIVE_TAKE_CODES[self.active_take]
         setup[grid.LOCATION] = (grid.L_PYTHON if isinstance(self.location, LocationPolicy)
                                 else grid.LOCATION_CODES[self.location])
         setup[grid.SEED] = int(self.seed)
@@ -345,8 +354,8 @@ def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record
     reservation requests as evogrid.sim.booking packs them (None: none); the one path to the
     compiled grid loop."""
     codes = np.array([lrms_code(name) for name in names], dtype=np.int64)
-    if exchange.scheme == "active" and set(names) != {"easy"}:
-        raise ScenarioError("active request (aa) needs EASY at every site (--lrms easy)")
+    if exchange.scheme == "active" and exchange.active_take == "start" and set(names) != {"easy"}:
+        raise ScenarioError("the active request's start rule needs EASY at every site (--lrms easy)")
     capacity = jobs.n_sites * len(jobs.submit) if record_decisions else 0
     cutoff = np.broadcast_to(np.asarray(awrt_cutoff, dtype=np.float64), (jobs.n_sites,)).copy()
     policy = exchange.arrays(jobs)
