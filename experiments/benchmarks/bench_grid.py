@@ -86,10 +86,10 @@ def main() -> None:
         time_case("2 sites FCFS, grid loop, AWF", jobs, "fcfs", AcceptWhenFit())
         time_case("2 sites FCFS, rulebase at KTH, AWF at SDSC (EFS training)", jobs, "fcfs",
                   FuzzyPolicy({0: Rulebase.random(10, seed=0)}))
-        # The pool rule docs/benchmarks.md timed (arrivals first; the default is now queued).
         time_case("2 sites FCFS, grid loop, FCFS-JS pool", jobs, "fcfs", CentralPool("first"))
         time_case("2 sites EASY, 10-rule rulebase at every site", jobs, "easy", rulebases)
         time_case("2 sites EASY, grid loop, AA", jobs, "easy", ActiveRequest())
+        time_case("2 sites EASY, grid loop, AA start rule", jobs, "easy", ActiveRequest("start"))
 
 
 if __name__ == "__main__":
