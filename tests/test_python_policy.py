@@ -99,6 +99,14 @@ def test_a_python_sjf_queue_order_gives_the_compiled_sjf(sites, data):
     check_schedule(compiled)
 
 
+def test_a_python_queue_order_is_refused_by_the_active_request():
+    from evogrid.workload.synthetic import synthetic_workload
+
+    jobs = GridJobs.merge([synthetic_workload(20, 8, seed=1), synthetic_workload(20, 8, seed=2)])
+    with pytest.raises(ScenarioError, match="does not work with the active request"):
+        simulate_grid(jobs, "easy", Exchange("x", scheme="active", order=ShortestFirst()))
+
+
 def test_a_python_policy_sees_speeds_and_scaled_estimates():
     """On heterogeneous sites the view holds the speeds, and a moved job's estimate at its new site."""
     from evogrid.workload.synthetic import synthetic_workload

@@ -254,7 +254,8 @@ def shadow_time(k, need, sc, running, jobs):
 def shadow_time_at(k, need, mode, code, jobs, state):
     """:func:`shadow_time` at a site whatever its LRMS (``code``): one that keeps no list of its
     running jobs by estimated end (FCFS) finds T by bisection over the estimated ends of its
-    running jobs (start + estimate), in O(R log T) for R running jobs."""
+    running jobs (start + estimate), in O(R log T) for R running jobs. ``need`` is at most the
+    site's size (queues hold no wider jobs), so some estimated end frees enough."""
     sc, running = state.sc, state.running
     if keeps_run_list(mode, code):
         return shadow_time(k, need, sc, running, jobs)
@@ -650,7 +651,7 @@ def lrms_scan(k, q, code, t, T, extra, jobs, state, mode):
     """Site k applies LRMS ``code`` to queue row ``q`` at time ``t``; returns ``(extra, head_started)``.
 
     The one scheduling pass of the core, for a site's own queue (q = k), the
-    central pool and an active request (another site's queue). Jobs wider
+    central pool and an active request's start rule (another site's queue). Jobs wider
     than site k are invisible to it. Visible jobs start in order while they
     fit the free processors; the first that does not is the blocked head,
     and the LRMS's rule (evogrid.sim.lrms) judges each later one that fits,
@@ -884,22 +885,6 @@ def enqueue(q, job, jobs, queue, sc):
     queue[q, sc[q, Q_TAIL]] = job
     sc[q, Q_TAIL] += 1
     sc[q, W_PROCS] += jobs[PROCS, job]
-
-
-@njit(cache=True, inline="always")
-def make_room(q, queue, sc):
-    """Move queue row q's waiting jobs to its front if its tail has reached the row's end.
-
-    A row holds every job once, so it fills only where jobs come back to it
-    (the published active request moves a job again and again).
-    """
-    head, tail = sc[q, Q_HEAD], sc[q, Q_TAIL]
-    if tail < queue.shape[1] or head == 0:
-        return
-    for r in range(head, tail):
-        queue[q, r - head] = queue[q, r]
-    sc[q, Q_HEAD] = 0
-    sc[q, Q_TAIL] = tail - head
 
 
 @njit(cache=True, inline="always")

@@ -115,7 +115,6 @@ from evogrid.sim.core import (
     enqueue_at_site,
     enqueue_by_key,
     lrms_scan,
-    make_room,
     mode_name,
     new_state,
     next_completion,
@@ -445,10 +444,10 @@ def fetch_into_queue(k, t, codes, jobs, state, mode):
     places of the loop.
     """
     queue, sc, running, out = state.queue, state.sc, state.running, state.out
-    head = sc[k, Q_HEAD]
     if sc[k, FREE] == 0:
         return
     free = sc[k, FREE]
+    head = sc[k, Q_HEAD]
     T = NEVER  # an empty queue has no head to delay
     extra = 0
     if head < sc[k, Q_TAIL]:
@@ -466,7 +465,8 @@ def fetch_into_queue(k, t, codes, jobs, state, mode):
             need = jobs[PROCS, job]
             if need <= free and (t + jobs[ESTIMATE, job] <= T or need <= extra):
                 sc[l, W_PROCS] -= need
-                make_room(k, queue, sc)
+                # Row k has room: its tail counts the jobs started from its front and those
+                # waiting in it, and this job is neither.
                 enqueue_at_site(k, job, codes[k], jobs, queue, sc, mode)
                 out[SITE, job] = k
                 out[MOVES, job] += 1

@@ -283,6 +283,9 @@ class Exchange:
             if ((ranking < 0) | (ranking >= n_stack)).any():
                 raise ScenarioError("the rank location policy needs a ranking rulebase at every site "
                                     "(rulebase_of[k, k])")
+        if self.scheme == "active" and self.order is not None:
+            # An active request moves waiting jobs into queues their keys were not made for.
+            raise ScenarioError("a Python queue order does not work with the active request")
         if self.scheme != "exchange" and not jobs.sites.is_default:
             raise ScenarioError(f"site speeds and job requirements work with the exchange scheme only, "
                                 f"not {self.scheme!r}")
