@@ -126,7 +126,7 @@ from evogrid.sim.core import (
     stopped_at_cutoff,
 )
 from evogrid.sim.features import SECONDS_PER_HOUR, feature_value, ranking_feature
-from evogrid.sim.lrms import EASY
+from evogrid.sim.lrms import EASY, START, easy_rule
 from evogrid.sim.reserving import R_SUBMIT, Booked, book_in_mode, new_bookings
 from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
 
@@ -463,7 +463,8 @@ def fetch_into_queue(k, t, codes, jobs, state, mode):
         for read in range(first, tail):
             job = queue[l, read]
             need = jobs[PROCS, job]
-            if need <= free and (t + jobs[ESTIMATE, job] <= T or need <= extra):
+            # EASY's own rule, each job on k's state before the request (its extra is not taken)
+            if need <= free and easy_rule(t, need, jobs[ESTIMATE, job], T, extra)[0] == START:
                 sc[l, W_PROCS] -= need
                 # Row k has room: its tail counts the jobs started from its front and those
                 # waiting in it, and this job is neither.
