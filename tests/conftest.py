@@ -1,4 +1,7 @@
 import os
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -35,17 +38,12 @@ def job_row(job_id, submit, run_time, procs, req_time=-1, req_procs=-1):
 
 
 def pytest_configure(config):
-    """Fill numba's cache in one process before xdist workers start (see evogrid.sim.schedule.warm_up)."""
+    """Fill numba's cache before xdist workers start, in two processes at once (tests/warm_cache.py)."""
     if not hasattr(config, "workerinput"):
-        import numpy as np
-
-        from evogrid.sim.booking import simulate_reservations
-        from evogrid.sim.schedule import warm_up
-        from evogrid.workload.model import Workload
-        from evogrid.workload.reservations import Reservations
-
-        warm_up()
-        one = np.ones(1, dtype=np.int64)
-        tiny = Workload("warm-up", 2, 0 * one, one, one, one, one, 0 * one)
-        request = Reservations("warm-up", 0 * one, one, 3 * one, one, one[:, None])
-        simulate_reservations([tiny], "easy", request)
+        with tempfile.TemporaryDirectory() as tmp:
+            lock = str(Path(tmp) / "numba-cache.lock")
+            script = str(REPO / "tests" / "warm_cache.py")
+            parts = [subprocess.Popen([sys.executable, script, str(part), lock]) for part in (0, 1)]
+            failed = [part for part, proc in enumerate(parts) if proc.wait() != 0]
+        if failed:
+            raise pytest.UsageError(f"tests/warm_cache.py: part {failed} failed (its output is above)")

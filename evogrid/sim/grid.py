@@ -303,15 +303,22 @@ def _site_key(location, k, l, job, t, jobs, state, policy, work, delegated):
         return float(-sc[l, FREE]), float(waiting)
     if location == L_MET:
         return speed[k] / speed[l], 0.0
-    if location == L_MCT or location == L_MIN_MIN or location == L_MAX_MIN:
-        return _ready_time(l, job, t, jobs, state, work) + jobs[ESTIMATE, job] * speed[k] / speed[l], 0.0
-    if location == L_RANK:
-        rb_params, rb_meta = policy[3], policy[4]
+    completion = location == L_MCT or location == L_MIN_MIN or location == L_MAX_MIN
+    rb_params, rb_meta = policy[3], policy[4]
+    r = policy[2][k, k] if location == L_RANK else -1
+    waits = False  # does k's ranking rulebase read the wait at l?
+    for h in range(rb_meta[r, META_FEATURES] if r >= 0 else 0):
+        waits = waits or rb_meta[r, META_CODES + h] == F_WAIT_HOURS
+    ready = 0.0
+    if completion or waits:  # one call site: each inlined copy adds to every grid loop's compile
+        ready = _ready_time(l, job, t, jobs, state, work)
+    if completion:
+        return ready + jobs[ESTIMATE, job] * speed[k] / speed[l], 0.0
+    if r >= 0:
         x, scratch = work.x, work.exponents
-        r = policy[2][k, k]
         for h in range(rb_meta[r, META_FEATURES]):
             code = rb_meta[r, META_CODES + h]
-            x[h] = ((_ready_time(l, job, t, jobs, state, work) - t) / SECONDS_PER_HOUR if code == F_WAIT_HOURS
+            x[h] = ((ready - t) / SECONDS_PER_HOUR if code == F_WAIT_HOURS
                     else ranking_feature(code, k, l, job, jobs, sc, speed))
         return -rulebase_output(rb_params, rb_meta, r, x, scratch), 0.0
     m = sc[l, M_PROCS]
@@ -535,21 +542,22 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
         return True
     if scheme == EXCHANGE:
         order = work.order
-        if policy[1][k] == T_BROKER:
-            if _location_order(k, job, True, t, jobs, state, policy, work) < 0:
+        broker = policy[1][k] == T_BROKER
+        # One call site of the location order and of the decision below: each
+        # inlined copy adds seconds to every grid loop's compile.
+        resumed = not broker and pause[P_JOB] == job and pause[P_ASK] == ASK_TRANSFER  # at a Python decision
+        if resumed:
+            n_part, first = pause[P_COUNT], pause[P_AT]
+        else:
+            n_part = _location_order(k, job, broker, t, jobs, state, policy, work)
+            if n_part < 0:
                 return True
+            first = -1 if n_part > 0 else 0
+        if broker:
             target = order[0]
         else:
-            if pause[P_JOB] == job and pause[P_ASK] == ASK_TRANSFER:  # resumed at a Python decision
-                n_part, first = pause[P_COUNT], pause[P_AT]
-            else:
-                n_part = _location_order(k, job, False, t, jobs, state, policy, work)
-                if n_part < 0:
-                    return True
-                first = -1 if n_part > 0 else 0
             # The origin's own policy decides keep or delegate (o = -1); then each
-            # partner in order. One call site: each inlined copy of the decision
-            # adds seconds to every grid loop's compile.
+            # partner in order.
             for o in range(first, n_part):
                 s, partner = (k, order[0]) if o < 0 else (order[o], k)
                 verdict = _accepts(s, job, partner, jobs, sc, policy, work, log)
