@@ -162,6 +162,8 @@ N_PAUSE_FIELDS = 12
 ASK_LOCATION, ASK_TRANSFER, ASK_KEY = 1, 2, 3
 #: What the grid loop returns: it ran to the end, stopped at its AWRT cutoff, or paused for Python.
 DONE, STOPPED, PAUSED = 0, 1, 2
+#: What :func:`_arrive` returns instead of a site to pass: pause for Python; nothing to pass.
+PAUSE, NO_PASS = -1, -2
 
 
 class Work(NamedTuple):
@@ -521,9 +523,11 @@ def schedule_pool(k, t, codes, jobs, state, mode):
 
 @njit(cache=True, inline="always")
 def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
-    """Route the arrival of ``job`` at time ``t`` to its site, the pool or a partner, and schedule.
+    """Route the arrival of ``job`` at time ``t`` to its site's queue, the pool or a partner's queue;
+    returns the site whose pass comes next (the loop runs it), ``NO_PASS`` (the job joined the pool
+    and the pool's pass ran), or ``PAUSE``.
 
-    Returns True, having changed nothing but ``work.pause`` and the location order, where a Python
+    ``PAUSE``, having changed nothing but ``work.pause`` and the location order, where a Python
     policy must decide first: the loop pauses, and the call after the answer carries on from that
     decision (decisions made before it are not made again).
     """
@@ -539,7 +543,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
         pause[P_ASK] = ASK_KEY
         pause[P_SITE] = k
         pause[P_RANKED] = 0  # any ranking in the record is an earlier job's
-        return True
+        return PAUSE
     if scheme == EXCHANGE:
         order = work.order
         broker = policy[1][k] == T_BROKER
@@ -551,7 +555,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
         else:
             n_part = _location_order(k, job, broker, t, jobs, state, policy, work)
             if n_part < 0:
-                return True
+                return PAUSE
             first = -1 if n_part > 0 else 0
         if broker:
             target = order[0]
@@ -564,7 +568,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
                 if verdict < 0:
                     pause[P_COUNT] = n_part
                     pause[P_AT] = o
-                    return True
+                    return PAUSE
                 if verdict > 0:
                     if o >= 0:
                         target = order[o]
@@ -577,27 +581,19 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
             work.area[target] += jobs[ESTIMATE, job] * jobs[PROCS, job]
     # A pool job enters the pool either at once (queued: behind the older
     # pool jobs, so the site's pass over the pool starts it only where its
-    # LRMS would) or after failing to start at home (first).
-    to_pool = scheme == POOL and setup[POOL_ARRIVALS] == A_QUEUED
-    if not to_pool:
-        if target != k:
-            out[SITE, job] = target
-            out[MOVES, job] = 1
-        if setup[PY_ORDER] != 0:
-            enqueue_by_key(target, job, work.queue_key, jobs, queue, sc)
-        else:
-            enqueue_at_site(target, job, codes[target], jobs, queue, sc, mode)
-        schedule_site(target, target, codes[target], t, jobs, state, mode)
-        if scheme == POOL and out[START_TIME, job] < 0:
-            sc[k, Q_TAIL] -= 1  # leave the (otherwise empty) local queue
-            sc[k, W_PROCS] -= jobs[PROCS, job]
-            to_pool = True
-    if to_pool:
+    # LRMS would) or after failing to start at home (first: the loop moves it).
+    if scheme == POOL and setup[POOL_ARRIVALS] == A_QUEUED:
         enqueue(P, job, jobs, queue, sc)
         schedule_pool(k, t, codes, jobs, state, mode)
-    elif scheme == ACTIVE:
-        active_request(k, t, setup[ACTIVE_TAKE], codes, jobs, state, mode)
-    return False
+        return NO_PASS
+    if target != k:
+        out[SITE, job] = target
+        out[MOVES, job] = 1
+    if setup[PY_ORDER] != 0:
+        enqueue_by_key(target, job, work.queue_key, jobs, queue, sc)
+    else:
+        enqueue_at_site(target, job, codes[target], jobs, queue, sc, mode)
+    return target
 
 
 @njit(cache=True)
@@ -743,7 +739,9 @@ def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
         tr = book[0][R_SUBMIT, r] if r < R else never
         if te == never and ta == never and tr == never:
             return DONE
+        arrived = -1  # the job that arrived now, if the event is an arrival
         if te <= ta and te <= tr:
+            now = te
             if track_awrt and tc == te:
                 _record_delegated_ends(tc, jobs, sc, running, delegated)
             if needs_area and tc == te:
@@ -754,29 +752,43 @@ def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
             for k in range(K):
                 freed[k] = (complete_jobs(k, te, codes[k], jobs, sc, running, mode)
                             + end_held(mode, k, te, state)) > 0
+        else:
+            if tr < ta:
+                book_in_mode(mode, r, tr, book, rules, jobs, state, work.booked)
+                r += 1
+                continue
+            if stopped_at_cutoff(i, ta, jobs, state.out, jobs[HOME], cutoff, bounds):
+                return STOPPED
+            if batched and i + 1 < n and jobs[SUBMIT, i + 1] == ta and pause[P_JOB] != arrivals[i]:
+                _next_in_batch(i, ta, jobs, state, policy, work)
+            arrived = arrivals[i] if batched else i
+            site = _arrive(arrived, ta, jobs, codes, state, policy, work, log, mode)
+            if site == PAUSE:
+                pause[P_NEXT] = i
+                pause[P_REQUEST] = r
+                pause[P_TIME] = ta
+                return PAUSED
+            i += 1
+            now = ta
             for k in range(K):
-                if freed[k]:
-                    schedule_site(k, k, codes[k], te, jobs, state, mode)
-                    if scheme == POOL:
-                        schedule_pool(k, te, codes, jobs, state, mode)
-                    elif scheme == ACTIVE:
-                        active_request(k, te, setup[ACTIVE_TAKE], codes, jobs, state, mode)
+                freed[k] = k == site
+        # The passes after either event: one call site of the LRMS's pass in
+        # the loop, as each inlined copy adds seconds to its compile.
+        for k in range(K):
+            if freed[k]:
+                schedule_site(k, k, codes[k], now, jobs, state, mode)
+                if scheme == POOL:
+                    if arrived < 0:
+                        schedule_pool(k, now, codes, jobs, state, mode)
+                    elif state.out[START_TIME, arrived] < 0:  # it failed to start at home
+                        sc[k, Q_TAIL] -= 1  # leave the (otherwise empty) local queue
+                        sc[k, W_PROCS] -= jobs[PROCS, arrived]
+                        enqueue(K, arrived, jobs, state.queue, sc)
+                        schedule_pool(k, now, codes, jobs, state, mode)
+                elif scheme == ACTIVE:
+                    active_request(k, now, setup[ACTIVE_TAKE], codes, jobs, state, mode)
+        if arrived < 0:
             start_held(mode, te, state)
-            continue
-        if tr < ta:
-            book_in_mode(mode, r, tr, book, rules, jobs, state, work.booked)
-            r += 1
-            continue
-        if stopped_at_cutoff(i, ta, jobs, state.out, jobs[HOME], cutoff, bounds):
-            return STOPPED
-        if batched and i + 1 < n and jobs[SUBMIT, i + 1] == ta and pause[P_JOB] != arrivals[i]:
-            _next_in_batch(i, ta, jobs, state, policy, work)
-        if _arrive(arrivals[i] if batched else i, ta, jobs, codes, state, policy, work, log, mode):
-            pause[P_NEXT] = i
-            pause[P_REQUEST] = r
-            pause[P_TIME] = ta
-            return PAUSED
-        i += 1
 
 
 def _grid_entry(mode: int):
