@@ -740,6 +740,7 @@ def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
         if te == never and ta == never and tr == never:
             return DONE
         arrived = -1  # the job that arrived now, if the event is an arrival
+        site = NO_PASS  # where it joined a queue
         if te <= ta and te <= tr:
             now = te
             if track_awrt and tc == te:
@@ -770,12 +771,11 @@ def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
                 return PAUSED
             i += 1
             now = ta
-            for k in range(K):
-                freed[k] = k == site
-        # The passes after either event: one call site of the LRMS's pass in
-        # the loop, as each inlined copy adds seconds to its compile.
+        # The passes after either event (a completion: every site that freed
+        # processors; an arrival: the site it joined): one call site of the
+        # LRMS's pass in the loop, as each inlined copy adds seconds to its compile.
         for k in range(K):
-            if freed[k]:
+            if (k == site) if arrived >= 0 else freed[k]:
                 schedule_site(k, k, codes[k], now, jobs, state, mode)
                 if scheme == POOL:
                     if arrived < 0:
