@@ -47,3 +47,10 @@ def pytest_configure(config):
             failed = [part for part, proc in enumerate(parts) if proc.wait() != 0]
         if failed:
             raise pytest.UsageError(f"tests/warm_cache.py: part {failed} failed (its output is above)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The tests of the xdist group "compile" first: the toy-LRMS test compiles the loops anew in a
+    cache of its own (about two minutes of one core), and started last it would run alone."""
+    items.sort(key=lambda item: (marker := item.get_closest_marker("xdist_group")) is None
+               or marker.args[:1] != ("compile",))

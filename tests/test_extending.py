@@ -51,7 +51,7 @@ for seed in range(20):
     w = Workload("toy", m, submit, run, procs, est, np.arange(n), np.full(n, -1))
     start = simulate_local([w], "short").start.tolist()
     want = reference_start_times(submit.tolist(), run.tolist(), procs.tolist(), est.tolist(), m, "short")
-    fcfs = simulate_local([w], "fcfs").start.tolist()
+    fcfs = reference_start_times(submit.tolist(), run.tolist(), procs.tolist(), est.tolist(), m, "fcfs")
     R = 6
     submit_r = np.sort(rng.integers(0, 20_000, R))
     earliest = submit_r + rng.integers(0, 3_000, R)

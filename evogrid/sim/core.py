@@ -612,6 +612,13 @@ def compiles_reservations(mode) -> bool:
     return decoded is not None and decoded[1]
 
 
+def may_run(mode, code: int) -> bool:
+    """While numba types a loop: may a site run the LRMS ``code`` in a loop of this mode (a literal,
+    or a type without one)? Yes in a mixed loop and for unknown modes."""
+    decoded = _literal_mode(mode)
+    return decoded is None or decoded[0] in (MIXED, code)
+
+
 def next_held_event(mode, state):
     """:func:`next_reservation_event` in a loop compiled for ``mode``; NEVER where sites hold no
     reservations (the overloads below leave the work out of those loops' code)."""

@@ -63,6 +63,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
 from evogrid.sim.codes import (
     A_FIRST,
@@ -115,6 +116,7 @@ from evogrid.sim.core import (
     enqueue_at_site,
     enqueue_by_key,
     lrms_scan,
+    may_run,
     mode_name,
     new_state,
     next_completion,
@@ -162,7 +164,8 @@ N_PAUSE_FIELDS = 12
 ASK_LOCATION, ASK_TRANSFER, ASK_KEY = 1, 2, 3
 #: What the grid loop returns: it ran to the end, stopped at its AWRT cutoff, or paused for Python.
 DONE, STOPPED, PAUSED = 0, 1, 2
-#: What :func:`_arrive` returns instead of a site to pass: pause for Python; nothing to pass.
+#: What :func:`_arrive` returns instead of a queue row: pause for Python; and the loop's row for
+#: an event that is not an arrival.
 PAUSE, NO_PASS = -1, -2
 
 
@@ -435,7 +438,7 @@ def active_request(k, t, take, codes, jobs, state, mode):
     if take == AA_QUEUE:
         fetch_into_queue(k, t, codes, jobs, state, mode)
     else:
-        fetch_and_start(k, t, codes, jobs, state, mode)
+        start_fetched(mode, k, t, codes, jobs, state)
 
 
 @njit(cache=True, _nrt=False)
@@ -449,8 +452,8 @@ def fetch_into_queue(k, t, codes, jobs, state, mode):
     Each job is judged against k's state before the request, so k may take more than it can start:
     the rest waits in k's queue and the next request of another site may take it again (the
     dissertation's Table 9.3 counts up to 112 moves of a job). A site that lost its head gets a
-    pass of its own (before k's: the two touch different sites). Not inlined: called from two
-    places of the loop.
+    pass of its own (before k's: the two touch different sites). One call site of the site's pass
+    for the partners and k: each inlined copy of the LRMS's scan adds seconds to the compile.
     """
     queue, sc, running, out = state.queue, state.sc, state.running, state.out
     if sc[k, FREE] == 0:
@@ -461,32 +464,32 @@ def fetch_into_queue(k, t, codes, jobs, state, mode):
     extra = 0
     if head < sc[k, Q_TAIL]:
         T, extra = shadow_time_at(k, jobs[PROCS, queue[k, head]], mode, codes[k], jobs, state)
-    for l in range(running.shape[1]):  # sites only: sc may hold a pool row
-        if l == k:
-            continue
-        first, tail = sc[l, Q_HEAD], sc[l, Q_TAIL]
-        if first == tail:
-            continue
-        head_job = queue[l, first]
-        write = first
-        for read in range(first, tail):
-            job = queue[l, read]
-            need = jobs[PROCS, job]
-            # EASY's own rule, each job on k's state before the request (its extra is not taken)
-            if need <= free and easy_rule(t, need, jobs[ESTIMATE, job], T, extra)[0] == START:
-                sc[l, W_PROCS] -= need
-                # Row k has room: its tail counts the jobs started from its front and those
-                # waiting in it, and this job is neither.
-                enqueue_at_site(k, job, codes[k], jobs, queue, sc, mode)
-                out[SITE, job] = k
-                out[MOVES, job] += 1
-            else:
-                queue[l, write] = job
-                write += 1
-        sc[l, Q_TAIL] = write
-        if write == first or queue[l, first] != head_job:  # l lost its head: its next job may start
-            schedule_site(l, l, codes[l], t, jobs, state, mode)
-    schedule_site(k, k, codes[k], t, jobs, state, mode)
+    K = running.shape[1]  # sites only: sc may hold a pool row
+    for l in range(K + 1):  # the partners, then k (l == K)
+        passing = l == K
+        if l != k and not passing and sc[l, Q_HEAD] < sc[l, Q_TAIL]:
+            first, tail = sc[l, Q_HEAD], sc[l, Q_TAIL]
+            head_job = queue[l, first]
+            write = first
+            for read in range(first, tail):
+                job = queue[l, read]
+                need = jobs[PROCS, job]
+                # EASY's own rule, each job on k's state before the request (its extra is not taken)
+                if need <= free and easy_rule(t, need, jobs[ESTIMATE, job], T, extra)[0] == START:
+                    sc[l, W_PROCS] -= need
+                    # Row k has room: its tail counts the jobs started from its front and those
+                    # waiting in it, and this job is neither.
+                    enqueue_at_site(k, job, codes[k], jobs, queue, sc, mode)
+                    out[SITE, job] = k
+                    out[MOVES, job] += 1
+                else:
+                    queue[l, write] = job
+                    write += 1
+            sc[l, Q_TAIL] = write
+            passing = write == first or queue[l, first] != head_job  # l lost its head: its next job may start
+        if passing:
+            site = k if l == K else l
+            schedule_site(site, site, codes[site], t, jobs, state, mode)
 
 
 @njit(cache=True, _nrt=False)
@@ -496,9 +499,8 @@ def fetch_and_start(k, t, codes, jobs, state, mode):
     its free processors down as it takes them; a job moves at most once.
 
     With an empty queue there is no head to delay, and any job that fits qualifies. A site that
-    lost its head gets a scheduling pass of its own. Not inlined (nor is :func:`schedule_pool`):
-    each inlined copy of the scan costs compile time, and these passes are called from two places
-    of the loop.
+    lost its head gets a scheduling pass of its own. Not inlined: each inlined copy of the scan
+    costs compile time.
     """
     queue, sc, running = state.queue, state.sc, state.running
     if sc[k, FREE] == 0:
@@ -515,17 +517,29 @@ def fetch_and_start(k, t, codes, jobs, state, mode):
             schedule_site(l, l, codes[l], t, jobs, state, mode)
 
 
-@njit(cache=True, _nrt=False)
-def schedule_pool(k, t, codes, jobs, state, mode):
-    """Site k's pass over the central pool (the queue row after the sites'), seeing jobs with m_j <= m_k."""
-    schedule_site(k, state.running.shape[1], codes[k], t, jobs, state, mode)
+def start_fetched(mode, k, t, codes, jobs, state):
+    """:func:`fetch_and_start` in a loop compiled for ``mode`` (a literal); compiled only where a
+    site may run EASY (the overload below): the rule needs EASY at every site (``run_exchange``
+    refuses it otherwise), and each other loop would compile its scan for nothing."""
+
+
+@overload(start_fetched, prefer_literal=True)
+def _start_fetched(mode, k, t, codes, jobs, state):
+    if not may_run(mode, EASY):
+        def never(mode, k, t, codes, jobs, state):
+            return None
+        return never
+
+    def start(mode, k, t, codes, jobs, state):
+        fetch_and_start(k, t, codes, jobs, state, mode)
+    return start
 
 
 @njit(cache=True, inline="always")
 def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     """Route the arrival of ``job`` at time ``t`` to its site's queue, the pool or a partner's queue;
-    returns the site whose pass comes next (the loop runs it), ``NO_PASS`` (the job joined the pool
-    and the pool's pass ran), or ``PAUSE``.
+    returns the queue row it joined (a site, or the pool's row, the number of sites; the loop runs
+    the passes) or ``PAUSE``.
 
     ``PAUSE``, having changed nothing but ``work.pause`` and the location order, where a Python
     policy must decide first: the loop pauses, and the call after the answer carries on from that
@@ -584,8 +598,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     # LRMS would) or after failing to start at home (first: the loop moves it).
     if scheme == POOL and setup[POOL_ARRIVALS] == A_QUEUED:
         enqueue(P, job, jobs, queue, sc)
-        schedule_pool(k, t, codes, jobs, state, mode)
-        return NO_PASS
+        return P
     if target != k:
         out[SITE, job] = target
         out[MOVES, job] = 1
@@ -599,6 +612,11 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
 @njit(cache=True)
 def _simulate_grid(jobs, machine_procs, codes, policy, log_capacity, cutoff, requests, mode):
     """Simulate K sites with job exchange.
+
+    A compiled level of its own between the entry per mode and the loop:
+    inlined into the entry, the first call compiled in half the time but
+    the FCFS grid with rulebases ran slower (docs/benchmarks.md, "Compile
+    time").
 
     Args:
         jobs: int64, shape (N_JOB_FIELDS, n), arrival order
@@ -771,22 +789,31 @@ def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
                 return PAUSED
             i += 1
             now = ta
-        # The passes after either event (a completion: every site that freed
-        # processors; an arrival: the site it joined): one call site of the
-        # LRMS's pass in the loop, as each inlined copy adds seconds to its compile.
+        # The passes after either event: after a completion, every site that
+        # freed processors passes over its queue and then, with a pool, over the
+        # pool (queue row K); after an arrival, the site whose queue it joined,
+        # or its home site over the pool it joined. One call site of the LRMS's
+        # pass in the loop, as each inlined copy adds seconds to its compile.
         for k in range(K):
-            if (k == site) if arrived >= 0 else freed[k]:
-                schedule_site(k, k, codes[k], now, jobs, state, mode)
-                if scheme == POOL:
-                    if arrived < 0:
-                        schedule_pool(k, now, codes, jobs, state, mode)
-                    elif state.out[START_TIME, arrived] < 0:  # it failed to start at home
-                        sc[k, Q_TAIL] -= 1  # leave the (otherwise empty) local queue
-                        sc[k, W_PROCS] -= jobs[PROCS, arrived]
-                        enqueue(K, arrived, jobs, state.queue, sc)
-                        schedule_pool(k, now, codes, jobs, state, mode)
-                elif scheme == ACTIVE:
-                    active_request(k, now, setup[ACTIVE_TAKE], codes, jobs, state, mode)
+            if arrived >= 0:
+                if k != (site if site < K else jobs[HOME, arrived]):
+                    continue
+            elif not freed[k]:
+                continue
+            row = K if arrived >= 0 and site == K else k
+            while True:
+                schedule_site(k, row, codes[k], now, jobs, state, mode)
+                if row == K or scheme != POOL:
+                    break
+                if arrived >= 0:  # pool "first": it moves into the pool if it did not start at home
+                    if state.out[START_TIME, arrived] >= 0:
+                        break
+                    sc[k, Q_TAIL] -= 1  # leave the (otherwise empty) local queue
+                    sc[k, W_PROCS] -= jobs[PROCS, arrived]
+                    enqueue(K, arrived, jobs, state.queue, sc)
+                row = K
+            if scheme == ACTIVE:
+                active_request(k, now, setup[ACTIVE_TAKE], codes, jobs, state, mode)
         if arrived < 0:
             start_held(mode, te, state)
 
