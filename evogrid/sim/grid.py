@@ -164,8 +164,7 @@ N_PAUSE_FIELDS = 12
 ASK_LOCATION, ASK_TRANSFER, ASK_KEY = 1, 2, 3
 #: What the grid loop returns: it ran to the end, stopped at its AWRT cutoff, or paused for Python.
 DONE, STOPPED, PAUSED = 0, 1, 2
-#: What :func:`_arrive` returns instead of a queue row: pause for Python; and the loop's row for
-#: an event that is not an arrival.
+#: What :func:`_arrive` returns instead of a site to pass: pause for Python; nothing to pass.
 PAUSE, NO_PASS = -1, -2
 
 
@@ -535,11 +534,17 @@ def _start_fetched(mode, k, t, codes, jobs, state):
     return start
 
 
+@njit(cache=True, _nrt=False)
+def schedule_pool(k, t, codes, jobs, state, mode):
+    """Site k's pass over the central pool (the queue row after the sites'), seeing jobs with m_j <= m_k."""
+    schedule_site(k, state.running.shape[1], codes[k], t, jobs, state, mode)
+
+
 @njit(cache=True, inline="always")
 def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     """Route the arrival of ``job`` at time ``t`` to its site's queue, the pool or a partner's queue;
-    returns the queue row it joined (a site, or the pool's row, the number of sites; the loop runs
-    the passes) or ``PAUSE``.
+    returns the site whose pass comes next (the loop runs it), ``NO_PASS`` (the job joined the pool
+    and the pool's pass ran), or ``PAUSE``.
 
     ``PAUSE``, having changed nothing but ``work.pause`` and the location order, where a Python
     policy must decide first: the loop pauses, and the call after the answer carries on from that
@@ -598,7 +603,8 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     # LRMS would) or after failing to start at home (first: the loop moves it).
     if scheme == POOL and setup[POOL_ARRIVALS] == A_QUEUED:
         enqueue(P, job, jobs, queue, sc)
-        return P
+        schedule_pool(k, t, codes, jobs, state, mode)
+        return NO_PASS
     if target != k:
         out[SITE, job] = target
         out[MOVES, job] = 1
@@ -612,11 +618,6 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
 @njit(cache=True)
 def _simulate_grid(jobs, machine_procs, codes, policy, log_capacity, cutoff, requests, mode):
     """Simulate K sites with job exchange.
-
-    A compiled level of its own between the entry per mode and the loop:
-    inlined into the entry, the first call compiled in half the time but
-    the FCFS grid with rulebases ran slower (docs/benchmarks.md, "Compile
-    time").
 
     Args:
         jobs: int64, shape (N_JOB_FIELDS, n), arrival order
@@ -789,31 +790,22 @@ def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
                 return PAUSED
             i += 1
             now = ta
-        # The passes after either event: after a completion, every site that
-        # freed processors passes over its queue and then, with a pool, over the
-        # pool (queue row K); after an arrival, the site whose queue it joined,
-        # or its home site over the pool it joined. One call site of the LRMS's
-        # pass in the loop, as each inlined copy adds seconds to its compile.
+        # The passes after either event (a completion: every site that freed
+        # processors; an arrival: the site it joined): one call site of the
+        # LRMS's pass in the loop, as each inlined copy adds seconds to its compile.
         for k in range(K):
-            if arrived >= 0:
-                if k != (site if site < K else jobs[HOME, arrived]):
-                    continue
-            elif not freed[k]:
-                continue
-            row = K if arrived >= 0 and site == K else k
-            while True:
-                schedule_site(k, row, codes[k], now, jobs, state, mode)
-                if row == K or scheme != POOL:
-                    break
-                if arrived >= 0:  # pool "first": it moves into the pool if it did not start at home
-                    if state.out[START_TIME, arrived] >= 0:
-                        break
-                    sc[k, Q_TAIL] -= 1  # leave the (otherwise empty) local queue
-                    sc[k, W_PROCS] -= jobs[PROCS, arrived]
-                    enqueue(K, arrived, jobs, state.queue, sc)
-                row = K
-            if scheme == ACTIVE:
-                active_request(k, now, setup[ACTIVE_TAKE], codes, jobs, state, mode)
+            if (k == site) if arrived >= 0 else freed[k]:
+                schedule_site(k, k, codes[k], now, jobs, state, mode)
+                if scheme == POOL:
+                    if arrived < 0:
+                        schedule_pool(k, now, codes, jobs, state, mode)
+                    elif state.out[START_TIME, arrived] < 0:  # it failed to start at home
+                        sc[k, Q_TAIL] -= 1  # leave the (otherwise empty) local queue
+                        sc[k, W_PROCS] -= jobs[PROCS, arrived]
+                        enqueue(K, arrived, jobs, state.queue, sc)
+                        schedule_pool(k, now, codes, jobs, state, mode)
+                elif scheme == ACTIVE:
+                    active_request(k, now, setup[ACTIVE_TAKE], codes, jobs, state, mode)
         if arrived < 0:
             start_held(mode, te, state)
 
