@@ -15,13 +15,10 @@ from __future__ import annotations
 import fcntl
 import sys
 
-import numpy as np
 from numba.core import caching
 
-from evogrid.sim.booking import simulate_reservations
+from evogrid.sim.booking import warm_up_reservations
 from evogrid.sim.schedule import warm_up
-from evogrid.workload.model import Workload
-from evogrid.workload.reservations import Reservations
 
 #: The LRMS choices (one for every site, or one per site) each process compiles, local and grid
 #: loops; part 1 also compiles the reservation loop. Balanced by measured compile time.
@@ -46,10 +43,7 @@ def lock_cache_saves(lock_path: str) -> None:
 def warm(part: int) -> None:
     warm_up(PARTS[part])
     if part == 1:
-        one = np.ones(1, dtype=np.int64)
-        tiny = Workload("warm-up", 2, 0 * one, one, one, one, one, 0 * one)
-        request = Reservations("warm-up", 0 * one, one, 3 * one, one, one[:, None])
-        simulate_reservations([tiny], "easy", request)
+        warm_up_reservations()
 
 
 if __name__ == "__main__":

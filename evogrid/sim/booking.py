@@ -22,7 +22,7 @@ from evogrid.sim import co_admission as ca
 from evogrid.sim import collective as collective_placement
 from evogrid.sim import probe
 from evogrid.sim.reserving import N_REQUEST_FIELDS
-from evogrid.sim.schedule import Exchange, GridJobs, Schedule, _lrms_names, run_exchange
+from evogrid.sim.schedule import Exchange, GridJobs, Schedule, _lrms_names, run_exchange, warm_up_site
 from evogrid.sim.sites import Sites
 from evogrid.sim.tsk import TSKStack
 from evogrid.workload.model import Workload
@@ -531,3 +531,11 @@ def reservation_setup(scenario: Scenario, **overrides: object
                              probe_slots=config.probe_slots, history_seconds=config.history_seconds,
                              acc_running=config.acc_running, acc_waiting=config.acc_waiting)
     return tuple(workloads), requests, rules
+
+
+def warm_up_reservations() -> None:
+    """Compile, or load from numba's cache, the grid loop for sites that hold reservations (one loop
+    for every LRMS), as :func:`evogrid.sim.schedule.warm_up` does for the others."""
+    one = np.ones(1, dtype=np.int64)
+    simulate_reservations([warm_up_site(2)], "easy",
+                          Reservations("warm-up", 0 * one, one, 3 * one, one, one[:, None]))

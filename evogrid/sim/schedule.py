@@ -389,6 +389,12 @@ def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record
     return GridRun(schedule, booked)
 
 
+def warm_up_site(m: int) -> Workload:
+    """A site of ``m`` processors with one job of 1 s on 1 processor at time 0: enough to compile a loop."""
+    one = np.ones(1, dtype=np.int64)
+    return Workload("warm-up", m, 0 * one, one, one, one, one, 0 * one)
+
+
 def warm_up(lrms: Sequence[str | Sequence[str]] = ("fcfs", "easy", "list", "conservative",
                                                   ("fcfs", "easy"))) -> None:
     """Compile, or load from numba's cache, the local and grid loops for these LRMS choices.
@@ -396,14 +402,11 @@ def warm_up(lrms: Sequence[str | Sequence[str]] = ("fcfs", "easy", "list", "cons
     Each item is one LRMS for every site, or one per site (a mixed grid).
     Run it once in one process before starting parallel workers on a cold
     cache: numba's cache has no locking, and processes compiling different
-    variants of one function at the same moment can clash.
+    variants of one function at the same moment can clash. The grid loop for
+    sites that hold reservations: :func:`evogrid.sim.booking.warm_up_reservations`.
     """
-    def tiny(m: int) -> Workload:
-        one = np.ones(1, dtype=np.int64)
-        return Workload("warm-up", m, 0 * one, one, one, one, one, 0 * one)
-
     for choice in lrms:
         per_site = (choice, choice) if isinstance(choice, str) else tuple(choice)
-        sites = [tiny(2 * (k + 1)) for k in range(len(per_site))]
+        sites = [warm_up_site(2 * (k + 1)) for k in range(len(per_site))]
         simulate_local(sites, per_site)
         simulate_grid(sites, per_site, Exchange("warm-up"))
