@@ -1,31 +1,35 @@
-"""Fill numba's cache for a test run: ``python tests/warm_cache.py PART LOCK``, PART 0 or 1 of
-:data:`PARTS`, run by tests/conftest.py as two processes at once before the xdist workers start.
+"""Fill numba's cache for a test run: ``python tests/warm_cache.py DIR``, started twice at once by
+tests/conftest.py before the xdist workers start (DIR: a directory both processes share).
 
-Compiling the grid loops takes minutes of one core, so the two halves run in
-parallel. Numba's cache has no locking: a save reads the function's index,
-adds its entry and writes it back, so two processes saving variants of one
-function at the same moment could lose an entry or point one at the other's
-code. Here every save holds an exclusive lock on the file LOCK for its
-whole read-add-write, so concurrent saves happen one after the other and
-each sees the other's entries. No other process compiles while these run.
+Compiling the loops takes minutes of one core, so two processes share the
+work: each takes the next task of :data:`TASKS` until none is left (the
+longest first, so that the two end close together). Numba's cache has no
+locking: a save reads the function's index, adds its entry and writes it
+back, so two processes saving variants of one function at the same moment
+could lose an entry or point one at the other's code. Here every save holds
+an exclusive lock on ``DIR/numba-cache.lock`` for its whole read-add-write,
+so concurrent saves happen one after the other and each sees the other's
+entries. No other process compiles while these run.
 """
 
 from __future__ import annotations
 
 import fcntl
 import sys
+import time
+from pathlib import Path
 
 from numba.core import caching
 
 from evogrid.sim.booking import warm_up_reservations
 from evogrid.sim.schedule import warm_up
 
-#: The LRMS choices (one for every site, or one per site) each process compiles, local and grid
-#: loops; part 1 also compiles the reservation loop. Balanced by measured compile time.
-PARTS = (("fcfs", "easy", "list", "sjf"), ("conservative", ("fcfs", "easy"), "easy-sjf"))
+#: What the tests run, as tasks: an LRMS for every site, or one per site (the local and grid loops),
+#: or the loop for sites that hold reservations. Longest first (measured cold on 2 cores).
+TASKS = ("reservations", ("fcfs", "easy"), "conservative", "easy-sjf", "easy", "list", "fcfs", "sjf")
 
 
-def lock_cache_saves(lock_path: str) -> None:
+def lock_cache_saves(lock_path: Path) -> None:
     """Make every save to numba's cache in this process hold an exclusive lock on ``lock_path``."""
     save = caching.IndexDataCacheFile.save
 
@@ -40,12 +44,32 @@ def lock_cache_saves(lock_path: str) -> None:
     caching.IndexDataCacheFile.save = locked_save
 
 
-def warm(part: int) -> None:
-    warm_up(PARTS[part])
-    if part == 1:
-        warm_up_reservations()
+def claim(counter_path: Path) -> int:
+    """The index of the next task nobody has taken (>= len(TASKS) once all are), counted in a file."""
+    with open(counter_path, "a+") as counter:
+        fcntl.flock(counter, fcntl.LOCK_EX)  # released when the file closes
+        counter.seek(0)
+        taken = int(counter.read() or 0)
+        counter.seek(0)
+        counter.truncate()
+        counter.write(str(taken + 1))
+    return taken
+
+
+def warm(shared: Path) -> None:
+    """Take and run tasks until none is left; print the time of each that compiled."""
+    while (i := claim(shared / "tasks-taken")) < len(TASKS):
+        task = TASKS[i]
+        t0 = time.perf_counter()
+        if task == "reservations":
+            warm_up_reservations()
+        else:
+            warm_up([task])
+        if (seconds := time.perf_counter() - t0) >= 1.0:  # not when the cache was warm
+            print(f"tests/warm_cache.py: {task} compiled in {seconds:.0f} s", flush=True)
 
 
 if __name__ == "__main__":
-    lock_cache_saves(sys.argv[2])
-    warm(int(sys.argv[1]))
+    shared = Path(sys.argv[1])
+    lock_cache_saves(shared / "numba-cache.lock")
+    warm(shared)
