@@ -603,6 +603,9 @@ GenerationsOption = Annotated[int, typer.Option(min=1, help="Generations.")]
 MuOption = Annotated[int, typer.Option("--mu", min=1, help="Parents per species.")]
 LambdaOption = Annotated[int, typer.Option("--lambda", min=1, help="Offspring per species and generation.")]
 RulesOption = Annotated[int, typer.Option("--rules", min=1, help="Rules per rulebase.")]
+StepDrawOption = Annotated[str, typer.Option(
+    help="How a child's step sizes mutate: per-feature (default: one two-point factor per feature's "
+         "step) or one (the dissertation's Eq. 3.3: one factor for all steps).")]
 TestOption = Annotated[str | None, typer.Option(
     help="Unseen scenario (same sites, later months, e.g. KTH@5-11+SDSC03@5-11) to test the result "
          "on, with FCFS and EASY.")]
@@ -740,6 +743,7 @@ def train(
     failure: Annotated[str | None, typer.Option(
         help="admission: what the failure rate counts, requests (default, Meltzer's) or area "
              "(processor-seconds: refusing the large requests does not pay).")] = None,
+    step_draw: StepDrawOption = "per-feature",
     test: TestOption = None,
     seed: SeedOption = 1,
     workers: WorkersOption = 2,
@@ -764,13 +768,14 @@ def train(
     resumed = resume is not None and resumable_config(resume).get("policy") == "admission"
     if policy == "admission" or resumed:
         _train_admission(dict(scenario=scenario, lrms=lrms, generations=generations, mu=mu, lambda_=lambda_,
-                              n_rules=rules, features=feature, failure=failure, test=test, seed=seed),
+                              n_rules=rules, features=feature, failure=failure, test=test, seed=seed,
+                              step_draw=step_draw),
                          out, resume, workers, backend, scheduler)
         return
     _train(dict(scenario=scenario, kind="efs", site=site, others=others, optimizer=optimizer,
                 lrms=lrms, generations=generations, mu=mu, lambda_=lambda_,
                 n_rules=rules, test=test, seed=seed, features=feature or [],
-                decision=policy),
+                decision=policy, step_draw=step_draw),
            out, resume, workers, backend, scheduler)
 
 
@@ -802,6 +807,7 @@ def coevolve(
     lambda_: LambdaOption = 91,
     rules: RulesOption = 10,
     feature: FeatureOption = None,
+    step_draw: StepDrawOption = "per-feature",
     test: TestOption = None,
     seed: SeedOption = 1,
     workers: WorkersOption = 2,
@@ -821,7 +827,7 @@ def coevolve(
     _train(dict(scenario=scenario, kind="joint" if joint else "coevolution", lrms=lrms, location=location,
                 fitness=fitness, pick=pick, archive=archive,
                 generations=generations, mu=mu, lambda_=lambda_, n_rules=rules, test=test, seed=seed,
-                features=feature or [], decision=policy),
+                features=feature or [], decision=policy, step_draw=step_draw),
            out, resume, workers, backend, scheduler)
 
 

@@ -72,6 +72,8 @@ CASES = [
     (["train", *TINY_TRAIN, "--site", "2"], 2, ["--site 2", "2 sites"]),
     (["train", *TINY_TRAIN, "--policy", "nope"], 2, ["--policy nope"]),
     (["train", *TINY_TRAIN, "--optimizer", "nope"], 2, ["--optimizer nope"]),
+    (["train", *TINY_TRAIN, "--step-draw", "nope"], 2, ["--step-draw nope"]),
+    (["coevolve", *TINY_TRAIN, "--step-draw", "nope"], 2, ["--step-draw nope"]),
     (["train", *TINY_TRAIN, "--feature", "NOPE"], 2, ["NOPE"]),
     (["train", *TINY_TRAIN, "--backend", "nope"], 2, ["backend"]),
     (["train", "--generations", "0", "KTH-1+SDSC03-1"], 2, ["--generations"]),

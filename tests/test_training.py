@@ -59,6 +59,21 @@ def test_operators_keep_genomes_valid(seed, n_rules, features, beta, p_flip):
                              child.params[:, 2 * len(features)], features)
 
 
+def test_step_draw_one_scales_every_step_by_one_factor_and_per_feature_draws_each():
+    rng = np.random.default_rng(0)
+    ranges = feature_ranges(("NWP", "NJP", "UTIL"))
+    distinct = {"one": set(), "per-feature": set()}
+    for draw, seen in distinct.items():
+        for _ in range(40):
+            ind = init_individual(rng, 5, ranges)
+            before = ind.steps.copy()
+            ratio = mutate(rng, ind, ranges, 0.6, 0.0, step_draw=draw).steps / before
+            assert np.allclose(np.minimum(ratio, 1 / ratio), 1 / 1.6)
+            seen.add(len(np.unique(ratio.round(12))))
+    assert distinct["one"] == {1}  # Eq. 3.3: o'_m = o_m * xi, one xi for the whole step vector
+    assert distinct["per-feature"] == {1, 2}
+
+
 def test_recombination_is_discrete_for_genes_and_intermediate_for_steps():
     rng = np.random.default_rng(0)
     ranges = feature_ranges(("NWP", "NJP"))

@@ -48,7 +48,15 @@ from pydantic.dataclasses import dataclass
 
 from evogrid.errors import EvogridError
 from evogrid.optimize import rundir
-from evogrid.optimize.config import STRICT, Count, Probability, Seed, _EvolutionSettings, _OnScenario
+from evogrid.optimize.config import (
+    STRICT,
+    Count,
+    Probability,
+    Seed,
+    StepDraw,
+    _EvolutionSettings,
+    _OnScenario,
+)
 from evogrid.optimize.es import EFS, EvolutionState, _statistics, set_fitness
 from evogrid.optimize.evaluator import Evaluator, ScenarioRef
 from evogrid.optimize.genome import Individual, to_rulebase
@@ -77,6 +85,7 @@ class AdmissionConfig(_OnScenario, _EvolutionSettings):
         mu, lambda_, generations: the ES's parents, offspring and length.
         n_rules, features: the rulebase's shape; admission features only.
         beta, p_flip: step-size factor and consequent flip probability (0: 1/N_r).
+        step_draw: one two-point factor per feature's step, or one for all (evogrid.optimize.config).
         augment: the weight of the sum in the score (module docstring).
         failure: what the failure rate counts: ``requests`` or ``area`` (processor-seconds).
         request_seeds: train on the requests drawn with each of these seeds (the objectives are
@@ -94,6 +103,7 @@ class AdmissionConfig(_OnScenario, _EvolutionSettings):
     features: list[str] = field(default_factory=lambda: ["LEAD", "BEFORE_NEXT", "RESERVED"])
     beta: Annotated[float, Field(gt=0.0)] = 0.6
     p_flip: Probability = 0.0
+    step_draw: StepDraw = "per-feature"
     augment: Annotated[float, Field(ge=0.0)] = 0.05
     failure: Failure = "requests"
     request_seeds: list[Seed] = field(default_factory=list)

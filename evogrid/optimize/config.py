@@ -72,6 +72,12 @@ class _Validated:
         return f"{option}{shown}: {err['msg'].removeprefix('Value error, ')}"
 
 
+#: How a child's step sizes mutate: ``per-feature`` (evogrid's: one two-point factor per feature's
+#: step) or ``one`` (the dissertation's Eq. 3.3, ``o'_m = o_m * xi``: one factor for the whole step
+#: vector); docs/training.md.
+StepDraw = Literal["per-feature", "one"]
+
+
 class _EvolutionSettings(_Validated):
     """What every (mu + lambda)-ES run shares: the flip rate from the number of rules."""
 
@@ -126,6 +132,7 @@ class TrainConfig(_OnScenario, _EvolutionSettings):
         mu, lambda_, generations: population sizes and length.
         n_rules, features: rulebase shape (features: the decision's defaults when empty).
         beta: two-point step-size factor; p_flip: consequent flip probability (0: 1/N_r).
+        step_draw: one two-point factor per feature's step, or one for all (:data:`StepDraw`).
         fitness: co-evolution: a member's fitness, ``own`` (its site's AWRT) or
             ``shared`` (the pairing's worst AWRT / local AWRT, for every member).
         pick: co-evolution: the result pairing, ``sum`` (smallest AWRT sum),
@@ -153,6 +160,7 @@ class TrainConfig(_OnScenario, _EvolutionSettings):
     features: list[str] = field(default_factory=list)
     beta: Annotated[float, Field(gt=0.0)] = 0.6
     p_flip: Probability = 0.0
+    step_draw: StepDraw = "per-feature"
     fitness: Fitness = "own"
     pick: Pick = "worst-relative"
     archive: bool = True

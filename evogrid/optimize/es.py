@@ -148,7 +148,7 @@ def make_toolbox(rng: np.random.Generator, config: TrainConfig) -> base.Toolbox:
     toolbox.register("individual", init_individual, rng, config.n_rules, ranges)
     toolbox.register("mate", recombine, rng)
     toolbox.register("mutate", mutate, rng, ranges=ranges, beta=config.beta,
-                     p_flip=config.flip_probability)
+                     p_flip=config.flip_probability, step_draw=config.step_draw)
     toolbox.register("select", tools.selBest)
     return toolbox
 

@@ -80,14 +80,15 @@ def recombine(rng: np.random.Generator, a: Individual, b: Individual) -> Individ
 
 
 def mutate(rng: np.random.Generator, ind: Individual, ranges: np.ndarray, beta: float,
-           p_flip: float) -> Individual:
+           p_flip: float, step_draw: str = "per-feature") -> Individual:
     """Self-adaptive mutation, in place: steps first (Rechenberg's two-point rule,
-    times 1 + beta or 1 / (1 + beta), each with probability 1/2), then
-    N(0, s_h) added to every centre and width of feature h; widths are
-    reflected at 0 and kept above a small epsilon; each consequent flips
-    with probability ``p_flip``."""
+    times 1 + beta or 1 / (1 + beta), each with probability 1/2: one draw per
+    feature's step, or with ``step_draw="one"`` one draw for all, the
+    dissertation's Eq. 3.3), then N(0, s_h) added to every centre and width of
+    feature h; widths are reflected at 0 and kept above a small epsilon; each
+    consequent flips with probability ``p_flip``."""
     nf = len(ind.steps)
-    up = rng.random(nf) < 0.5
+    up = rng.random(1 if step_draw == "one" else nf) < 0.5
     ind.steps = ind.steps * np.where(up, 1.0 + beta, 1.0 / (1.0 + beta))
     n_rules = ind.params.shape[0]
     noise = rng.standard_normal((n_rules, 2 * nf)) * np.tile(ind.steps, 2)
