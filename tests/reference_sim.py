@@ -47,7 +47,7 @@ class Policy:
 
     scheme: str = "exchange"  # exchange | pool | active
     transfer: tuple = ()  # per site: local | awf | rulebase
-    location: str = "fixed"  # fixed | awrt | debt | least-load | olb | ... (evogrid.policy.registry)
+    location: str = "fixed"  # fixed | awrt
     rulebases: dict = field(default_factory=dict)  # (site, partner) -> (features, rules); (k, k): ranking
     pool_arrivals: str = "first"  # pool: first (own queue, then the pool) | queued (into the pool)
     active_take: str = "queue"  # active: queue (into the taker's queue, offered again) | start (at once)
@@ -288,8 +288,6 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None):
         need = jobs[job].procs
         if policy.location == "awrt":
             return num[k][l] / den[k][l] if den[k][l] > 0 else -1.0, 0.0
-        if policy.location == "debt":  # area of k's completed jobs at l less l's at k
-            return den[k][l] - den[l][k], 0.0
         if policy.location == "least-load":  # load after taking the job, then fewer waiting jobs
             return 1.0 - (sites[l].free - need) / sites[l].m, (len(sites[l].queue) + 1) / (sites[l].m * 5.0)
         if policy.location == "olb":  # the most free processors now, then fewer waiting jobs

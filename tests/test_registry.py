@@ -52,7 +52,7 @@ def test_registries_name_the_compiled_codes():
 def test_unknown_names_are_one_line_errors():
     with pytest.raises(ScenarioError, match=r"^--location near: unknown location policy 'near'; "
                                             r"expected one of fixed, random, awrt, least-load, olb, met, "
-                                            r"mct, min-min, max-min, rank, debt$"):
+                                            r"mct, min-min, max-min, rank$"):
         LOCATIONS.lookup("near", "--location near")
     with pytest.raises(RulebaseError, match="unknown feature 'NOPE'; expected one of NWP, NJP"):
         Rulebase.constant(True, ["NWP", "NOPE"])

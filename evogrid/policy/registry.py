@@ -189,9 +189,6 @@ LOCATIONS: Registry[Choice] = Registry("location policy", [
     Choice("max-min", codes.L_MAX_MIN, "information-rich: MCT, and jobs submitted together go in order of "
                                       "their latest best completion"),
     Choice("rank", codes.L_RANK, "each site's TSK ranking rulebase scores the sites, highest first"),
-    Choice("debt", codes.L_DEBT, "the debt account of the workload (Lepping 11.2.1): partners whose "
-                                "completed jobs used the most processor-seconds here, less what ours "
-                                "used there, first"),
 ])
 
 POOL_ARRIVALS: Registry[Choice] = Registry("pool arrival rule", [

@@ -28,9 +28,6 @@ chosen per partner by ``rulebase_of[site, partner]``).
 Location policies: ``L_FIXED`` (partner index order), ``L_RANDOM`` (a seeded
 shuffle per job), ``L_AWRT`` (partners never tried first in index order,
 then by the lowest AWRT of the jobs delegated to them that have completed),
-``L_DEBT`` (the debt account of the workload, Lepping 11.2.1: the partners whose
-completed jobs used the most processor-seconds at k, less what k's used at
-them, first; ties, such as no exchange yet, in index order),
 ``L_LEAST_LOAD`` (least load after assignment, after Beichter's 7.1.2 but not
 his rule; information-rich: ``1 - (free - m_j) / m`` ascending, ties by ``(waiting jobs + 1) / (5 m)``),
 ``L_OLB`` (opportunistic load balancing, information-rich: the most free
@@ -77,7 +74,6 @@ from evogrid.sim.codes import (
     EXCHANGE,
     F_WAIT_HOURS,
     L_AWRT,
-    L_DEBT,
     L_FIXED,
     L_LEAST_LOAD,
     L_MAX_MIN,
@@ -141,8 +137,7 @@ TRANSFER_CODES: dict[str, int] = {"local": T_LOCAL, "awf": T_AWF, "rulebase": T_
                                   "broker": T_BROKER}
 LOCATION_CODES: dict[str, int] = {"fixed": L_FIXED, "random": L_RANDOM, "awrt": L_AWRT,
                                   "least-load": L_LEAST_LOAD, "olb": L_OLB, "met": L_MET, "mct": L_MCT,
-                                  "min-min": L_MIN_MIN, "max-min": L_MAX_MIN, "rank": L_RANK,
-                                  "debt": L_DEBT}
+                                  "min-min": L_MIN_MIN, "max-min": L_MAX_MIN, "rank": L_RANK}
 #: Location policies that rank every site, the origin included: a broker can use them.
 SCORING_LOCATIONS = ("least-load", "olb", "met", "mct", "min-min", "max-min", "rank")
 #: Beichter's slot factor in the least-load policy's tie-break.
@@ -298,8 +293,7 @@ def _release_area(t, jobs, sc, running, area):
 @njit(cache=True, inline="always")
 def _site_key(location, k, l, job, t, jobs, state, policy, work, delegated):
     """``(key, tie)`` by which k orders site l for ``job``, ascending: the AWRT of the jobs k
-    delegated to l (-1 while none has completed); (debt) the processor-seconds k's completed jobs
-    used at l less those l's used at k; l's load after taking the job, with its waiting
+    delegated to l (-1 while none has completed); l's load after taking the job, with its waiting
     jobs as the tie-break; (OLB) l's free processors, most first; (MET) the job's run time at l;
     (MCT, Min-Min, Max-Min) its estimated completion there: :func:`_ready_time` plus its estimate
     at l's speed; (rank) minus k's ranking rulebase's output for l."""
@@ -308,9 +302,6 @@ def _site_key(location, k, l, job, t, jobs, state, policy, work, delegated):
     if location == L_AWRT:
         num, den = delegated[0], delegated[1]
         return (num[k, l] / den[k, l] if den[k, l] > 0 else -1.0), 0.0
-    if location == L_DEBT:
-        used = delegated[1]  # used[o, s]: processor-seconds of o's completed jobs at s
-        return used[k, l] - used[l, k], 0.0
     waiting = sc[l, Q_TAIL] - sc[l, Q_HEAD]
     if location == L_OLB:
         return float(-sc[l, FREE]), float(waiting)
@@ -752,9 +743,8 @@ def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
     R = book[0].shape[1]
     if i == 0 and pause[P_JOB] < 0:  # a new run, not one resumed after a pause
         np.random.seed(setup[SEED])
-    # With one partner every order is the same: no bookkeeping of delegated jobs needed.
-    track_delegated = scheme == EXCHANGE and (setup[LOCATION] == L_AWRT or setup[LOCATION] == L_DEBT) \
-        and K > 2
+    # With one partner every order is the same: no AWRT bookkeeping needed.
+    track_awrt = scheme == EXCHANGE and setup[LOCATION] == L_AWRT and K > 2
     batched = scheme == EXCHANGE and (setup[LOCATION] == L_MIN_MIN or setup[LOCATION] == L_MAX_MIN)
     arrivals = work.arrivals
     needs_area = _needs_area(setup)
@@ -772,7 +762,7 @@ def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
         site = NO_PASS  # where it joined a queue
         if te <= ta and te <= tr:
             now = te
-            if track_delegated and tc == te:
+            if track_awrt and tc == te:
                 _record_delegated_ends(tc, jobs, sc, running, delegated)
             if needs_area and tc == te:
                 _release_area(tc, jobs, sc, running, work.area)
