@@ -43,8 +43,8 @@ def pytest_configure(config):
         with tempfile.TemporaryDirectory() as tmp:
             script = str(REPO / "tests" / "warm_cache.py")
             procs = [subprocess.Popen([sys.executable, script, tmp]) for _ in range(2)]
-            failed = [proc.args for proc in procs if proc.wait() != 0]
-        if failed:
+            codes = [proc.wait() for proc in procs]  # wait for both, then judge
+        if any(codes):
             raise pytest.UsageError("tests/warm_cache.py failed (its output is above)")
 
 
