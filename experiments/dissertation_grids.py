@@ -360,8 +360,31 @@ def report(seeds: int, runs_dir: Path, parts: tuple[str, ...] = ()) -> None:
         results[name], lines = part(seeds, runs_dir)
         md += lines
         print("\n".join(lines), flush=True)
+    if parts and (out / "results.json").exists():  # keep the parts not reported this time
+        results = {**json.loads((out / "results.json").read_text()), **results}
+        md = _merge_sections((out / "results.md").read_text().split("\n"), md)
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
     (out / "results.md").write_text("\n".join(md))
+
+
+def _merge_sections(old: list[str], new: list[str]) -> list[str]:
+    """``old`` markdown with each ``## `` section of ``new`` in place of the one with the same heading
+    (appended where there is none); the title is ``new``'s."""
+    def sections(lines: list[str]) -> tuple[list[str], dict[str, list[str]]]:
+        head, found, current = [], {}, None
+        for line in lines:
+            if line.startswith("## "):
+                current = found[line] = [line]
+            elif current is None:
+                head.append(line)
+            else:
+                current.append(line)
+        return head, found
+
+    _, merged = sections(old)
+    head, fresh = sections(new)
+    merged.update(fresh)
+    return head + [line for section in merged.values() for line in section]
 
 
 def main() -> None:
