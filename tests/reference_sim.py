@@ -18,6 +18,9 @@ FEATURE_RANGE_HOURS = 3600.0
 #: Twins of LRMS registered beyond the built-in ones (evogrid.sim.lrms.register): name ->
 #: rule(t, job) -> start it?, for a job behind the blocked head that fits the free processors.
 BEHIND_HEAD: dict = {}
+#: Twins of location policies registered beyond the built-in ones (evogrid.sim.locations.register):
+#: name -> key(sites, jobs, l, k, job, t) -> (key, tie), by which site k orders site l, ascending.
+LOCATION_KEYS: dict = {}
 
 
 @dataclass
@@ -47,7 +50,7 @@ class Policy:
 
     scheme: str = "exchange"  # exchange | pool | active
     transfer: tuple = ()  # per site: local | awf | rulebase
-    location: str = "fixed"  # fixed | awrt
+    location: str = "fixed"  # a name of evogrid.sim.registry.LOCATIONS but random, or of LOCATION_KEYS
     rulebases: dict = field(default_factory=dict)  # (site, partner) -> (features, rules); (k, k): ranking
     pool_arrivals: str = "first"  # pool: first (own queue, then the pool) | queued (into the pool)
     active_take: str = "queue"  # active: queue (into the taker's queue, offered again) | start (at once)
@@ -286,6 +289,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None):
 
     def key(l, k, job, t):
         need = jobs[job].procs
+        if policy.location in LOCATION_KEYS:
+            return LOCATION_KEYS[policy.location](sites, jobs, l, k, job, t)
         if policy.location == "awrt":
             return num[k][l] / den[k][l] if den[k][l] > 0 else -1.0, 0.0
         if policy.location == "least-load":  # load after taking the job, then fewer waiting jobs

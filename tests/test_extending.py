@@ -1,9 +1,12 @@
-"""The checklists of docs/architecture.md hold: an LRMS can be added from outside the package.
+"""The checklists of docs/architecture.md hold: an LRMS and a location policy can be added from
+outside the package.
 
 A toy LRMS ("short": behind a blocked head, only jobs estimated to run at
-most an hour start) is registered from this file, with its rule and its
-reference-simulator twin, and the compiled core must agree with the twin,
-alone and at a site that takes reservations.
+most an hour start) and a toy location policy ("shortest-queue": the partner
+with the fewest waiting jobs first) are registered from this file, each with
+its compiled code and its reference-simulator twin, and the compiled core
+must agree with the twins: the LRMS alone and at a site that takes
+reservations, the location policy on a grid of such sites.
 It runs in a fresh process with its own numba cache: registering changes
 the compiled loops, which a process that already simulated cannot take in.
 """
@@ -31,9 +34,22 @@ def short_rule(t, need, estimate, T, extra):
 lrms.register(lrms.Lrms("short", len(lrms.REGISTRY), "behind the head, only jobs of at most an hour",
                         short_rule))
 
+from evogrid.sim import codes, core, locations
+from evogrid.sim.registry import Location
+
+@njit(inline="always")
+def shortest_queue_key(k, l, job, t, jobs, state, policy, work):
+    return float(state.sc[l, core.Q_TAIL] - state.sc[l, core.Q_HEAD]), 0.0
+
+locations.register(Location("shortest-queue", codes.L_PYTHON + 1, "the partner with the fewest waiting jobs "
+                            "first", key="__main__:shortest_queue_key"))
+
 import reference_sim
 from reference_sim import Job, Request, Rules, reference_start_times, simulate_reserved_reference
 reference_sim.BEHIND_HEAD["short"] = lambda t, job: job.estimate <= 3600
+reference_sim.LOCATION_KEYS["shortest-queue"] = lambda sites, jobs, l, k, job, t: (len(sites[l].queue), 0.0)
+from reference_sim import Policy, simulate_reference
+from evogrid.sim.schedule import Exchange
 
 from evogrid.sim.booking import ReservationRules, simulate_reservations
 from evogrid.sim.schedule import simulate_local
@@ -66,7 +82,23 @@ for seed in range(20):
                     (int(parts[r, 0]),), 0, (0,), {int(parts[r, 0]): int(duration[r])}, ())
             for r in range(R)]
     ref_start, ref_booked = simulate_reserved_reference(jobs, [m], ["short"], reqs, Rules("first-fit"))
+    # The toy location policy on three sites that take no requests (the loop compiled for them above).
+    ws = [Workload(f"toy{i}", m, np.sort(rng.integers(0, 20_000, n)), run, procs, est, np.arange(n),
+                   np.full(n, -1)) for i in range(3)]
+    none = Reservations("none", *(np.zeros(0, dtype=np.int64),) * 4, np.zeros((0, 1), dtype=np.int64),
+                        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    routed = {}
+    for where in ("shortest-queue", "fixed"):
+        grid, _ = simulate_reservations(ws, "short", none, ReservationRules("first-fit"),
+                                        Exchange("toy", transfer=("awf",) * 3, location=where))
+        routed[where] = grid.site.tolist()
+        g = grid.jobs  # in arrival order, as the reference takes them
+        ref_jobs = [Job(*map(int, row)) for row in zip(g.submit, g.run_time, g.procs, g.estimate, g.origin)]
+        ref = simulate_reference(ref_jobs, [m] * 3, ["short"] * 3, Policy("exchange", ("awf",) * 3, where))
+        routed[where + " equal"] = grid.start.tolist() == ref[0] and grid.site.tolist() == ref[1]
     out.append({"equal": start == want, "differs_from_fcfs": start != fcfs,
+                "location_equal": routed["shortest-queue equal"] and routed["fixed equal"],
+                "location_acted": routed["shortest-queue"] != routed["fixed"],
                 "reserved_equal": held.start.tolist() == ref_start
                 and booked.start.tolist() == [b[0] for b in ref_booked],
                 "reservations_acted": held.start.tolist() != start})
@@ -87,6 +119,8 @@ def test_a_toy_lrms_registered_from_a_test_file_runs_and_matches_its_twin(tmp_pa
     assert any(c["differs_from_fcfs"] for c in cases)  # the toy rule really acted
     assert all(c["reserved_equal"] for c in cases), cases
     assert any(c["reservations_acted"] for c in cases)
+    assert all(c["location_equal"] for c in cases), cases  # a toy location policy, compiled and its twin
+    assert any(c["location_acted"] for c in cases)
 
 
 def test_registering_after_a_simulation_is_refused():

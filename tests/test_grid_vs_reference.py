@@ -10,7 +10,6 @@ from reference_sim import Job, Policy, simulate_reference
 from evogrid.policy.registry import features_for
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import AcceptWhenFit, FuzzyPolicy
-from evogrid.sim.features import FEATURES
 from evogrid.sim.schedule import Exchange, GridJobs, simulate_grid, simulate_local
 from evogrid.sim.tsk import TSKStack
 from evogrid.workload.model import Workload
@@ -43,7 +42,8 @@ def grids(draw):
 
 @st.composite
 def rulebases(draw, features=None):
-    names = draw(st.lists(st.sampled_from(sorted(features or FEATURES)), min_size=1, max_size=3, unique=True))
+    names = draw(st.lists(st.sampled_from(sorted(features or features_for("transfer"))), min_size=1,
+                          max_size=3, unique=True))
     n_rules = draw(st.integers(1, 4))
     floats = st.floats(-2.0, 12.0, allow_nan=False)
     centers = [[draw(floats) for _ in names] for _ in range(n_rules)]

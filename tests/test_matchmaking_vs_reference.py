@@ -10,7 +10,7 @@ from test_grid_vs_reference import _reference, arr, grids, random_exchange
 
 from evogrid.errors import ScenarioError
 from evogrid.policy.rulebase import Rulebase
-from evogrid.sim.grid import SCORING_LOCATIONS
+from evogrid.sim.registry import LOCATIONS
 from evogrid.sim.schedule import Exchange, GridJobs, simulate_grid, simulate_local
 from evogrid.sim.sites import Requirement, Sites
 from evogrid.sim.tsk import TSKStack
@@ -42,7 +42,8 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     jobs = GridJobs.merge(sites, data.draw(heterogeneous(K)))
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
     transfer = tuple(data.draw(st.sampled_from(["local", "awf", "rulebase", "broker"])) for _ in sites)
-    locations = SCORING_LOCATIONS if "broker" in transfer else ("fixed", "awrt", *SCORING_LOCATIONS)
+    scoring = LOCATIONS.names(ranks_every_site=True)
+    locations = scoring if "broker" in transfer else ("fixed", "awrt", *scoring)
     location = data.draw(st.sampled_from(locations))
     exchange, ref_rbs = random_exchange(data, transfer, location)
     schedule = simulate_grid(jobs, lrms, exchange)

@@ -9,12 +9,10 @@ from test_cli import assert_one_line_error, run
 
 from evogrid.errors import EvogridError, ScenarioError
 from evogrid.policy import (
-    ACTIVE_TAKE,
     FEATURES,
     LOCATIONS,
     POOL_ARRIVALS,
     STRATEGIES,
-    TRANSFERS,
     AcceptWhenFit,
     CentralPool,
     Choice,
@@ -28,21 +26,22 @@ from evogrid.policy import (
     simulate,
     strategy_config,
 )
-from evogrid.policy.registry import StrategyKind, features_for
-from evogrid.sim import features, grid
+from evogrid.policy.registry import StrategyKind
+from evogrid.sim import features, grid, schedule
+from evogrid.sim.registry import Location
 from evogrid.sim.scenario import Scenario
 
 SITES = '[[sites]]\nwindow = "KTH-2"\n[[sites]]\nwindow = "SDSC03-2"\n'
 
 
-def test_registries_name_the_compiled_codes():
-    assert {n: e.code for n, e in TRANSFERS.items()} == grid.TRANSFER_CODES
-    assert {n: e.code for n, e in LOCATIONS.items()} == grid.LOCATION_CODES
-    assert {n: e.code for n, e in POOL_ARRIVALS.items()} == grid.POOL_ARRIVAL_CODES
-    assert {n: e.code for n, e in ACTIVE_TAKE.items()} == grid.ACTIVE_TAKE_CODES
-    for decision, codes in (("transfer", features.FEATURE_CODES),
-                            ("admission", features.ADMISSION_FEATURE_CODES)):
-        assert {n: FEATURES[n].code for n in features_for(decision)} == codes
+def test_registries_are_the_only_name_tables():
+    """The simulation packs names through the registries: no other name -> code table is left."""
+    for module in (grid, features, schedule):
+        tables = [n for n, v in vars(module).items() if isinstance(v, dict) and v
+                  and all(isinstance(k, str) for k in v) and all(isinstance(c, int) for c in v.values())]
+        assert tables == [], module.__name__
+    assert LOCATIONS.names(ranks_every_site=True) == (
+        "least-load", "olb", "met", "mct", "min-min", "max-min", "rank")
     assert list(STRATEGIES) == ["local", "awf", "rulebase", "broker", "pool", "aa"]
     assert (LOCATIONS.default.name, POOL_ARRIVALS.default.name, STRATEGIES.default.name) == (
         "fixed", "first", "local")
@@ -135,7 +134,7 @@ def test_scenario_strategy_objects(tmp_path):
 def toys():
     """A toy feature, location policy and strategy, registered for one test."""
     entries = [(FEATURES, FEATURES.register(Feature("TOY", 99, (0.0, 2.0), "a toy feature"))),
-               (LOCATIONS, LOCATIONS.register(Choice("toy", 99, "a toy location policy"))),
+               (LOCATIONS, LOCATIONS.register(Location("toy", 99, "a toy location policy"))),
                (STRATEGIES, STRATEGIES.register(StrategyKind(
                    "toy", lambda c, scenario, specs: AcceptWhenFit(location="awrt", label="toy"), "a toy")))]
     yield
@@ -160,4 +159,7 @@ def test_registering_toy_entries(toys, tmp_path):
     assert res.schedule.strategy == "toy"
     assert np.array_equal(res.schedule.start,
                           simulate(res.scenario, AcceptWhenFit(location="awrt")).schedule.start)
+    # registered without a compiled key (evogrid.sim.locations.register), it cannot run
+    with pytest.raises(ScenarioError, match="^location policy 'toy' has no compiled key"):
+        simulate(res.scenario, AcceptWhenFit(location="toy"))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from evogrid.sim.python_policy import GridView, LocationPolicy, QueueOrder, TransferPolicy
 
-#: Beichter's slot factor in the least-load tie-break (evogrid.sim.grid.SLOT_FACTOR).
+#: Beichter's slot factor in the least-load tie-break (evogrid.sim.locations.least_load.SLOT_FACTOR).
 SLOT_FACTOR = 5.0
 
 

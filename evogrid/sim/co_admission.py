@@ -59,9 +59,9 @@ processors times the tariff integrated over ``[s, s + d)``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from evogrid.sim.collective import lcg_next, lcg_seed
+from evogrid.sim.numba_stamp import njit
 from evogrid.sim.profile import P_FREE, P_TIME
 
 #: Admission algorithms, by code: 0 is a one-site request's exact earliest fit

@@ -21,7 +21,8 @@ feasible set.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from evogrid.sim.numba_stamp import njit
 
 #: Cankar's defaults for the two swap phases (swaps per allowed site).
 L1_SWAPS, L2_SWAPS = 7, 10

@@ -45,11 +45,11 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
-from numba import njit
 from numba.extending import overload
 
 from evogrid.sim import lrms, queue_index
 from evogrid.sim.lrms import MIXED, SKIP, START, STOP
+from evogrid.sim.numba_stamp import njit
 from evogrid.sim.profile import (
     P_FREE,
     P_TIME,

@@ -3,7 +3,7 @@
 Every feature is computed inside the compiled loop from the deciding site's
 own state and the job on offer, *before* the job is enqueued. The loop knows
 features by code only; their names, default ranges and meanings are the
-registry :data:`evogrid.policy.registry.FEATURES`, which rulebase files, the
+registry :data:`evogrid.sim.registry.FEATURES`, which rulebase files, the
 CLI and the optimisers read.
 
 Adding a feature: a branch for the next code in :func:`feature_value` and an
@@ -14,45 +14,26 @@ calls :func:`feature_value` for every feature a rulebase lists.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from evogrid.sim.codes import (
-    F_BEFORE_NEXT,
     F_EST_HOURS,
-    F_LEAD,
     F_LOAD_AFTER,
     F_NJP,
     F_NWP,
-    F_PART,
     F_QLEN,
-    F_RESERVED,
     F_SPEED,
     F_UTIL,
-    F_WAIT_HOURS,
 )
 from evogrid.sim.core import ESTIMATE, FREE, M_PROCS, PROCS, Q_HEAD, Q_TAIL, W_PROCS
+from evogrid.sim.numba_stamp import njit
 
 SECONDS_PER_HOUR = 3600.0
-
-#: The features :func:`feature_value` computes, name -> code (the built-in
-#: entries of :data:`evogrid.policy.registry.FEATURES`, which adds ranges and meanings).
-FEATURE_CODES: dict[str, int] = {"NWP": F_NWP, "NJP": F_NJP, "UTIL": F_UTIL, "QLEN": F_QLEN,
-                                 "EST_HOURS": F_EST_HOURS}
-FEATURES = FEATURE_CODES  # the older name
-#: The features of reservation admission rulebases, name -> code, computed by
-#: :func:`evogrid.sim.reserving.admission_feature` (docs/reservations.md).
-#: The features of ranking rulebases (:func:`ranking_feature`), name -> code.
-RANKING_FEATURE_CODES: dict[str, int] = {**FEATURE_CODES, "LOAD_AFTER": F_LOAD_AFTER, "SPEED": F_SPEED,
-                                         "WAIT_HOURS": F_WAIT_HOURS}
-ADMISSION_FEATURE_CODES: dict[str, int] = {"NWP": F_NWP, "LEAD": F_LEAD, "PART": F_PART,
-                                           "RESERVED": F_RESERVED, "BEFORE_NEXT": F_BEFORE_NEXT}
-
 
 @njit(cache=True, inline="always")
 def feature_value(code, k, job, jobs, sc):
     """Value of feature ``code`` for ``job`` as seen by site ``k`` now (NaN for an unknown code).
 
-    Codes are checked against :data:`FEATURE_CODES` before a simulation
+    Codes are checked against :data:`evogrid.sim.registry.FEATURES` before a simulation
     starts (:meth:`~evogrid.sim.tsk.TSKStack.stack`); a NaN makes the rulebase output NaN,
     which no test of ``y > 0`` accepts, rather than another feature's value.
     """

@@ -25,18 +25,13 @@ Transfer policies per site: ``T_LOCAL`` (keep own jobs, decline offers),
 ``T_AWF`` (accept iff the job fits the free processors now), and
 ``T_RULEBASE`` (a TSK rulebase from a :class:`~evogrid.sim.tsk.TSKStack`,
 chosen per partner by ``rulebase_of[site, partner]``).
-Location policies: ``L_FIXED`` (partner index order), ``L_RANDOM`` (a seeded
-shuffle per job), ``L_AWRT`` (partners never tried first in index order,
-then by the lowest AWRT of the jobs delegated to them that have completed),
-``L_LEAST_LOAD`` (least load after assignment, after Beichter's 7.1.2 but not
-his rule; information-rich: ``1 - (free - m_j) / m`` ascending, ties by ``(waiting jobs + 1) / (5 m)``),
-``L_OLB`` (opportunistic load balancing, information-rich: the most free
-processors now first, ties by fewer waiting jobs), ``L_MET`` (minimum
-execution time: the fastest site), ``L_MCT`` (minimum completion time,
-information-rich: :func:`_ready_time` plus the estimate at the site's speed), ``L_MIN_MIN`` / ``L_MAX_MIN``
-(MCT, and jobs submitted at the same second are routed in Min-Min / Max-Min
-order) and ``L_RANK`` (site k's TSK ranking rulebase, ``rulebase_of[k, k]``,
-scores each site: highest first).
+Location policies (the order in which a site tries the others) are
+components, one file each in :mod:`evogrid.sim.locations`, with their
+entries in :data:`evogrid.sim.registry.LOCATIONS`: the loop orders the
+candidates by the policy's compiled key (:func:`evogrid.sim.locations.site_key`,
+generated from the registry), or itself for ``L_FIXED`` (index order) and
+``L_RANDOM`` (a seeded shuffle per job), or asks a Python object
+(``L_PYTHON``).
 
 Heterogeneous sites and matchmaking (docs/grid.md): with the ``T_BROKER``
 transfer policy the origin sends each job to the first of all qualified
@@ -62,34 +57,22 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
-from numba import njit
 from numba.extending import overload
 
+from evogrid.sim import locations
 from evogrid.sim.codes import (
-    A_FIRST,
     A_QUEUED,
     AA_QUEUE,
-    AA_START,
     ACTIVE,
     EXCHANGE,
-    F_WAIT_HOURS,
-    L_AWRT,
     L_FIXED,
-    L_LEAST_LOAD,
-    L_MAX_MIN,
-    L_MCT,
-    L_MET,
-    L_MIN_MIN,
-    L_OLB,
     L_PYTHON,
     L_RANDOM,
-    L_RANK,
     POOL,
     T_AWF,
     T_BROKER,
     T_LOCAL,
     T_PYTHON,
-    T_RULEBASE,
 )
 from evogrid.sim.core import (
     ESTIMATE,
@@ -127,23 +110,12 @@ from evogrid.sim.core import (
     start_held,
     stopped_at_cutoff,
 )
-from evogrid.sim.features import SECONDS_PER_HOUR, feature_value, ranking_feature
+from evogrid.sim.features import feature_value
 from evogrid.sim.lrms import EASY, START, easy_rule
+from evogrid.sim.numba_stamp import njit
 from evogrid.sim.reserving import R_SUBMIT, Booked, book_in_mode, new_bookings
 from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
 
-SCHEMES: dict[str, int] = {"exchange": EXCHANGE, "pool": POOL, "active": ACTIVE}
-TRANSFER_CODES: dict[str, int] = {"local": T_LOCAL, "awf": T_AWF, "rulebase": T_RULEBASE,
-                                  "broker": T_BROKER}
-LOCATION_CODES: dict[str, int] = {"fixed": L_FIXED, "random": L_RANDOM, "awrt": L_AWRT,
-                                  "least-load": L_LEAST_LOAD, "olb": L_OLB, "met": L_MET, "mct": L_MCT,
-                                  "min-min": L_MIN_MIN, "max-min": L_MAX_MIN, "rank": L_RANK}
-#: Location policies that rank every site, the origin included: a broker can use them.
-SCORING_LOCATIONS = ("least-load", "olb", "met", "mct", "min-min", "max-min", "rank")
-#: Beichter's slot factor in the least-load policy's tie-break.
-SLOT_FACTOR = 5.0
-POOL_ARRIVAL_CODES: dict[str, int] = {"first": A_FIRST, "queued": A_QUEUED}
-ACTIVE_TAKE_CODES: dict[str, int] = {"queue": AA_QUEUE, "start": AA_START}
 #: Fields of the ``setup`` array of a grid run (``PY_ORDER``: 1 if a Python queue order keys every
 #: job at its submission, evogrid.sim.python_policy.QueueOrder).
 SCHEME, POOL_ARRIVALS, LOCATION, SEED, MATCHING, PY_ORDER, ACTIVE_TAKE = 0, 1, 2, 3, 4, 5, 6
@@ -241,30 +213,9 @@ def _python_accepts(s, job, partner, pause):
 
 
 @njit(cache=True, inline="always")
-def _ready_time(l, job, t, jobs, state, work):
-    """When site l could start ``job`` by MCT's estimate, in seconds: now if its queue is empty and the
-    job fits its free processors, else now plus the estimated work ahead (the running jobs' remaining
-    estimated area and the waiting jobs' estimated area) spread over its m processors.
-
-    The waiting jobs' area is what was routed to l and has not ended (``work.area``, kept by the loop)
-    less the running jobs' estimated area: one pass over l's running jobs, however long its queue.
-    """
-    sc, running, out = state.sc, state.running, state.out
-    if sc[l, Q_HEAD] == sc[l, Q_TAIL] and jobs[PROCS, job] <= sc[l, FREE]:
-        return float(t)
-    area = work.area[l]  # integer processor-seconds: exact in any order
-    for i in range(sc[l, N_HEAP]):
-        r = running[HEAP_JOB, l, i]
-        area += (max(0, out[START_TIME, r] + jobs[ESTIMATE, r] - t) - jobs[ESTIMATE, r]) * jobs[PROCS, r]
-    return t + area / sc[l, M_PROCS]
-
-
-@njit(cache=True, inline="always")
 def _needs_area(setup):
-    """Does the location policy read the sites' estimated work ahead (:func:`_ready_time`)?"""
-    location = setup[LOCATION]
-    return setup[SCHEME] == EXCHANGE and (location == L_MCT or location == L_MIN_MIN
-                                          or location == L_MAX_MIN or location == L_RANK)
+    """Does the location policy read the sites' estimated work ahead (evogrid.sim.locations.work_ahead)?"""
+    return setup[SCHEME] == EXCHANGE and locations.reads_work_ahead(setup[LOCATION])
 
 
 @njit(cache=True, inline="always")
@@ -288,45 +239,6 @@ def _release_area(t, jobs, sc, running, area):
             if not found:
                 break
             first = 2 * first + 1
-
-
-@njit(cache=True, inline="always")
-def _site_key(location, k, l, job, t, jobs, state, policy, work, delegated):
-    """``(key, tie)`` by which k orders site l for ``job``, ascending: the AWRT of the jobs k
-    delegated to l (-1 while none has completed); l's load after taking the job, with its waiting
-    jobs as the tie-break; (OLB) l's free processors, most first; (MET) the job's run time at l;
-    (MCT, Min-Min, Max-Min) its estimated completion there: :func:`_ready_time` plus its estimate
-    at l's speed; (rank) minus k's ranking rulebase's output for l."""
-    sc = state.sc
-    speed = policy[5][0]
-    if location == L_AWRT:
-        num, den = delegated[0], delegated[1]
-        return (num[k, l] / den[k, l] if den[k, l] > 0 else -1.0), 0.0
-    waiting = sc[l, Q_TAIL] - sc[l, Q_HEAD]
-    if location == L_OLB:
-        return float(-sc[l, FREE]), float(waiting)
-    if location == L_MET:
-        return speed[k] / speed[l], 0.0
-    completion = location == L_MCT or location == L_MIN_MIN or location == L_MAX_MIN
-    rb_params, rb_meta = policy[3], policy[4]
-    r = policy[2][k, k] if location == L_RANK else -1
-    waits = False  # does k's ranking rulebase read the wait at l?
-    for h in range(rb_meta[r, META_FEATURES] if r >= 0 else 0):
-        waits = waits or rb_meta[r, META_CODES + h] == F_WAIT_HOURS
-    ready = 0.0
-    if completion or waits:  # one call site: each inlined copy adds to every grid loop's compile
-        ready = _ready_time(l, job, t, jobs, state, work)
-    if completion:
-        return ready + jobs[ESTIMATE, job] * speed[k] / speed[l], 0.0
-    if r >= 0:
-        x, scratch = work.x, work.exponents
-        for h in range(rb_meta[r, META_FEATURES]):
-            code = rb_meta[r, META_CODES + h]
-            x[h] = ((ready - t) / SECONDS_PER_HOUR if code == F_WAIT_HOURS
-                    else ranking_feature(code, k, l, job, jobs, sc, speed))
-        return -rulebase_output(rb_params, rb_meta, r, x, scratch), 0.0
-    m = sc[l, M_PROCS]
-    return 1.0 - (sc[l, FREE] - jobs[PROCS, job]) / m, (waiting + 1) / (m * SLOT_FACTOR)
 
 
 @njit(cache=True, inline="always")
@@ -377,8 +289,8 @@ def _location_order(k, job, with_home, t, jobs, state, policy, work):
     for i in range(n):
         l = order[i]
         keys[0, l] = -_popcount(tags[l] & preferred[job]) if matching else 0
-        keys[1, l], keys[2, l] = (0.0, 0.0) if location == L_FIXED else _site_key(
-            location, k, l, job, t, jobs, state, policy, work, delegated)
+        keys[1, l], keys[2, l] = (0.0, 0.0) if location == L_FIXED else locations.site_key(
+            location, k, l, job, t, jobs, state, policy, work)
     for i in range(1, n):  # a stable insertion sort: ties keep index order
         cur = order[i]
         j = i - 1
@@ -701,7 +613,7 @@ def _next_in_batch(i, t, jobs, state, policy, work):
     inlined: only these two policies call it.
     """
     arrivals, keys, order = work.arrivals, work.keys, work.order
-    latest = policy[0][LOCATION] == L_MAX_MIN
+    latest = locations.batch_latest(policy[0][LOCATION])
     best, best_end = i, 0.0
     h = i
     while h < jobs.shape[1] and jobs[SUBMIT, arrivals[h]] == t:
@@ -744,8 +656,8 @@ def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
     if i == 0 and pause[P_JOB] < 0:  # a new run, not one resumed after a pause
         np.random.seed(setup[SEED])
     # With one partner every order is the same: no AWRT bookkeeping needed.
-    track_awrt = scheme == EXCHANGE and setup[LOCATION] == L_AWRT and K > 2
-    batched = scheme == EXCHANGE and (setup[LOCATION] == L_MIN_MIN or setup[LOCATION] == L_MAX_MIN)
+    track_awrt = scheme == EXCHANGE and locations.reads_delegated(setup[LOCATION]) and K > 2
+    batched = scheme == EXCHANGE and locations.routes_batches(setup[LOCATION])
     arrivals = work.arrivals
     needs_area = _needs_area(setup)
     # Typed constants, not literals: a literal flowing into a call makes

@@ -4,12 +4,15 @@ numba stamps each cached function with its own source file only. The event
 loops inline helpers from other files (``tsk.py``, ``features.py`` and
 ``core.py`` into ``grid.py``'s loop), so after an edit to a helper alone the
 cache served the old machine code without a warning, and a session got
-wrong AWRTs from it. Here every compiled function under ``evogrid/sim/``
-gets one stamp, a hash of all the package's sources: any edit there
-recompiles all of them on the next call.
+wrong AWRTs from it. Here every compiled function under ``evogrid/sim/`` and
+its subpackages (``locations``) gets one stamp, a hash of all their sources:
+any edit there recompiles all of them on the next call.
 
-Imported first by ``evogrid.sim`` (numba picks a function's cache locator
-when the function is decorated).
+numba picks a function's cache locator when the function is decorated, so
+the package's modules take ``njit`` from here (``from evogrid.sim.numba_stamp
+import njit``): importing it installs the stamp first, whatever module a
+process imports first (tests/test_numba_stamp.py checks that no module takes
+``njit`` from numba directly).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import hashlib
 import sys
 from pathlib import Path
 
+from numba import njit as njit  # re-exported: the package's modules decorate with it (docstring)
 from numba.core import caching
 from numba.core.caching import NullCache
 from numba.core.dispatcher import Dispatcher
@@ -26,10 +30,10 @@ SIM_DIR = Path(__file__).resolve().parent
 
 
 def package_stamp() -> str:
-    """SHA-256 over the names and contents of the package's ``.py`` files."""
+    """SHA-256 over the names and contents of the package's ``.py`` files, its subpackages' included."""
     digest = hashlib.sha256()
-    for path in sorted(SIM_DIR.glob("*.py")):
-        digest.update(path.name.encode())
+    for path in sorted(SIM_DIR.rglob("*.py")):
+        digest.update(path.relative_to(SIM_DIR).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
@@ -67,7 +71,7 @@ def _package_stamped(locator: type) -> type:
 
         @classmethod
         def from_function(cls, py_func, py_file):
-            if Path(py_file).resolve().parent != SIM_DIR:
+            if SIM_DIR not in Path(py_file).resolve().parents:
                 return None
             return super().from_function(py_func, py_file)
 

@@ -34,9 +34,9 @@ The probe reads the site's profile: information-rich, like Meltzer's 2-5.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from evogrid.sim.co_admission import SLOTS_COVER, interval_price
+from evogrid.sim.numba_stamp import njit
 from evogrid.sim.profile import fit_from
 
 #: Preferences of an elastic request, by code (evogrid.workload.reservations.PREFERENCES).

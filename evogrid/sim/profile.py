@@ -15,7 +15,7 @@ jobs, so it never has to be kept in step with early ends.
 
 from __future__ import annotations
 
-from numba import njit
+from evogrid.sim.numba_stamp import njit
 
 P_TIME, P_FREE = 0, 1
 

@@ -34,9 +34,9 @@ a node whose bounds rule out every job is never entered (no job is missed).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from evogrid.sim import lrms
+from evogrid.sim.numba_stamp import njit
 
 #: Queue positions per leaf of the tree: a leaf's jobs are read one by one.
 BLOCK = 8

@@ -31,7 +31,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 from numba.extending import overload
 
 from evogrid.sim.co_admission import (
@@ -97,6 +96,7 @@ from evogrid.sim.core import (
     site_profile,
     take_starting,
 )
+from evogrid.sim.numba_stamp import njit
 from evogrid.sim.probe import (
     HISTORY,
     K_COST,

@@ -10,9 +10,10 @@ from typing import NamedTuple
 import numpy as np
 
 from evogrid.errors import ScenarioError
-from evogrid.sim import core, grid, lrms
+from evogrid.sim import codes, core, grid, locations, lrms
 from evogrid.sim.metrics import awrt_per_site, site_metrics
 from evogrid.sim.python_policy import LocationPolicy, QueueOrder, TransferPolicy, decider
+from evogrid.sim.registry import ACTIVE_TAKE, LOCATIONS, POOL_ARRIVALS, SCHEMES, TRANSFERS
 from evogrid.sim.reserving import no_requests
 from evogrid.sim.sites import Sites
 from evogrid.sim.tsk import TSKStack
@@ -221,7 +222,7 @@ class Exchange:
             (active only): ``queue`` (the published rule: into the requesting
             site's queue, all judged on its state before the request, any
             LRMS) or ``start`` (at once, free processors counted down, EASY only).
-        location: a name of evogrid.sim.grid.LOCATION_CODES (exchange only), or a
+        location: a name of :data:`evogrid.sim.registry.LOCATIONS` (exchange only), or a
             :class:`~evogrid.sim.python_policy.LocationPolicy` object.
         seed: seeds the random location policy.
         rulebases: the rulebases sites use.
@@ -246,24 +247,18 @@ class Exchange:
     def arrays(self, jobs: GridJobs) -> tuple:
         """The validated ``policy`` argument of the compiled grid loop (evogrid.sim.grid.run_grid)."""
         n_sites = jobs.n_sites
-        if self.scheme not in grid.SCHEMES:
-            raise ScenarioError(f"unknown exchange scheme {self.scheme!r}")
-        if self.pool_arrivals not in grid.POOL_ARRIVAL_CODES:
-            raise ScenarioError(f"unknown pool arrival rule {self.pool_arrivals!r}; expected one of "
-                                f"{', '.join(grid.POOL_ARRIVAL_CODES)}")
-        if self.active_take not in grid.ACTIVE_TAKE_CODES:
-            raise ScenarioError(f"unknown active request rule {self.active_take!r}; expected one of "
-                                f"{', '.join(grid.ACTIVE_TAKE_CODES)}")
+        scheme = SCHEMES.lookup(self.scheme)
+        pool_arrivals = POOL_ARRIVALS.lookup(self.pool_arrivals)
+        active_take = ACTIVE_TAKE.lookup(self.active_take)
         transfer = self.transfer or ("local",) * n_sites
         if len(transfer) != n_sites:
             raise ScenarioError(f"{len(transfer)} transfer policies for {n_sites} sites")
-        for name in transfer:
-            if not isinstance(name, TransferPolicy) and name not in grid.TRANSFER_CODES:
-                raise ScenarioError(f"unknown transfer policy {name!r}; expected one of "
-                                    f"{', '.join(grid.TRANSFER_CODES)}")
-        if not isinstance(self.location, LocationPolicy) and self.location not in grid.LOCATION_CODES:
-            raise ScenarioError(f"unknown location policy {self.location!r}; expected one of "
-                                f"{', '.join(grid.LOCATION_CODES)}")
+        transfer_codes = np.array([codes.T_PYTHON if isinstance(t, TransferPolicy)
+                                   else TRANSFERS.lookup(t).code for t in transfer], dtype=np.int64)
+        location = None if isinstance(self.location, LocationPolicy) else LOCATIONS.lookup(self.location)
+        if location is not None and location.code not in locations.ORDERED:
+            raise ScenarioError(f"location policy {location.name!r} has no compiled key: register it with "
+                                f"evogrid.sim.locations.register (docs/architecture.md)")
         rulebase_of = (
             np.full((n_sites, n_sites), -1, dtype=np.int64)
             if self.rulebase_of is None else np.asarray(self.rulebase_of, dtype=np.int64)
@@ -274,10 +269,10 @@ class Exchange:
                 mine = np.delete(rulebase_of[k], k)
                 if ((mine < 0) | (mine >= n_stack)).any():
                     raise ScenarioError(f"site {k} uses a rulebase but has none for some partner")
-            if (name == "broker" and not isinstance(self.location, LocationPolicy)
-                    and self.location not in grid.SCORING_LOCATIONS):
+            if name == "broker" and location is not None and not location.ranks_every_site:
                 raise ScenarioError(f"a broker needs a location policy that ranks every site "
-                                    f"({', '.join(grid.SCORING_LOCATIONS)}), not {self.location!r}")
+                                    f"({', '.join(LOCATIONS.names(ranks_every_site=True))}), "
+                                    f"not {self.location!r}")
         if self.location == "rank" and self.scheme == "exchange":
             ranking = np.diag(rulebase_of)
             if ((ranking < 0) | (ranking >= n_stack)).any():
@@ -290,16 +285,13 @@ class Exchange:
             raise ScenarioError(f"site speeds and job requirements work with the exchange scheme only, "
                                 f"not {self.scheme!r}")
         setup = np.zeros(grid.N_SETUP_FIELDS, dtype=np.int64)
-        setup[grid.SCHEME] = grid.SCHEMES[self.scheme]
-        setup[grid.POOL_ARRIVALS] = grid.POOL_ARRIVAL_CODES[self.pool_arrivals]
-        setup[grid.ACTIVE_TAKE] = grid.ACTIVE_TAKE_CODES[self.active_take]
-        setup[grid.LOCATION] = (grid.L_PYTHON if isinstance(self.location, LocationPolicy)
-                                else grid.LOCATION_CODES[self.location])
+        setup[grid.SCHEME] = scheme.code
+        setup[grid.POOL_ARRIVALS] = pool_arrivals.code
+        setup[grid.ACTIVE_TAKE] = active_take.code
+        setup[grid.LOCATION] = codes.L_PYTHON if location is None else location.code
         setup[grid.SEED] = int(self.seed)
         setup[grid.MATCHING] = int(not jobs.sites.is_default)
         setup[grid.PY_ORDER] = int(self.order is not None)
-        transfer_codes = np.array([grid.T_PYTHON if isinstance(t, TransferPolicy) else grid.TRANSFER_CODES[t]
-                                   for t in transfer], dtype=np.int64)
         return (setup, transfer_codes, rulebase_of, self.rulebases.params, self.rulebases.meta,
                 jobs.site_arrays)
 

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
-from evogrid.sim.features import ADMISSION_FEATURE_CODES, FEATURE_CODES, RANKING_FEATURE_CODES
+from evogrid.sim.numba_stamp import njit
+from evogrid.sim.registry import FEATURES
 
 #: Columns of :attr:`TSKStack.meta`.
 META_RULES, META_FEATURES, META_CODES = 0, 1, 2
@@ -50,14 +50,15 @@ class TSKStack:
     ) -> TSKStack:
         """Stack ``(centers (NR, NF), widths (NR, NF), consequents (NR,), feature codes)`` tuples.
 
-        Raises ValueError for a feature code no compiled loop computes (a transfer loop
-        makes an admission feature NaN, so such a rulebase never accepts there).
+        Raises ValueError for a feature code not in :data:`evogrid.sim.registry.FEATURES` (a
+        transfer loop makes an admission feature NaN, so such a rulebase never accepts there).
         """
-        known = {*FEATURE_CODES.values(), *ADMISSION_FEATURE_CODES.values(), *RANKING_FEATURE_CODES.values()}
+        known = {f.code for f in FEATURES.values()}
         for *_, codes in rulebases:
             unknown = sorted(set(int(c) for c in codes) - known)
             if unknown:
-                raise ValueError(f"feature codes {unknown} are not computed by evogrid.sim.features")
+                raise ValueError(f"feature codes {unknown} are not registered "
+                                 "(evogrid.sim.registry.FEATURES)")
         R = len(rulebases)
         NR = max((len(r[2]) for r in rulebases), default=1)
         NF = max((len(r[3]) for r in rulebases), default=1)

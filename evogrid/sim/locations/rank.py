@@ -1,0 +1,29 @@
+"""Learned rankings: site k's TSK ranking rulebase (``rulebase_of[k, k]``) scores each site, the
+highest first (docs/grid.md)."""
+
+from __future__ import annotations
+
+from evogrid.sim.codes import F_WAIT_HOURS
+from evogrid.sim.features import SECONDS_PER_HOUR, ranking_feature
+from evogrid.sim.locations.work_ahead import ready_time
+from evogrid.sim.numba_stamp import njit
+from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
+
+
+@njit(cache=True, inline="always")
+def key(k, l, job, t, jobs, state, policy, work):
+    """Minus the output of k's ranking rulebase for l; its features are seen at l (WAIT_HOURS: MCT's
+    estimated wait there, in hours)."""
+    rb_params, rb_meta = policy[3], policy[4]
+    r = policy[2][k, k]
+    waits = False  # does the rulebase read the wait at l?
+    for h in range(rb_meta[r, META_FEATURES]):
+        waits = waits or rb_meta[r, META_CODES + h] == F_WAIT_HOURS
+    ready = ready_time(l, job, t, jobs, state.sc, state.running, state.out, work.area) if waits else 0.0
+    sc, speed = state.sc, policy[5][0]
+    x, scratch = work.x, work.exponents
+    for h in range(rb_meta[r, META_FEATURES]):
+        code = rb_meta[r, META_CODES + h]
+        x[h] = ((ready - t) / SECONDS_PER_HOUR if code == F_WAIT_HOURS
+                else ranking_feature(code, k, l, job, jobs, sc, speed))
+    return -rulebase_output(rb_params, rb_meta, r, x, scratch), 0.0

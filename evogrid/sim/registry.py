@@ -1,0 +1,290 @@
+"""The registries of the compiled loops' choices: name -> code, help and flags, the only such table.
+
+One registry per kind of choice; the simulation packs a name into its code
+here (:class:`evogrid.sim.schedule.Exchange`), and the CLI (``--help`` texts
+and option checks), scenario TOML loading, rulebase JSON loading (feature
+names) and the optimisers read the same entries
+(:mod:`evogrid.policy.registry` adds the strategies and helpers):
+
+- :data:`SCHEMES`: exchange schemes (``exchange``, ``pool``, ``active``);
+- :data:`TRANSFERS`: transfer policies (``local``, ``awf``, ``rulebase``, ``broker``),
+  codes ``T_*`` of :mod:`evogrid.sim.codes`;
+- :data:`LOCATIONS`: location policies (``fixed``, ``random``, ``awrt``, ...),
+  codes ``L_*``;
+- :data:`POOL_ARRIVALS`: how a new job meets the central pool, codes ``A_*``;
+- :data:`ACTIVE_TAKE`: what an active request does with a job it takes, codes ``AA_*``;
+- :data:`FEATURES`: decision features of fuzzy rulebases with their default
+  ranges and the decisions they can inform: transfer decisions
+  (:func:`evogrid.sim.features.feature_value`), rankings
+  (:func:`evogrid.sim.features.ranking_feature`) and reservation admission
+  (:func:`evogrid.sim.reserving.admission_feature`), codes ``F_*``.
+
+A registry is a read-only mapping name -> entry in registration order (the
+first entry is the default where an option has one). An unknown name is an
+error naming the known ones, never a fallback::
+
+    LOCATIONS.lookup("near", "--location near")
+    # ScenarioError: --location near: unknown location policy 'near'; expected one of fixed, random, awrt, ...
+
+Adding a feature: give the compiled loop a branch for a new code in
+:func:`evogrid.sim.features.feature_value`, then
+``FEATURES.register(Feature("NAME", code, (low, high), "meaning"))``, here
+for a built-in one or from your own code (a test may register a toy entry
+and ``unregister`` it afterwards). Location and transfer policies alike,
+with a branch in :mod:`evogrid.sim.grid`.
+
+Importable without numpy or numba: the CLI's ``--help`` reads these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Generic, Protocol, TypeVar
+
+from evogrid.errors import EvogridError, ScenarioError
+from evogrid.sim import codes
+
+
+class Entry(Protocol):
+    """What every registry entry has (entries with a ``code`` get unique codes)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def help(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A named branch of the compiled loop: an exchange scheme, a transfer policy, a pool arrival rule,
+    an active-request rule.
+
+    Attributes:
+        name: as users write it (``--strategy pool``).
+        code: its integer in the compiled loop (:mod:`evogrid.sim.codes`).
+        help: one line for ``--help`` and docs.
+    """
+
+    name: str
+    code: int
+    help: str
+
+
+@dataclass(frozen=True)
+class Location(Choice):
+    """A location policy: the order in which a site tries the sites it may send a job to
+    (:mod:`evogrid.sim.locations`, one file per policy).
+
+    Attributes:
+        key: ``"module:function"`` of its compiled key, ``(key, tie)`` per candidate site,
+            ascending (:mod:`evogrid.sim.locations`); empty for the orders the loop makes
+            itself (``fixed``: index order, ``random``: a seeded shuffle).
+        ranks_every_site: it orders every qualified site, the job's own included, so a broker
+            can use it.
+        reads_work_ahead: its key reads the sites' estimated work ahead
+            (:func:`evogrid.sim.locations.work_ahead.ready_time`), which the loop then keeps.
+        reads_delegated: its key reads the per-partner response sums of the jobs delegated so
+            far (``work.delegated``), which the loop then keeps.
+        batch: ``earliest`` or ``latest``: jobs submitted at the same second are routed one by
+            one, each time the one whose best site has the smallest (Min-Min) or largest
+            (Max-Min) key; empty: in arrival order.
+    """
+
+    key: str = ""
+    ranks_every_site: bool = False
+    reads_work_ahead: bool = False
+    reads_delegated: bool = False
+    batch: str = ""
+
+
+@dataclass(frozen=True)
+class Feature:
+    """A named input of a fuzzy transfer policy.
+
+    Attributes:
+        name: as rulebase JSON files and ``--feature`` spell it.
+        code: the branch of :func:`evogrid.sim.features.feature_value` that computes it.
+        range: [low, high], used to initialise, bound and plot rulebases.
+        help: what it measures, one line.
+        decisions: which decisions it can inform: ``transfer`` (a job on
+            offer), ``admission`` (a reservation part at a start) and/or
+            ``ranking`` (a site as a home for a job, evogrid.sim.features.ranking_feature).
+    """
+
+    name: str
+    code: int
+    range: tuple[float, float]
+    help: str
+    decisions: tuple[str, ...] = ("transfer",)
+
+
+E = TypeVar("E", bound=Entry)
+
+
+class Registry(Mapping[str, E], Generic[E]):
+    """Entries by name, in registration order; ``kind`` names them in errors and help."""
+
+    def __init__(self, kind: str, entries: Iterable[E] = ()) -> None:
+        self.kind = kind
+        self._entries: dict[str, E] = {}
+        for entry in entries:
+            self.register(entry)
+
+    def __getitem__(self, name: str) -> E:
+        return self._entries[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return f"Registry({self.kind!r}: {', '.join(self._entries)})"
+
+    def names(self, **flags: object) -> tuple[str, ...]:
+        """The names of the entries whose attributes equal ``flags`` (all names without flags)."""
+        return tuple(n for n, e in self._entries.items()
+                     if all(getattr(e, f, None) == v for f, v in flags.items()))
+
+    @property
+    def default(self) -> E:
+        """The first entry."""
+        return next(iter(self._entries.values()))
+
+    def register(self, entry: E, *, replace: bool = False) -> E:
+        """Add ``entry``; a name or code already taken is an error unless ``replace``."""
+        if not replace:
+            if entry.name in self._entries:
+                raise EvogridError(f"{self.kind} {entry.name!r} is registered already")
+            code = getattr(entry, "code", None)
+            taken = [e.name for e in self._entries.values() if code is not None and e.code == code]
+            if taken:
+                raise EvogridError(f"{self.kind} {entry.name!r}: code {code} is {taken[0]}'s already")
+        self._entries[entry.name] = entry
+        return entry
+
+    def unregister(self, name: str) -> E:
+        """Remove and return an entry (e.g. a toy one a test registered)."""
+        return self._entries.pop(self.lookup(name).name)
+
+    def unknown(self, name: object) -> str:
+        """The one-line message for a name that is not registered."""
+        return f"unknown {self.kind} {name!r}; expected one of {', '.join(self._entries)}"
+
+    def lookup(self, name: str, where: str = "", error: type[Exception] = ScenarioError) -> E:
+        """The entry of ``name``; else ``error`` with :meth:`unknown`, after ``where:`` if given."""
+        try:
+            return self._entries[name]
+        except KeyError:
+            message = self.unknown(name)
+            raise error(f"{where}: {message}" if where else message) from None
+
+    def check(self, name: str) -> str:
+        """``name`` if registered, else ValueError (for pydantic field validators)."""
+        if name not in self._entries:
+            raise ValueError(self.unknown(name))
+        return name
+
+    def name_type(self) -> Any:
+        """The pydantic type of a field that holds a registered name (checked when validated)."""
+        from pydantic import AfterValidator  # here: the CLI's --help needs the registries, not pydantic
+
+        return Annotated[str, AfterValidator(self.check)]
+
+    def help(self, names: Iterable[str] | None = None) -> str:
+        """``a (help), b (help) or c (help)`` over ``names`` (default: all), for option help texts."""
+        parts = [f"{n} ({self._entries[n].help})" for n in (self._entries if names is None else names)]
+        return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} or {parts[-1]}"
+
+
+SCHEMES: Registry[Choice] = Registry("exchange scheme", [
+    Choice("exchange", codes.EXCHANGE, "decentralised: a site offers the jobs it does not keep to partners"),
+    Choice("pool", codes.POOL, "a central pool every site schedules from"),
+    Choice("active", codes.ACTIVE, "active request: a site with free processors takes jobs from the others' "
+                                   "queues"),
+])
+TRANSFERS: Registry[Choice] = Registry("transfer policy", [
+    Choice("local", codes.T_LOCAL, "keep own jobs, decline offers"),
+    Choice("awf", codes.T_AWF, "accept when fit: keep or accept a job iff it fits the free processors now"),
+    Choice("rulebase", codes.T_RULEBASE, "a TSK fuzzy rulebase per partner decides"),
+    Choice("broker", codes.T_BROKER, "information-rich: send each job to the best qualified site, this one "
+                                    "included, by the location policy (which must rank every site); take "
+                                    "offers as awf"),
+])
+_LOCATION_KEYS = "evogrid.sim.locations."
+LOCATIONS: Registry[Location] = Registry("location policy", [
+    Location("fixed", codes.L_FIXED, "partners in index order"),
+    Location("random", codes.L_RANDOM, "a seeded shuffle per job"),
+    Location("awrt", codes.L_AWRT, "partners never tried first, then lowest AWRT of the jobs delegated "
+                                  "to them so far", key=_LOCATION_KEYS + "awrt:key", reads_delegated=True),
+    Location("least-load", codes.L_LEAST_LOAD, "information-rich: least load after assignment, "
+                                              "1 - (free - m_j) / m, ties by fewer waiting jobs "
+                                              "(after Beichter's 7.1.2, not his rule)",
+             key=_LOCATION_KEYS + "least_load:key", ranks_every_site=True),
+    Location("olb", codes.L_OLB, "information-rich: opportunistic load balancing, most free processors "
+                                "now first, ties by fewer waiting jobs",
+             key=_LOCATION_KEYS + "olb:key", ranks_every_site=True),
+    Location("met", codes.L_MET, "minimum execution time: the fastest site first",
+             key=_LOCATION_KEYS + "met:key", ranks_every_site=True),
+    Location("mct", codes.L_MCT, "information-rich: minimum completion time, the earliest estimated end "
+                                "(work ahead / m, plus the estimate at the site's speed)",
+             key=_LOCATION_KEYS + "mct:key", ranks_every_site=True, reads_work_ahead=True),
+    Location("min-min", codes.L_MIN_MIN, "information-rich: MCT, and jobs submitted together go in order "
+                                        "of their earliest completion",
+             key=_LOCATION_KEYS + "mct:key", ranks_every_site=True, reads_work_ahead=True, batch="earliest"),
+    Location("max-min", codes.L_MAX_MIN, "information-rich: MCT, and jobs submitted together go in order "
+                                        "of their latest best completion",
+             key=_LOCATION_KEYS + "mct:key", ranks_every_site=True, reads_work_ahead=True, batch="latest"),
+    Location("rank", codes.L_RANK, "each site's TSK ranking rulebase scores the sites, highest first",
+             key=_LOCATION_KEYS + "rank:key", ranks_every_site=True, reads_work_ahead=True),
+])
+
+POOL_ARRIVALS: Registry[Choice] = Registry("pool arrival rule", [
+    Choice("first", codes.A_FIRST, "the published rule: a new job starts at once at its site whenever it "
+                                  "fits, overtaking older pool jobs, and joins the pool otherwise "
+                                  "(reproduces the dissertation's Table 8.2)"),
+    Choice("queued", codes.A_QUEUED, "evogrid's variant: a new job joins the pool behind the older jobs and "
+                                    "its site schedules the pool; under EASY it starts at once only if it "
+                                    "does not delay the reservation of the oldest pool job that site can run "
+                                    "(reproduces the dissertation's Table 10.1, chapter 10's pool)"),
+])
+
+ACTIVE_TAKE: Registry[Choice] = Registry("active request rule", [
+    Choice("queue", codes.AA_QUEUE, "the published rule (Lepping 9.1): a site with free processors takes "
+                                   "into its queue every waiting job of the others it could start now "
+                                   "without delaying its head, each judged on its state before the "
+                                   "request, then runs its LRMS (any LRMS); a job that does not start "
+                                   "there is offered again"),
+    Choice("start", codes.AA_START, "evogrid's variant (EASY only): the site starts such jobs at once, "
+                                   "counting its free processors down; a job moves at most once"),
+])
+
+#: Features of a job at a site: for transfer decisions (the deciding site) and rankings (the ranked site).
+_JOB_SITE = ("transfer", "ranking")
+FEATURES: Registry[Feature] = Registry("feature", [
+    Feature("NWP", codes.F_NWP, (0.0, 10.0),
+            "waiting jobs' processors / m_k (normalised waiting parallelism)",
+            ("transfer", "admission", "ranking")),
+    Feature("NJP", codes.F_NJP, (0.0, 1.0), "m_j / m_k (normalised job parallelism)", _JOB_SITE),
+    Feature("UTIL", codes.F_UTIL, (0.0, 1.0), "busy processors / m_k now", _JOB_SITE),
+    Feature("QLEN", codes.F_QLEN, (0.0, 100.0), "number of jobs waiting in the site's queue", _JOB_SITE),
+    Feature("EST_HOURS", codes.F_EST_HOURS, (0.0, 48.0), "the job's run-time estimate in hours (at the "
+            "site's speed)", _JOB_SITE),
+    Feature("LOAD_AFTER", codes.F_LOAD_AFTER, (0.0, 1.5), "the site's load after taking the job, "
+            "1 - (free - m_j) / m_k", ("ranking",)),
+    Feature("SPEED", codes.F_SPEED, (0.0, 4.0), "the site's speed / the job's home site's speed",
+            ("ranking",)),
+    Feature("WAIT_HOURS", codes.F_WAIT_HOURS, (0.0, 48.0), "information-rich: MCT's estimated wait at "
+            "the site in hours, the work ahead (estimates) / m_k", ("ranking",)),
+    Feature("LEAD", codes.F_LEAD, (0.0, 1.0), "reservation start's lead over now, (s - t) / (s - t + "
+            "backlog_k): 0.5 where the site's backlog clears", ("admission",)),
+    Feature("PART", codes.F_PART, (0.0, 1.0), "the part's processors / m_k", ("admission",)),
+    Feature("RESERVED", codes.F_RESERVED, (0.0, 1.0),
+            "share of m_k x duration already reserved over the part's interval", ("admission",)),
+    Feature("BEFORE_NEXT", codes.F_BEFORE_NEXT, (0.0, 1.0),
+            "1 if the part ends by the site's next planned start (Meltzer's backfill test), else 0",
+            ("admission",)),
+])
