@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from evogrid.sim.codes import F_WAIT_HOURS
 from evogrid.sim.features import SECONDS_PER_HOUR, ranking_feature
-from evogrid.sim.locations.work_ahead import ready_time
+from evogrid.sim.locations.work_ahead import ready_time_called
 from evogrid.sim.numba_stamp import njit
 from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
 
@@ -19,8 +19,8 @@ def key(k, l, job, t, jobs, state, policy, work):
     waits = False  # does the rulebase read the wait at l?
     for h in range(rb_meta[r, META_FEATURES]):
         waits = waits or rb_meta[r, META_CODES + h] == F_WAIT_HOURS
-    ready = ready_time(l, job, t, jobs, state.sc, state.running, state.out, work.area) if waits else 0.0
     sc, speed = state.sc, policy[5][0]
+    ready = ready_time_called(l, job, t, jobs, sc, state.running, state.out, work.area) if waits else 0.0
     x, scratch = work.x, work.exponents
     for h in range(rb_meta[r, META_FEATURES]):
         code = rb_meta[r, META_CODES + h]
