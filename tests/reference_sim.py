@@ -21,6 +21,9 @@ BEHIND_HEAD: dict = {}
 #: Twins of location policies registered beyond the built-in ones (evogrid.sim.locations.register):
 #: name -> key(sites, jobs, l, k, job, t) -> (key, tie), by which site k orders site l, ascending.
 LOCATION_KEYS: dict = {}
+#: Twins of transfer policies registered beyond the built-in ones (evogrid.sim.transfers.register):
+#: name -> accepts(sites, jobs, s, job, partner) -> does site s take (or keep) the job?
+TRANSFER_DECISIONS: dict = {}
 
 
 @dataclass
@@ -270,6 +273,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None):
 
     def accepts(s, job, partner):
         kind = policy.transfer[s]
+        if kind in TRANSFER_DECISIONS:
+            return TRANSFER_DECISIONS[kind](sites, jobs, s, job, partner)
         if kind == "local":
             return s == jobs[job].origin
         if kind in ("awf", "broker"):  # a broker takes offers as AWF does

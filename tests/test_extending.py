@@ -1,12 +1,14 @@
-"""The checklists of docs/architecture.md hold: an LRMS and a location policy can be added from
-outside the package.
+"""The checklists of docs/architecture.md hold: an LRMS, a location policy and a transfer policy
+can be added from outside the package.
 
 A toy LRMS ("short": behind a blocked head, only jobs estimated to run at
-most an hour start) and a toy location policy ("shortest-queue": the partner
-with the fewest waiting jobs first) are registered from this file, each with
-its compiled code and its reference-simulator twin, and the compiled core
-must agree with the twins: the LRMS alone and at a site that takes
-reservations, the location policy on a grid of such sites.
+most an hour start), a toy location policy ("shortest-queue": the partner
+with the fewest waiting jobs first) and a toy transfer policy ("narrow": keep
+or take only jobs of at most 4 processors that fit) are registered from this
+file, each with its compiled code and its reference-simulator twin, and the
+compiled core must agree with the twins: the LRMS alone and at a site that
+takes reservations, the location and transfer policies on a grid of such
+sites.
 It runs in a fresh process with its own numba cache: registering changes
 the compiled loops, which a process that already simulated cannot take in.
 """
@@ -44,10 +46,22 @@ def shortest_queue_key(k, l, job, t, jobs, state, policy, work):
 locations.register(Location("shortest-queue", codes.L_PYTHON + 1, "the partner with the fewest waiting jobs "
                             "first", key="__main__:shortest_queue_key"))
 
+from evogrid.sim import transfers
+from evogrid.sim.registry import Transfer
+
+@njit(inline="always")
+def narrow_accepts(s, job, partner, jobs, sc, policy, work, log):
+    return np.int64(jobs[core.PROCS, job] <= min(4, sc[s, core.FREE]))
+
+transfers.register(Transfer("narrow", codes.T_PYTHON + 1, "keep or take only jobs of at most 4 processors "
+                            "that fit", accepts="__main__:narrow_accepts"))
+
 import reference_sim
 from reference_sim import Job, Request, Rules, reference_start_times, simulate_reserved_reference
 reference_sim.BEHIND_HEAD["short"] = lambda t, job: job.estimate <= 3600
 reference_sim.LOCATION_KEYS["shortest-queue"] = lambda sites, jobs, l, k, job, t: (len(sites[l].queue), 0.0)
+reference_sim.TRANSFER_DECISIONS["narrow"] = lambda sites, jobs, s, job, partner: (
+    jobs[job].procs <= min(4, sites[s].free))
 from reference_sim import Policy, simulate_reference
 from evogrid.sim.schedule import Exchange
 
@@ -88,17 +102,19 @@ for seed in range(20):
     none = Reservations("none", *(np.zeros(0, dtype=np.int64),) * 4, np.zeros((0, 1), dtype=np.int64),
                         np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
     routed = {}
-    for where in ("shortest-queue", "fixed"):
+    for where, transfer in (("shortest-queue", "awf"), ("fixed", "awf"), ("fixed", "narrow")):
         grid, _ = simulate_reservations(ws, "short", none, ReservationRules("first-fit"),
-                                        Exchange("toy", transfer=("awf",) * 3, location=where))
-        routed[where] = grid.site.tolist()
+                                        Exchange("toy", transfer=(transfer,) * 3, location=where))
+        routed[where, transfer] = grid.site.tolist()
         g = grid.jobs  # in arrival order, as the reference takes them
         ref_jobs = [Job(*map(int, row)) for row in zip(g.submit, g.run_time, g.procs, g.estimate, g.origin)]
-        ref = simulate_reference(ref_jobs, [m] * 3, ["short"] * 3, Policy("exchange", ("awf",) * 3, where))
-        routed[where + " equal"] = grid.start.tolist() == ref[0] and grid.site.tolist() == ref[1]
+        ref = simulate_reference(ref_jobs, [m] * 3, ["short"] * 3,
+                                 Policy("exchange", (transfer,) * 3, where))
+        routed[where, transfer, "equal"] = grid.start.tolist() == ref[0] and grid.site.tolist() == ref[1]
     out.append({"equal": start == want, "differs_from_fcfs": start != fcfs,
-                "location_equal": routed["shortest-queue equal"] and routed["fixed equal"],
-                "location_acted": routed["shortest-queue"] != routed["fixed"],
+                "location_equal": all(v for k, v in routed.items() if k[-1] == "equal"),
+                "location_acted": routed["shortest-queue", "awf"] != routed["fixed", "awf"],
+                "transfer_acted": routed["fixed", "narrow"] != routed["fixed", "awf"],
                 "reserved_equal": held.start.tolist() == ref_start
                 and booked.start.tolist() == [b[0] for b in ref_booked],
                 "reservations_acted": held.start.tolist() != start})
@@ -121,6 +137,7 @@ def test_a_toy_lrms_registered_from_a_test_file_runs_and_matches_its_twin(tmp_pa
     assert any(c["reservations_acted"] for c in cases)
     assert all(c["location_equal"] for c in cases), cases  # a toy location policy, compiled and its twin
     assert any(c["location_acted"] for c in cases)
+    assert any(c["transfer_acted"] for c in cases)  # and a toy transfer policy
 
 
 def test_registering_after_a_simulation_is_refused():

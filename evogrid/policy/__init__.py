@@ -22,7 +22,9 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
         "TRANSFERS",
         "Choice",
         "Feature",
+        "Location",
         "Registry",
+        "Transfer",
     ),
     "evogrid.policy.config": (
         "RulebaseSpec",

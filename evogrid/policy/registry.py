@@ -32,7 +32,9 @@ from evogrid.sim.registry import (  # noqa: F401 (re-exported: users and the CLI
     Choice,
     Entry,
     Feature,
+    Location,
     Registry,
+    Transfer,
 )
 
 #: The features a trained rulebase gets when none are given, per decision.

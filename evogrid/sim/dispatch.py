@@ -11,6 +11,7 @@ time is folded into the package's cache stamp (:mod:`evogrid.sim.numba_stamp`).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable, Sequence
 
 from evogrid.sim.numba_stamp import njit
@@ -27,3 +28,9 @@ def compile_inline(lines: Sequence[str], namespace: dict, filename: str,
     ``filename`` and return the functions ``names``, compiled by numba, cached, inlined where called."""
     exec(compile("\n".join(lines), filename, "exec"), namespace)  # noqa: S102 (source we generate)
     return tuple(njit(cache=True, inline="always")(namespace[n]) for n in names)
+
+
+def component(path: str) -> Callable:
+    """The compiled function a registry entry names as ``"module:function"``."""
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)

@@ -21,10 +21,12 @@ Three schemes share the LRMS code of :mod:`evogrid.sim.core`:
   state before the request; evogrid's (``AA_START``, EASY) starts them at
   once, counting its free processors down.
 
-Transfer policies per site: ``T_LOCAL`` (keep own jobs, decline offers),
-``T_AWF`` (accept iff the job fits the free processors now), and
-``T_RULEBASE`` (a TSK rulebase from a :class:`~evogrid.sim.tsk.TSKStack`,
-chosen per partner by ``rulebase_of[site, partner]``).
+Transfer policies (does a site keep its own job, or take an offered one?)
+are components, one file each in :mod:`evogrid.sim.transfers`, with their
+entries in :data:`evogrid.sim.registry.TRANSFERS`: local, AWF, a TSK rulebase
+per partner (``rulebase_of[site, partner]`` of a
+:class:`~evogrid.sim.tsk.TSKStack`), or a broker (it takes offers as AWF does
+and routes its own jobs); a Python object decides for ``T_PYTHON``.
 Location policies (the order in which a site tries the others) are
 components, one file each in :mod:`evogrid.sim.locations`, with their
 entries in :data:`evogrid.sim.registry.LOCATIONS`: the loop orders the
@@ -33,8 +35,8 @@ generated from the registry), or itself for ``L_FIXED`` (index order) and
 ``L_RANDOM`` (a seeded shuffle per job), or asks a Python object
 (``L_PYTHON``).
 
-Heterogeneous sites and matchmaking (docs/grid.md): with the ``T_BROKER``
-transfer policy the origin sends each job to the first of all qualified
+Heterogeneous sites and matchmaking (docs/grid.md): with a routing
+transfer policy (``broker``) the origin sends each job to the first of all qualified
 sites, itself included, in location order. A site qualifies if it is wide
 enough and holds every attribute the job requires (bit masks); sites that
 hold more of its preferred attributes come first. A job that moves from
@@ -59,7 +61,7 @@ import numba
 import numpy as np
 from numba.extending import overload
 
-from evogrid.sim import locations
+from evogrid.sim import locations, transfers
 from evogrid.sim.codes import (
     A_QUEUED,
     AA_QUEUE,
@@ -69,9 +71,6 @@ from evogrid.sim.codes import (
     L_PYTHON,
     L_RANDOM,
     POOL,
-    T_AWF,
-    T_BROKER,
-    T_LOCAL,
     T_PYTHON,
 )
 from evogrid.sim.core import (
@@ -110,11 +109,9 @@ from evogrid.sim.core import (
     start_held,
     stopped_at_cutoff,
 )
-from evogrid.sim.features import feature_value
 from evogrid.sim.lrms import EASY, START, easy_rule
 from evogrid.sim.numba_stamp import njit
 from evogrid.sim.reserving import R_SUBMIT, Booked, book_in_mode, new_bookings
-from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
 
 #: Fields of the ``setup`` array of a grid run (``PY_ORDER``: 1 if a Python queue order keys every
 #: job at its submission, evogrid.sim.python_policy.QueueOrder).
@@ -160,39 +157,16 @@ class Work(NamedTuple):
 
 @njit(cache=True, inline="always")
 def _accepts(s, job, partner, jobs, sc, policy, work, log):
-    """Does site ``s``'s transfer policy take ``job`` now?
-
-    ``local`` keeps own jobs and declines offers; ``awf`` accepts iff the job
-    fits the free processors; a rulebase accepts iff y > 0, with ``partner``
-    selecting the rulebase (the offering site for a foreign job, the first
-    partner in location order for an own job). Rulebase decisions are
-    appended to the log arrays while they have room (recording on).
-    Inlined, like the rest of the arrival path: a call per rulebase decision
-    cost 8-10 % on grids with rulebases at every site (docs/benchmarks.md).
+    """Does site ``s``'s transfer policy take ``job`` now? 1 or 0 by its compiled decision
+    (:func:`evogrid.sim.transfers.accepts`; ``partner``: the offering site for a foreign job, the
+    first partner in location order for an own job), or -1 after posing the question to a Python
+    policy. Inlined, like the rest of the arrival path: a call per rulebase decision cost 8-10 % on
+    grids with rulebases at every site (docs/benchmarks.md).
     """
-    _, transfer, rulebase_of, rb_params, rb_meta, _ = policy
-    if transfer[s] == T_LOCAL:
-        return np.int64(s == jobs[HOME, job])
-    if transfer[s] == T_AWF or transfer[s] == T_BROKER:  # a broker takes offers as AWF does
-        return np.int64(jobs[PROCS, job] <= sc[s, FREE])
-    if transfer[s] == T_PYTHON:
+    transfer = policy[1][s]
+    if transfer == T_PYTHON:
         return _python_accepts(s, job, partner, work.pause)
-    x, scratch = work.x, work.exponents
-    r = rulebase_of[s, partner]
-    nf = rb_meta[r, META_FEATURES]
-    for h in range(nf):
-        x[h] = feature_value(rb_meta[r, META_CODES + h], s, job, jobs, sc)
-    y = rulebase_output(rb_params, rb_meta, r, x, scratch)
-    log_ids, log_vals, n_log = log
-    if n_log[0] < log_ids.shape[0]:
-        i = n_log[0]
-        log_ids[i, 0] = s
-        log_ids[i, 1] = partner
-        for h in range(nf):
-            log_vals[i, h] = x[h]
-        log_vals[i, log_vals.shape[1] - 1] = y
-        n_log[0] += 1
-    return np.int64(y > 0.0)
+    return transfers.accepts(transfer, s, job, partner, jobs, sc, policy, work, log)
 
 
 @njit(cache=True, inline="always")
@@ -477,7 +451,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
         return PAUSE
     if scheme == EXCHANGE:
         order = work.order
-        broker = policy[1][k] == T_BROKER
+        broker = transfers.routes_jobs(policy[1][k])
         # One call site of the location order and of the decision below: each
         # inlined copy adds seconds to every grid loop's compile.
         resumed = not broker and pause[P_JOB] == job and pause[P_ASK] == ASK_TRANSFER  # at a Python decision

@@ -73,6 +73,21 @@ class Choice:
 
 
 @dataclass(frozen=True)
+class Transfer(Choice):
+    """A transfer policy: does a site keep its own job, or take one a partner offers?
+    (:mod:`evogrid.sim.transfers`, one file per policy).
+
+    Attributes:
+        accepts: ``"module:function"`` of its compiled decision (:mod:`evogrid.sim.transfers`).
+        routes: the site sends each of its own jobs to the first site in location order, itself
+            included (a broker), instead of offering it to partners.
+    """
+
+    accepts: str = ""
+    routes: bool = False
+
+
+@dataclass(frozen=True)
 class Location(Choice):
     """A location policy: the order in which a site tries the sites it may send a job to
     (:mod:`evogrid.sim.locations`, one file per policy).
@@ -206,13 +221,18 @@ SCHEMES: Registry[Choice] = Registry("exchange scheme", [
     Choice("active", codes.ACTIVE, "active request: a site with free processors takes jobs from the others' "
                                    "queues"),
 ])
-TRANSFERS: Registry[Choice] = Registry("transfer policy", [
-    Choice("local", codes.T_LOCAL, "keep own jobs, decline offers"),
-    Choice("awf", codes.T_AWF, "accept when fit: keep or accept a job iff it fits the free processors now"),
-    Choice("rulebase", codes.T_RULEBASE, "a TSK fuzzy rulebase per partner decides"),
-    Choice("broker", codes.T_BROKER, "information-rich: send each job to the best qualified site, this one "
-                                    "included, by the location policy (which must rank every site); take "
-                                    "offers as awf"),
+_TRANSFER_DECISIONS = "evogrid.sim.transfers."
+TRANSFERS: Registry[Transfer] = Registry("transfer policy", [
+    Transfer("local", codes.T_LOCAL, "keep own jobs, decline offers",
+             accepts=_TRANSFER_DECISIONS + "local:accepts"),
+    Transfer("awf", codes.T_AWF, "accept when fit: keep or accept a job iff it fits the free processors now",
+             accepts=_TRANSFER_DECISIONS + "awf:accepts"),
+    Transfer("rulebase", codes.T_RULEBASE, "a TSK fuzzy rulebase per partner decides",
+             accepts=_TRANSFER_DECISIONS + "rulebase:accepts"),
+    Transfer("broker", codes.T_BROKER, "information-rich: send each job to the best qualified site, this one "
+                                      "included, by the location policy (which must rank every site); take "
+                                      "offers as awf",
+             accepts=_TRANSFER_DECISIONS + "awf:accepts", routes=True),
 ])
 _LOCATION_KEYS = "evogrid.sim.locations."
 LOCATIONS: Registry[Location] = Registry("location policy", [

@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from evogrid.errors import ScenarioError
-from evogrid.sim import codes, core, grid, locations, lrms
+from evogrid.sim import codes, core, grid, locations, lrms, transfers
 from evogrid.sim.metrics import awrt_per_site, site_metrics
 from evogrid.sim.python_policy import LocationPolicy, QueueOrder, TransferPolicy, decider
 from evogrid.sim.registry import ACTIVE_TAKE, LOCATIONS, POOL_ARRIVALS, SCHEMES, TRANSFERS
@@ -253,8 +253,12 @@ class Exchange:
         transfer = self.transfer or ("local",) * n_sites
         if len(transfer) != n_sites:
             raise ScenarioError(f"{len(transfer)} transfer policies for {n_sites} sites")
-        transfer_codes = np.array([codes.T_PYTHON if isinstance(t, TransferPolicy)
-                                   else TRANSFERS.lookup(t).code for t in transfer], dtype=np.int64)
+        entries = [None if isinstance(t, TransferPolicy) else TRANSFERS.lookup(t) for t in transfer]
+        for entry in entries:
+            if entry is not None and entry.code not in transfers.DECIDED:
+                raise ScenarioError(f"transfer policy {entry.name!r} has no compiled decision: register it "
+                                    f"with evogrid.sim.transfers.register (docs/architecture.md)")
+        transfer_codes = np.array([codes.T_PYTHON if e is None else e.code for e in entries], dtype=np.int64)
         location = None if isinstance(self.location, LocationPolicy) else LOCATIONS.lookup(self.location)
         if location is not None and location.code not in locations.ORDERED:
             raise ScenarioError(f"location policy {location.name!r} has no compiled key: register it with "
@@ -269,7 +273,8 @@ class Exchange:
                 mine = np.delete(rulebase_of[k], k)
                 if ((mine < 0) | (mine >= n_stack)).any():
                     raise ScenarioError(f"site {k} uses a rulebase but has none for some partner")
-            if name == "broker" and location is not None and not location.ranks_every_site:
+            routes = entries[k] is not None and entries[k].routes
+            if routes and location is not None and not location.ranks_every_site:
                 raise ScenarioError(f"a broker needs a location policy that ranks every site "
                                     f"({', '.join(LOCATIONS.names(ranks_every_site=True))}), "
                                     f"not {self.location!r}")

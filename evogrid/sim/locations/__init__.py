@@ -23,24 +23,16 @@ into ``LOCATIONS``), and its twin in the reference simulator (``tests/reference_
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
-
 import numpy as np
 
 from evogrid.sim import numba_stamp
 from evogrid.sim.codes import L_FIXED, L_PYTHON, L_RANDOM
-from evogrid.sim.dispatch import any_of, compile_inline
+from evogrid.sim.dispatch import any_of, compile_inline, component
 from evogrid.sim.registry import LOCATIONS, Location
 
 #: What a location policy's ``batch`` may be (evogrid.sim.registry.Location).
 BATCHES = ("", "earliest", "latest")
 _GENERATED = ("site_key", "reads_work_ahead", "reads_delegated", "routes_batches", "batch_latest")
-
-
-def _key_function(path: str) -> Callable:
-    module, _, name = path.partition(":")
-    return getattr(importlib.import_module(module), name)
 
 
 def _generate_dispatch(entries: tuple[Location, ...]) -> tuple:
@@ -56,7 +48,7 @@ def _generate_dispatch(entries: tuple[Location, ...]) -> tuple:
     lines = ["def site_key(location, k, l, job, t, jobs, state, policy, work):",
              '    """(key, tie) by which site k orders site l for job, ascending (module docstring)."""']
     for i, (path, codes) in enumerate(keys.items()):
-        namespace[f"key_{i}"] = _key_function(path)
+        namespace[f"key_{i}"] = component(path)
         lines += [f"    if {any_of('location', codes)}:",
                   f"        return key_{i}(k, l, job, t, jobs, state, policy, work)"]
     lines.append("    return NAN, NAN  # no key: the loop orders the candidates itself")
@@ -93,7 +85,7 @@ def register(entry: Location) -> None:
     if entry.batch not in BATCHES:
         raise ValueError(f"location policy {entry.name!r}: batch must be one of {BATCHES}, "
                          f"not {entry.batch!r}")
-    key = _key_function(entry.key)
+    key = component(entry.key)
     LOCATIONS.register(entry)
     try:
         numba_stamp.add_to_stamp(f"location {entry!r} {key.py_func.__code__.co_code.hex()}")

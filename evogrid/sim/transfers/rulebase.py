@@ -1,0 +1,34 @@
+"""A TSK fuzzy rulebase per partner decides (docs/grid.md): ``rulebase_of[s, partner]`` of the
+stack, fed the features it names, accepts iff its output y > 0."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evogrid.sim.features import feature_value
+from evogrid.sim.numba_stamp import njit
+from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
+
+
+@njit(cache=True, inline="always")
+def accepts(s, job, partner, jobs, sc, policy, work, log):
+    """1 iff the rulebase ``s`` uses with ``partner`` (the offering site for a foreign job, the
+    first partner in location order for an own job) outputs y > 0. Each decision is appended to
+    the log arrays while they have room (recording on)."""
+    _, _, rulebase_of, rb_params, rb_meta, _ = policy
+    x, scratch = work.x, work.exponents
+    r = rulebase_of[s, partner]
+    nf = rb_meta[r, META_FEATURES]
+    for h in range(nf):
+        x[h] = feature_value(rb_meta[r, META_CODES + h], s, job, jobs, sc)
+    y = rulebase_output(rb_params, rb_meta, r, x, scratch)
+    log_ids, log_vals, n_log = log
+    if n_log[0] < log_ids.shape[0]:
+        i = n_log[0]
+        log_ids[i, 0] = s
+        log_ids[i, 1] = partner
+        for h in range(nf):
+            log_vals[i, h] = x[h]
+        log_vals[i, log_vals.shape[1] - 1] = y
+        n_log[0] += 1
+    return np.int64(y > 0.0)
