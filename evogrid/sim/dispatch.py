@@ -12,8 +12,10 @@ time is folded into the package's cache stamp (:mod:`evogrid.sim.numba_stamp`).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
+from evogrid.sim import numba_stamp
 from evogrid.sim.numba_stamp import njit
 
 
@@ -34,3 +36,32 @@ def component(path: str) -> Callable:
     """The compiled function a registry entry names as ``"module:function"``."""
     module, _, name = path.partition(":")
     return getattr(importlib.import_module(module), name)
+
+
+def branch_on(name: str, selector: str, args: str, targets: Mapping[str, Sequence[int]],
+              default: str) -> tuple[list[str], dict]:
+    """The source of ``def name(selector, args)`` returning ``target(args)`` for the codes of each
+    target (``"module:function"``: its codes) and ``default`` (an expression) for any other code,
+    and the namespace it calls into (add what ``default`` needs)."""
+    lines = [f"def {name}({selector}, {args}):"]
+    namespace: dict = {}
+    for i, (path, codes) in enumerate(targets.items()):
+        namespace[f"target_{i}"] = component(path)
+        lines += [f"    if {any_of(selector, codes)}:", f"        return target_{i}({args})"]
+    return [*lines, f"    return {default}"], namespace
+
+
+def register_component(registry: Any, entry: Any, function: Callable) -> None:
+    """Add ``entry``, whose compiled code is ``function``, to ``registry`` and fold both into the
+    package's cache stamp, so that loops compiled without it are never served for it.
+
+    Raises:
+        EvogridError: the name or code is taken.
+        RuntimeError: this process has compiled a loop already (register before simulating).
+    """
+    registry.register(entry)
+    try:
+        numba_stamp.add_to_stamp(f"{registry.kind} {entry!r} {function.py_func.__code__.co_code.hex()}")
+    except RuntimeError:
+        registry.unregister(entry.name)
+        raise

@@ -25,9 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from evogrid.sim import numba_stamp
 from evogrid.sim.codes import L_FIXED, L_PYTHON, L_RANDOM
-from evogrid.sim.dispatch import any_of, compile_inline, component
+from evogrid.sim.dispatch import any_of, branch_on, compile_inline, component, register_component
 from evogrid.sim.registry import LOCATIONS, Location
 
 #: What a location policy's ``batch`` may be (evogrid.sim.registry.Location).
@@ -44,14 +43,9 @@ def _generate_dispatch(entries: tuple[Location, ...]) -> tuple:
     for e in entries:
         if e.key:
             keys.setdefault(e.key, []).append(e.code)
-    namespace: dict = {"NAN": np.nan}
-    lines = ["def site_key(location, k, l, job, t, jobs, state, policy, work):",
-             '    """(key, tie) by which site k orders site l for job, ascending (module docstring)."""']
-    for i, (path, codes) in enumerate(keys.items()):
-        namespace[f"key_{i}"] = component(path)
-        lines += [f"    if {any_of('location', codes)}:",
-                  f"        return key_{i}(k, l, job, t, jobs, state, policy, work)"]
-    lines.append("    return NAN, NAN  # no key: the loop orders the candidates itself")
+    lines, namespace = branch_on("site_key", "location", "k, l, job, t, jobs, state, policy, work", keys,
+                                 "NAN, NAN  # no key: the loop orders the candidates itself")
+    namespace["NAN"] = np.nan
     flags = {"reads_work_ahead": [e.code for e in entries if e.reads_work_ahead],
              "reads_delegated": [e.code for e in entries if e.reads_delegated],
              "routes_batches": [e.code for e in entries if e.batch],
@@ -75,6 +69,7 @@ def register(entry: Location) -> None:
         ValueError: no key, the code of Python policies (``L_PYTHON``), or a ``batch`` not in
             :data:`BATCHES`.
         EvogridError: the name or code is taken.
+        RuntimeError: this process has compiled a loop already.
     """
     global site_key, reads_work_ahead, reads_delegated, routes_batches, batch_latest, ORDERED
     if not entry.key:
@@ -85,12 +80,6 @@ def register(entry: Location) -> None:
     if entry.batch not in BATCHES:
         raise ValueError(f"location policy {entry.name!r}: batch must be one of {BATCHES}, "
                          f"not {entry.batch!r}")
-    key = component(entry.key)
-    LOCATIONS.register(entry)
-    try:
-        numba_stamp.add_to_stamp(f"location {entry!r} {key.py_func.__code__.co_code.hex()}")
-    except RuntimeError:
-        LOCATIONS.unregister(entry.name)
-        raise
+    register_component(LOCATIONS, entry, component(entry.key))
     site_key, reads_work_ahead, reads_delegated, routes_batches, batch_latest, ORDERED = (
         _generate_dispatch(tuple(LOCATIONS.values())))

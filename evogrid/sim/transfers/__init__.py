@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from evogrid.sim import numba_stamp
 from evogrid.sim.codes import T_PYTHON
-from evogrid.sim.dispatch import any_of, compile_inline, component
+from evogrid.sim.dispatch import any_of, branch_on, compile_inline, component, register_component
 from evogrid.sim.registry import TRANSFERS, Transfer
 
 _GENERATED = ("accepts", "routes_jobs")
@@ -36,14 +35,9 @@ def _generate_dispatch(entries: tuple[Transfer, ...]) -> tuple:
     decisions: dict[str, list[int]] = {}
     for e in entries:
         decisions.setdefault(e.accepts, []).append(e.code)
-    namespace: dict = {"np": np}
-    lines = ["def accepts(transfer, s, job, partner, jobs, sc, policy, work, log):",
-             '    """1 if site s takes (or keeps) job, else 0, by its transfer policy (module docstring)."""']
-    for i, (path, codes) in enumerate(decisions.items()):
-        namespace[f"accepts_{i}"] = component(path)
-        lines += [f"    if {any_of('transfer', codes)}:",
-                  f"        return accepts_{i}(s, job, partner, jobs, sc, policy, work, log)"]
-    lines.append("    return np.int64(0)  # not dispatched: refused when packed (evogrid.sim.schedule)")
+    lines, namespace = branch_on("accepts", "transfer", "s, job, partner, jobs, sc, policy, work, log",
+                                 decisions, "np.int64(0)  # not dispatched: refused when packed")
+    namespace["np"] = np
     lines += ["def routes_jobs(transfer):",
               f"    return {any_of('transfer', [e.code for e in entries if e.routes])}"]
     decided = frozenset(c for codes in decisions.values() for c in codes)
@@ -60,16 +54,11 @@ def register(entry: Transfer) -> None:
     Raises:
         ValueError: the code of Python policies (``T_PYTHON``).
         EvogridError: the name or code is taken.
+        RuntimeError: this process has compiled a loop already.
     """
     global accepts, routes_jobs, DECIDED
     if entry.code == T_PYTHON:
         raise ValueError(f"transfer policy {entry.name!r}: code {T_PYTHON} is the Python policies' "
                          "(evogrid.sim.codes.T_PYTHON)")
-    decide = component(entry.accepts)
-    TRANSFERS.register(entry)
-    try:
-        numba_stamp.add_to_stamp(f"transfer {entry!r} {decide.py_func.__code__.co_code.hex()}")
-    except RuntimeError:
-        TRANSFERS.unregister(entry.name)
-        raise
+    register_component(TRANSFERS, entry, component(entry.accepts))
     accepts, routes_jobs, DECIDED = _generate_dispatch(tuple(TRANSFERS.values()))
