@@ -96,12 +96,12 @@ def _compare(sites, lrms, exchange, policy):
 @SETTINGS
 @given(grids(), st.data())
 def test_exchange_equals_reference(sites, data):
-    """Random transfer policies per site (local, AWF, random rulebases), fixed, AWRT, least-load or
-    OLB location."""
+    """Random transfer policies per site (local, AWF, random rulebases), fixed, AWRT, least-load, OLB
+    or debt-account location."""
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative", "sjf", "easy-sjf"]))
             for _ in sites]
     transfer = tuple(data.draw(st.sampled_from(["local", "awf", "rulebase"])) for _ in sites)
-    location = data.draw(st.sampled_from(["fixed", "awrt", "least-load", "olb"]))
+    location = data.draw(st.sampled_from(["fixed", "awrt", "least-load", "olb", "debt"]))
     exchange, ref_rbs = random_exchange(data, transfer, location)
     schedule = _compare(sites, lrms, exchange, Policy("exchange", transfer, location, ref_rbs))
     assert (schedule.moves == (schedule.site != schedule.jobs.origin)).all()

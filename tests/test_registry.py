@@ -51,7 +51,7 @@ def test_registries_are_the_only_name_tables():
 def test_unknown_names_are_one_line_errors():
     with pytest.raises(ScenarioError, match=r"^--location near: unknown location policy 'near'; "
                                             r"expected one of fixed, random, awrt, least-load, olb, met, "
-                                            r"mct, min-min, max-min, rank$"):
+                                            r"mct, min-min, max-min, rank, debt$"):
         LOCATIONS.lookup("near", "--location near")
     with pytest.raises(RulebaseError, match="unknown feature 'NOPE'; expected one of NWP, NJP"):
         Rulebase.constant(True, ["NWP", "NOPE"])

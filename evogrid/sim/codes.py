@@ -16,6 +16,8 @@ L_FIXED, L_RANDOM, L_AWRT, L_LEAST_LOAD, L_OLB = 0, 1, 2, 3, 4
 L_MET, L_MCT, L_MIN_MIN, L_MAX_MIN, L_RANK = 5, 6, 7, 8, 9
 #: A location policy written as a Python class (evogrid.sim.python_policy).
 L_PYTHON = 10
+#: The debt account (Lepping 11.2.1, evogrid's reading).
+L_DEBT = 11
 #: How a new job meets the central pool.
 A_FIRST, A_QUEUED = 0, 1
 #: What an active request does with a job it takes: append it to the requesting site's queue (the

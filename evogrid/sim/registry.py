@@ -260,6 +260,9 @@ LOCATIONS: Registry[Location] = Registry("location policy", [
              key=_LOCATION_KEYS + "mct:key", ranks_every_site=True, reads_work_ahead=True, batch="latest"),
     Location("rank", codes.L_RANK, "each site's TSK ranking rulebase scores the sites, highest first",
              key=_LOCATION_KEYS + "rank:key", ranks_every_site=True, reads_work_ahead=True),
+    Location("debt", codes.L_DEBT, "evogrid's reading of Lepping's debt account (11.2.1): partners that "
+                                  "used the most processor-seconds here, less what this site used there, "
+                                  "first", key=_LOCATION_KEYS + "debt:key", reads_delegated=True),
 ])
 
 POOL_ARRIVALS: Registry[Choice] = Registry("pool arrival rule", [
