@@ -37,14 +37,15 @@ lrms.register(lrms.Lrms("short", len(lrms.REGISTRY), "behind the head, only jobs
                         short_rule))
 
 from evogrid.sim import codes, core, locations
-from evogrid.sim.registry import Location
+from evogrid.sim.registry import LOCATIONS, TRANSFERS, Location
 
 @njit(inline="always")
 def shortest_queue_key(k, l, job, t, jobs, state, policy, work):
     return float(state.sc[l, core.Q_TAIL] - state.sc[l, core.Q_HEAD]), 0.0
 
-locations.register(Location("shortest-queue", codes.L_PYTHON + 1, "the partner with the fewest waiting jobs "
-                            "first", key="__main__:shortest_queue_key"))
+free = max(codes.L_PYTHON, *(e.code for e in LOCATIONS.values())) + 1  # the next code no one has
+locations.register(Location("shortest-queue", free, "the partner with the fewest waiting jobs first",
+                            key="__main__:shortest_queue_key"))
 
 from evogrid.sim import transfers
 from evogrid.sim.registry import Transfer
@@ -53,8 +54,9 @@ from evogrid.sim.registry import Transfer
 def narrow_accepts(s, job, partner, jobs, sc, policy, work, log):
     return np.int64(jobs[core.PROCS, job] <= min(4, sc[s, core.FREE]))
 
-transfers.register(Transfer("narrow", codes.T_PYTHON + 1, "keep or take only jobs of at most 4 processors "
-                            "that fit", accepts="__main__:narrow_accepts"))
+free = max(codes.T_PYTHON, *(e.code for e in TRANSFERS.values())) + 1
+transfers.register(Transfer("narrow", free, "keep or take only jobs of at most 4 processors that fit",
+                            accepts="__main__:narrow_accepts"))
 
 import reference_sim
 from reference_sim import Job, Request, Rules, reference_start_times, simulate_reserved_reference
