@@ -296,8 +296,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None):
         need = jobs[job].procs
         if policy.location in LOCATION_KEYS:
             return LOCATION_KEYS[policy.location](sites, jobs, l, k, job, t)
-        if policy.location == "debt":  # the largest account first: l's area done at k less k's at l
-            return -(den[l][k] - den[k][l]), 0.0
+        if policy.location == "debt":  # area of k's completed jobs at l less l's at k: the largest debt first
+            return den[k][l] - den[l][k], 0.0
         if policy.location == "awrt":
             return num[k][l] / den[k][l] if den[k][l] > 0 else -1.0, 0.0
         if policy.location == "least-load":  # load after taking the job, then fewer waiting jobs

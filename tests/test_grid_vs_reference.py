@@ -330,3 +330,26 @@ def test_least_load_asks_the_emptier_partner_first():
             Policy("exchange", ("awf",) * 3, location))
         assert schedule.start.tolist() == reference[0] and schedule.site.tolist() == reference[1]
     assert where == {"fixed": 1, "least-load": 2, "olb": 2}
+
+
+def test_the_debt_account_orders_partners_and_equals_reference():
+    """The debt account (evogrid.sim.locations.debt) on three AWF sites: the compiled order equals
+    the reference's and, once jobs have moved, differs from the index order."""
+    differs = 0
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        sites = []
+        for m in (8, 6, 10):
+            n = 60
+            run = rng.integers(1, 400, n)
+            submit = np.sort(rng.integers(0, 3_000, n))
+            procs, estimate = rng.integers(1, m + 1, n), run + rng.integers(0, 100, n)
+            sites.append(Workload(f"s{m}", m, submit, run, procs, estimate, np.arange(n),
+                                  np.zeros(n, dtype=np.int64)))
+        transfer = ("awf", "awf", "awf")
+        schedules = {location: _compare(sites, ["fcfs"] * 3,
+                                        Exchange("debt", transfer=transfer, location=location),
+                                        Policy("exchange", transfer, location))
+                     for location in ("debt", "fixed")}
+        differs += schedules["debt"].site.tolist() != schedules["fixed"].site.tolist()
+    assert differs > 0

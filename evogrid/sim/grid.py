@@ -629,8 +629,8 @@ def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
     R = book[0].shape[1]
     if i == 0 and pause[P_JOB] < 0:  # a new run, not one resumed after a pause
         np.random.seed(setup[SEED])
-    # With one partner every order is the same: no AWRT bookkeeping needed.
-    track_awrt = scheme == EXCHANGE and locations.reads_delegated(setup[LOCATION]) and K > 2
+    # With one partner every order is the same: no bookkeeping of delegated jobs needed.
+    track_delegated = scheme == EXCHANGE and locations.reads_delegated(setup[LOCATION]) and K > 2
     batched = scheme == EXCHANGE and locations.routes_batches(setup[LOCATION])
     arrivals = work.arrivals
     needs_area = _needs_area(setup)
@@ -648,7 +648,7 @@ def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
         site = NO_PASS  # where it joined a queue
         if te <= ta and te <= tr:
             now = te
-            if track_awrt and tc == te:
+            if track_delegated and tc == te:
                 _record_delegated_ends(tc, jobs, sc, running, delegated)
             if needs_area and tc == te:
                 _release_area(tc, jobs, sc, running, work.area)
