@@ -24,6 +24,7 @@ from evogrid.policy.python_examples import AcceptWhenFitPolicy, LeastLoadPolicy
 from evogrid.policy.strategies import PythonPolicy
 from evogrid.sim import grid
 from evogrid.sim.python_policy import GridView, LocationPolicy, TransferPolicy
+from evogrid.sim.reserving import no_requests
 from evogrid.sim.schedule import Exchange, GridJobs, simulate_grid
 from evogrid.workload import load_window
 
@@ -54,7 +55,7 @@ class Recorded(TransferPolicy, LocationPolicy):
 def final_view(jobs: GridJobs, exchange: Exchange) -> GridView:
     """A view of a new run's arrays, as the policies read them (their values do not matter here)."""
     state, _, _ = grid.grid_setup(jobs.packed, jobs.machine_procs, np.zeros(jobs.n_sites, dtype=np.int64),
-                                  exchange.arrays(jobs), 0)
+                                  exchange.arrays(jobs), 0, no_requests(jobs.n_sites))
     return GridView(jobs.packed, state, jobs.site_arrays[0])
 
 
