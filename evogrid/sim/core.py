@@ -43,7 +43,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numba
 import numpy as np
 from numba.extending import overload
 
@@ -843,7 +842,7 @@ def indexed_pass(k, code, t, jobs, state, index):
 
 
 @njit(cache=True, inline="always")
-def _long_queue(k, code, state, index, mode):
+def long_queue(k, code, state, index, mode):
     """Is site k's own queue one for :func:`indexed_pass`: an indexed LRMS (``lrms.INDEXED``) and
     the index kept or the queue long enough to keep one (``SPAN_ON`` positions)?"""
     sc = state.sc
@@ -1060,94 +1059,6 @@ def stopped_at_cutoff(i, t, jobs, out, group, cutoff, bounds):
     return cutoff_check_due(i) and over_cutoff(t, i, jobs, out, group, cutoff, bounds)
 
 
-#: How a local loop ended: at the end of the log, at the AWRT cutoff, or at a queue long enough
-#: to go on in the indexed loop.
-DONE, STOPPED, LONG = 0, 1, 2
-
-
-@njit(cache=True)
-def _simulate_local(jobs, machine_procs, codes, group, cutoff, index_span, mode):
-    """Simulate K sites without exchange: every job runs at its ``HOME`` row; the plain loop, up to
-    the first long queue of an indexed LRMS.
-
-    Args:
-        jobs: int64, shape (N_JOB_FIELDS, n), arrival order (module docstring).
-        machine_procs, codes: int64, shape (K,), processors and LRMS code per site.
-        group, cutoff: the site each job was submitted at (shape (n,)) and
-            AWRT limits in seconds, shape (K,): the run stops early once a
-            lower bound on some group's AWRT exceeds its limit (0: none).
-        index_span: queue positions from which a queue is indexed
-            (evogrid.sim.queue_index; the schedule does not depend on it).
-        mode: :func:`lrms_mode` of ``codes`` (compiled as a literal).
-
-    Returns:
-        ``(status, i, state, bounds)``: how the loop ended (``DONE``,
-        ``STOPPED``, ``LONG``), the next arrival, the :class:`State` and the
-        groups' AWRT lower bounds (``bounds[0]``, if it stopped early).
-        ``LONG``: :func:`_continue_indexed` goes on from arrival ``i``.
-    """
-    numba.literally(mode)
-    state = new_state(jobs, machine_procs, codes, machine_procs.shape[0], 0)
-    bounds = np.zeros((2, machine_procs.shape[0]))
-    index = queue_index.new_index(0, machine_procs.shape[0], index_span)
-    status, i = _local_loop(jobs, codes, group, cutoff, state, index, bounds, np.int64(0), mode, False)
-    return status, i, state, bounds
-
-
-@njit(cache=True)
-def _continue_indexed(jobs, codes, group, cutoff, state, bounds, i, index_span, mode):
-    """Go on with a run of :func:`_simulate_local` that ended ``LONG``, from arrival ``i`` to its end,
-    in the indexed loop; returns its status (``DONE`` or ``STOPPED``)."""
-    numba.literally(mode)
-    index = queue_index.new_index(jobs.shape[1], codes.shape[0], index_span)
-    status, _ = _local_loop(jobs, codes, group, cutoff, state, index, bounds, i, mode, True)
-    return status
-
-
-@njit(cache=True, _nrt=False)
-def _local_loop(jobs, codes, group, cutoff, state, index, bounds, i, mode, indexed):
-    """The event loop of :func:`_simulate_local` from arrival ``i`` over preallocated state and queue
-    index (evogrid.sim.queue_index); returns ``(status, next arrival)``.
-
-    ``indexed`` (a literal): the indexed loop, which passes a long queue
-    (:func:`_long_queue`) to :func:`indexed_pass`. The plain one returns
-    ``LONG`` after the pass that left a queue long: the next iteration would
-    start at the next event, so the indexed loop goes on from there exactly,
-    and a run whose queues stay short never compiles the index (3-4 s
-    cold). Compiled without numba's runtime (``_nrt=False``;
-    see the speed notes above).
-    """
-    sc, running, out = state.sc, state.running, state.out
-    n = jobs.shape[1]
-    while True:
-        tc, site = next_completion(sc, running)
-        ta = jobs[SUBMIT, i] if i < n else NEVER
-        if tc == NEVER and ta == NEVER:
-            return DONE, i
-        # One event per iteration, then one pass of its site's scheduler: the
-        # inlined pass has one call site (each copy adds seconds to the cold
-        # compile). Completions at one instant go site by site; sites do not
-        # interact here, so this is the event order of the module docstring.
-        if tc <= ta:
-            t = tc
-            complete_jobs(site, t, codes[site], jobs, sc, running, mode)
-        else:
-            if stopped_at_cutoff(i, ta, jobs, out, group, cutoff, bounds):
-                return STOPPED, i
-            t = ta
-            site = jobs[HOME, i]
-            enqueue_own(site, i, codes[site], jobs, state, index, mode)
-            i += 1
-        # The indexed loop passes a long queue to indexed_pass; the plain one
-        # stops after the pass that left a queue long (one copy of the scan).
-        if indexed and _long_queue(site, codes[site], state, index, mode):
-            index_pass(indexed, site, codes[site], t, jobs, state, index)
-        else:
-            schedule_site(site, site, codes[site], t, jobs, state, mode)
-            if not indexed and _long_queue(site, codes[site], state, index, mode):
-                return LONG, i
-
-
 def cached_entry(entry, name: str):
     """``njit(cache=True)`` for a closure, under its own cache file name.
 
@@ -1170,47 +1081,11 @@ def mode_name(mode: int) -> str:
     return "mixed" if mode == MIXED else f"mode{mode}"
 
 
-def _local_entry(mode: int):
-    def entry(jobs, machine_procs, codes, group, cutoff, index_span):
-        return _simulate_local(jobs, machine_procs, codes, group, cutoff, index_span, mode)
-
-    return cached_entry(entry, f"run_local_{mode_name(mode)}")
-
-
-def _indexed_entry(mode: int):
-    def entry(jobs, codes, group, cutoff, state, bounds, i, index_span):
-        return _continue_indexed(jobs, codes, group, cutoff, state, bounds, i, index_span, mode)
-
-    return cached_entry(entry, f"run_local_indexed_{mode_name(mode)}")
-
-
-_LOCAL: dict[int, object] = {}
-_LOCAL_INDEXED: dict[int, object] = {}
-
-
 def run_local(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray,
               group: np.ndarray | None = None, cutoff: float = 0.0,
               index_span: int = queue_index.SPAN) -> tuple[np.ndarray, np.ndarray]:
-    """``(start, bounds)`` of K sites without exchange, on packed arrays (see ``_simulate_local``).
+    """``(start, bounds)`` of K sites without exchange, on packed arrays: :func:`evogrid.sim.grid.run_local`
+    (the one event loop builds on this module, so it is imported when first called)."""
+    from evogrid.sim import grid
 
-    Simulate level 1 of 3 (packed arrays, compiled); above it :func:`evogrid.sim.schedule.simulate_local`
-    (workloads -> Schedule), then :func:`evogrid.policy.strategies.simulate` (Scenario -> Result).
-
-    ``group`` defaults to the jobs' ``HOME`` row; ``cutoff`` (seconds, one for
-    every group) 0 runs to the end. ``index_span``: queue positions from
-    which EASY's and LIST's passes use the queue index (evogrid.sim.queue_index;
-    the tests lower it to check the index on short queues): the run goes on
-    in the indexed loop from the first such queue. Compiles (or loads) the
-    mode's loops on first use.
-    """
-    mode = lrms_mode(codes)
-    if mode not in _LOCAL:
-        _LOCAL[mode] = _local_entry(mode)
-    limits = np.full(machine_procs.shape[0], float(cutoff))
-    group = jobs[HOME] if group is None else group
-    status, i, state, bounds = _LOCAL[mode](jobs, machine_procs, codes, group, limits, index_span)
-    if status == LONG:
-        if mode not in _LOCAL_INDEXED:
-            _LOCAL_INDEXED[mode] = _indexed_entry(mode)
-        status = _LOCAL_INDEXED[mode](jobs, codes, group, limits, state, bounds, i, index_span)
-    return state.out[START_TIME].copy(), bounds[0].copy() if status == STOPPED else np.empty(0)
+    return grid.run_local(jobs, machine_procs, codes, group, cutoff, index_span)

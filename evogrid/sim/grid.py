@@ -61,7 +61,7 @@ import numba
 import numpy as np
 from numba.extending import overload
 
-from evogrid.sim import locations, transfers
+from evogrid.sim import locations, queue_index, transfers
 from evogrid.sim.codes import (
     A_QUEUED,
     AA_QUEUE,
@@ -97,6 +97,10 @@ from evogrid.sim.core import (
     enqueue,
     enqueue_at_site,
     enqueue_by_key,
+    enqueue_own,
+    index_pass,
+    long_queue,
+    lrms_mode,
     lrms_scan,
     may_run,
     mode_name,
@@ -111,7 +115,8 @@ from evogrid.sim.core import (
 )
 from evogrid.sim.lrms import EASY, START, easy_rule
 from evogrid.sim.numba_stamp import njit
-from evogrid.sim.reserving import R_SUBMIT, Booked, book_in_mode, new_bookings
+from evogrid.sim.reserving import R_SUBMIT, Booked, book_in_mode, new_bookings, no_requests
+from evogrid.sim.tsk import TSKStack
 
 #: Fields of the ``setup`` array of a grid run (``PY_ORDER``: 1 if a Python queue order keys every
 #: job at its submission, evogrid.sim.python_policy.QueueOrder).
@@ -131,8 +136,9 @@ P_NEXT, P_TIME, P_JOB, P_ASK, P_SITE, P_PARTNER, P_COUNT, P_RANKED, P_AT, P_ANSW
 P_REQUEST = 11
 N_PAUSE_FIELDS = 12
 ASK_LOCATION, ASK_TRANSFER, ASK_KEY = 1, 2, 3
-#: What the grid loop returns: it ran to the end, stopped at its AWRT cutoff, or paused for Python.
-DONE, STOPPED, PAUSED = 0, 1, 2
+#: What the grid loop returns: it ran to the end, stopped at its AWRT cutoff, paused for Python, or
+#: (sites alone, plain loop) left a queue long enough for the indexed loop (:func:`_grid_loop`).
+DONE, STOPPED, PAUSED, LONG = 0, 1, 2, 3
 #: What :func:`_arrive` returns instead of a site to pass: pause for Python; nothing to pass.
 PAUSE, NO_PASS = -1, -2
 
@@ -153,6 +159,9 @@ class Work(NamedTuple):
     pause: np.ndarray  #: int64 (N_PAUSE_FIELDS,): the pause record (``P_*``)
     queue_key: np.ndarray  #: float64 (n,): a Python queue order's key per job (else shape (1,))
     booked: Booked  #: what became of each reservation request (evogrid.sim.reserving.new_bookings)
+    index: np.ndarray  #: int64: the sites' queue index (evogrid.sim.queue_index; sites alone only)
+    group: np.ndarray  #: int64 (n,): the group whose AWRT each job counts in for the early stop
+    cutoff: np.ndarray  #: float64 (K,): stop once a group's AWRT is certain to exceed it (s; 0: never)
 
 
 @njit(cache=True, inline="always")
@@ -502,12 +511,13 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
 
 
 @njit(cache=True)
-def _simulate_grid(jobs, machine_procs, codes, policy, log_capacity, cutoff, requests, mode):
-    """Simulate K sites with job exchange.
+def _simulate(jobs, machine_procs, codes, policy, log_capacity, stop, requests, index_span, mode, alone):
+    """Simulate K sites: the one entry of every run, alone or exchanging jobs, with or without
+    reservation requests.
 
     Args:
         jobs: int64, shape (N_JOB_FIELDS, n), arrival order
-            (evogrid.sim.core); ``HOME`` is each job's origin site.
+            (evogrid.sim.core); ``HOME`` is each job's origin site (alone: the site it runs at).
         machine_procs, codes: int64, shape (K,), processors and LRMS code per site.
         policy: ``(setup, transfer, rulebase_of, rb_params, rb_meta, sites)``:
             ``setup`` int64, shape (N_SETUP_FIELDS,): the scheme (EXCHANGE,
@@ -522,32 +532,36 @@ def _simulate_grid(jobs, machine_procs, codes, policy, log_capacity, cutoff, req
             the speed factor per site; int64 shape (K,), the attribute bits
             each site holds; int64 shape (n,), the bits each job requires
             and prefers. ``jobs`` is modified: a moved job's run time and
-            estimate become those at its executing site.
+            estimate become those at its executing site. Sites alone read none of it
+            (:func:`alone_policy`).
         log_capacity: how many rulebase decisions to record (0: none).
-        cutoff: float64, shape (K,): stop early once a lower bound on site
-            k's AWRT exceeds ``cutoff[k]`` (seconds; 0: no limit for k), as in
-            evogrid.sim.core._simulate_local.
+        stop: ``(group, cutoff)``: int64 (n,), the group each job's AWRT counts in, and float64
+            (K,): stop early once a lower bound on group k's AWRT exceeds ``cutoff[k]`` (seconds;
+            0: no limit for k). Checked at arrivals 1,024 x 2^i (evogrid.sim.core.over_cutoff).
         requests: ``(book, rules)``, reservation requests and their admission
             (evogrid.sim.booking packs them; ``reserving.no_requests``: none).
+        index_span: queue positions from which a site alone keeps a queue index
+            (evogrid.sim.queue_index; the schedule does not depend on it).
         mode: compilation mode (a literal): the LRMS mode, or with requests
             its ``core.reserving_mode``.
+        alone: (a literal) the sites never interact: every job runs at home, no requests, no
+            Python decisions; the loop compiles without the exchange.
 
     Returns:
-        ``(out, log_site, log_partner, log_x, log_y, bounds, booked)``: start time
-        (s), executing site and number of moves per job (``out`` rows of
-        evogrid.sim.core); the first rulebase decisions (deciding site,
-        partner, features, output y); the AWRT lower bounds if the run
-        stopped early, else empty; what became of each request.
+        ``(status, state, work, log)``: how the loop ended (``DONE``, ``STOPPED``, ``LONG``) and
+        what :func:`grid_outcome` reads; ``LONG``: :func:`run_local` goes on in the indexed loop.
     """
     numba.literally(mode)
-    state, work, log = grid_setup(jobs, machine_procs, codes, policy, log_capacity, requests)
-    return grid_outcome(state, work, log,
-                        _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode))
+    numba.literally(alone)
+    state, work, log = grid_setup(jobs, machine_procs, codes, policy, log_capacity, stop, requests,
+                                  index_span)
+    status = _grid_loop(jobs, codes, state, requests, policy, work, log, mode, alone, False)
+    return status, state, work, log
 
 
 @njit(cache=True)
-def grid_setup(jobs, machine_procs, codes, policy, log_capacity, requests):
-    """``(state, work, log)`` of a grid run before its first event (see :func:`_simulate_grid`)."""
+def grid_setup(jobs, machine_procs, codes, policy, log_capacity, stop, requests, index_span):
+    """``(state, work, log)`` of a grid run before its first event (see :func:`_simulate`)."""
     K = machine_procs.shape[0]
     book = requests[0]
     state = new_state(jobs, machine_procs, codes, K + 1, book[0].shape[1])
@@ -559,16 +573,18 @@ def grid_setup(jobs, machine_procs, codes, policy, log_capacity, requests):
     pause = np.zeros(N_PAUSE_FIELDS, dtype=np.int64)
     pause[P_JOB] = -1
     pause[P_KEYED] = -1
+    batched = policy[0][SCHEME] == EXCHANGE and locations.routes_batches(policy[0][LOCATION])
     work = Work(np.empty(K, dtype=np.int64), np.zeros(K, dtype=np.bool_), np.zeros((2, K, K)),
                 np.zeros(max(1, NF)), np.empty(rb_params.shape[1]), np.zeros((2, K)), np.zeros((3, K)),
-                np.arange(jobs.shape[1]), np.zeros(K, dtype=np.int64), pause,
-                np.zeros(jobs.shape[1] if policy[0][PY_ORDER] != 0 else 1), new_bookings(book))
+                np.arange(jobs.shape[1] if batched else 1), np.zeros(K, dtype=np.int64), pause,
+                np.zeros(jobs.shape[1] if policy[0][PY_ORDER] != 0 else 1), new_bookings(book),
+                queue_index.new_index(0, K, index_span), stop[0], stop[1])
     return state, work, log
 
 
 @njit(cache=True)
 def grid_outcome(state, work, log, status):
-    """What :func:`_simulate_grid` returns, from a finished run's state and the loop's status."""
+    """What a finished run gives (:func:`run_grid`), from its state and the loop's status."""
     NF = log[1].shape[1] - 1
     m = log[2][0]
     log_ids, log_vals = log[0], log[1]
@@ -603,22 +619,105 @@ def _next_in_batch(i, t, jobs, state, policy, work):
     arrivals[i] = chosen
 
 
-@njit(cache=True, _nrt=False)
-def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
-    """The event loop of :func:`_simulate_grid` over preallocated state: ``DONE``, ``STOPPED`` early
-    at the AWRT cutoff, or ``PAUSED`` for a Python policy's decision (``work.pause`` says which; call
-    again with the answer there to go on).
+# What the loop does only where sites interact, each a function that a loop of sites alone (``alone``,
+# a literal) never compiles: numba picks the body while it types the loop (the overloads below), as
+# evogrid.sim.core.backfill_behind_head does for the LRMS.
 
-    Compiled without numba's runtime, as :func:`evogrid.sim.core._local_loop`:
-    no reference counting here. ``work`` is scratch space (see ``grid_setup``).
-    Event order at one instant: job completions and reservation ends at
-    every site (then the passes of the sites that freed processors, in
-    index order), reservation starts, then arrivals, jobs before requests
+def note_ends(alone, t, jobs, state, setup, work, flags):
+    """Before the jobs ending at ``t`` leave: the bookkeeping the location policy reads
+    (``flags``: per-partner AWRT of delegated jobs, the sites' work ahead)."""
+
+
+def arrival(alone, i, t, jobs, codes, state, policy, work, log, mode, batched):
+    """``(job, site)``: the ``i``-th arrival enters a queue; ``site``: the one whose pass comes next,
+    ``NO_PASS`` or ``PAUSE`` (:func:`_arrive`). Alone: its own site's queue (and its queue index)."""
+
+
+def exchange_pass(alone, k, t, arrived, codes, jobs, state, setup, mode):
+    """After site k's pass over its queue: its pass over the pool or its active request (the scheme),
+    or for a job that failed to start at home in the pool scheme, moving it to the pool."""
+
+
+def _alone(flag) -> bool:
+    return getattr(flag, "literal_value", None) is True
+
+
+@overload(note_ends, prefer_literal=True)
+def _note_ends(alone, t, jobs, state, setup, work, flags):
+    if _alone(alone):
+        return lambda alone, t, jobs, state, setup, work, flags: None
+
+    def note(alone, t, jobs, state, setup, work, flags):
+        track_delegated, needs_area = flags
+        if track_delegated:
+            _record_delegated_ends(t, jobs, state.sc, state.running, work.delegated)
+        if needs_area:
+            _release_area(t, jobs, state.sc, state.running, work.area)
+    return note
+
+
+@overload(arrival, prefer_literal=True)
+def _arrival(alone, i, t, jobs, codes, state, policy, work, log, mode, batched):
+    if _alone(alone):
+        def enqueue_home(alone, i, t, jobs, codes, state, policy, work, log, mode, batched):
+            k = jobs[HOME, i]
+            enqueue_own(k, i, codes[k], jobs, state, work.index, mode)
+            return i, k
+        return enqueue_home
+
+    def route(alone, i, t, jobs, codes, state, policy, work, log, mode, batched):
+        arrivals = work.arrivals
+        if (batched and i + 1 < jobs.shape[1] and jobs[SUBMIT, i + 1] == t
+                and work.pause[P_JOB] != arrivals[i]):
+            _next_in_batch(i, t, jobs, state, policy, work)
+        job = arrivals[i] if batched else i
+        return job, _arrive(job, t, jobs, codes, state, policy, work, log, mode)
+    return route
+
+
+@overload(exchange_pass, prefer_literal=True)
+def _exchange_pass(alone, k, t, arrived, codes, jobs, state, setup, mode):
+    if _alone(alone):
+        return lambda alone, k, t, arrived, codes, jobs, state, setup, mode: None
+
+    def after(alone, k, t, arrived, codes, jobs, state, setup, mode):
+        scheme = setup[SCHEME]
+        if scheme == POOL:
+            if arrived < 0:
+                schedule_pool(k, t, codes, jobs, state, mode)
+            elif state.out[START_TIME, arrived] < 0:  # it failed to start at home
+                sc = state.sc
+                sc[k, Q_TAIL] -= 1  # leave the (otherwise empty) local queue
+                sc[k, W_PROCS] -= jobs[PROCS, arrived]
+                enqueue(state.running.shape[1], arrived, jobs, state.queue, sc)
+                schedule_pool(k, t, codes, jobs, state, mode)
+        elif scheme == ACTIVE:
+            active_request(k, t, setup[ACTIVE_TAKE], codes, jobs, state, mode)
+    return after
+
+
+@njit(cache=True, _nrt=False)
+def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, alone, indexed):
+    """The event loop of every run (:func:`_simulate`) over preallocated state: ``DONE``, ``STOPPED``
+    early at the AWRT cutoff, ``PAUSED`` for a Python policy's decision (``work.pause`` says which;
+    call again with the answer there to go on), or ``LONG`` (below).
+
+    Compiled without numba's runtime (``_nrt=False``; the speed notes of evogrid.sim.core): no
+    reference counting here. ``work`` is scratch space (see ``grid_setup``). Event order at one
+    instant: job completions and reservation ends at every site (then the passes of the sites that
+    freed processors, in index order), reservation starts, then arrivals, jobs before requests
     (docs/reservations.md).
+
+    ``alone`` and ``indexed`` (literals) choose what is compiled. Alone, the sites never interact
+    (every job runs at home): the exchange, the pool, the active request and Python decisions are
+    compiled out. Only there may a queue be indexed: the plain loop returns ``LONG`` after the
+    passes that left some EASY or LIST queue long (``core.long_queue``), and the indexed loop
+    (``indexed``) goes on from the next event exactly, passing long queues to
+    ``core.indexed_pass``; a run whose queues stay short never compiles the index (3-4 s cold).
     """
     sc, running = state.sc, state.running
     setup = policy[0]
-    freed, delegated, bounds = work.freed, work.delegated, work.bounds
+    freed, bounds = work.freed, work.bounds
     n = jobs.shape[1]
     K = running.shape[1]
     scheme = setup[SCHEME]
@@ -630,10 +729,8 @@ def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
     if i == 0 and pause[P_JOB] < 0:  # a new run, not one resumed after a pause
         np.random.seed(setup[SEED])
     # With one partner every order is the same: no bookkeeping of delegated jobs needed.
-    track_delegated = scheme == EXCHANGE and locations.reads_delegated(setup[LOCATION]) and K > 2
+    flags = (scheme == EXCHANGE and locations.reads_delegated(setup[LOCATION]) and K > 2, _needs_area(setup))
     batched = scheme == EXCHANGE and locations.routes_batches(setup[LOCATION])
-    arrivals = work.arrivals
-    needs_area = _needs_area(setup)
     # Typed constants, not literals: a literal flowing into a call makes
     # numba compile the callee once more for the literal's type.
     never = np.int64(NEVER)
@@ -648,10 +745,8 @@ def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
         site = NO_PASS  # where it joined a queue
         if te <= ta and te <= tr:
             now = te
-            if track_delegated and tc == te:
-                _record_delegated_ends(tc, jobs, sc, running, delegated)
-            if needs_area and tc == te:
-                _release_area(tc, jobs, sc, running, work.area)
+            if tc == te:
+                note_ends(alone, tc, jobs, state, setup, work, flags)
             # All completions at every site first, then the sites' passes in
             # index order: with a pool or active requests, a pass at one site
             # may take jobs another site could now start.
@@ -663,12 +758,9 @@ def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
                 book_in_mode(mode, r, tr, book, rules, jobs, state, work.booked)
                 r += 1
                 continue
-            if stopped_at_cutoff(i, ta, jobs, state.out, jobs[HOME], cutoff, bounds):
+            if stopped_at_cutoff(i, ta, jobs, state.out, work.group, work.cutoff, bounds):
                 return STOPPED
-            if batched and i + 1 < n and jobs[SUBMIT, i + 1] == ta and pause[P_JOB] != arrivals[i]:
-                _next_in_batch(i, ta, jobs, state, policy, work)
-            arrived = arrivals[i] if batched else i
-            site = _arrive(arrived, ta, jobs, codes, state, policy, work, log, mode)
+            arrived, site = arrival(alone, i, ta, jobs, codes, state, policy, work, log, mode, batched)
             if site == PAUSE:
                 pause[P_NEXT] = i
                 pause[P_REQUEST] = r
@@ -679,66 +771,108 @@ def _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode):
         # The passes after either event (a completion: every site that freed
         # processors; an arrival: the site it joined): one call site of the
         # LRMS's pass in the loop, as each inlined copy adds seconds to its compile.
+        long = False
         for k in range(K):
             if (k == site) if arrived >= 0 else freed[k]:
-                schedule_site(k, k, codes[k], now, jobs, state, mode)
-                if scheme == POOL:
-                    if arrived < 0:
-                        schedule_pool(k, now, codes, jobs, state, mode)
-                    elif state.out[START_TIME, arrived] < 0:  # it failed to start at home
-                        sc[k, Q_TAIL] -= 1  # leave the (otherwise empty) local queue
-                        sc[k, W_PROCS] -= jobs[PROCS, arrived]
-                        enqueue(K, arrived, jobs, state.queue, sc)
-                        schedule_pool(k, now, codes, jobs, state, mode)
-                elif scheme == ACTIVE:
-                    active_request(k, now, setup[ACTIVE_TAKE], codes, jobs, state, mode)
+                if indexed and long_queue(k, codes[k], state, work.index, mode):
+                    index_pass(indexed, k, codes[k], now, jobs, state, work.index)
+                else:
+                    schedule_site(k, k, codes[k], now, jobs, state, mode)
+                    if alone and not indexed:
+                        long = long or long_queue(k, codes[k], state, work.index, mode)
+                exchange_pass(alone, k, now, arrived, codes, jobs, state, setup, mode)
         if arrived < 0:
             start_held(mode, te, state)
+        if long:
+            pause[P_NEXT] = i
+            pause[P_REQUEST] = r
+            return LONG
 
 
-def _grid_entry(mode: int):
-    def entry(jobs, machine_procs, codes, policy, log_capacity, cutoff, requests):
-        return _simulate_grid(jobs, machine_procs, codes, policy, log_capacity, cutoff, requests, mode)
+def _run_entry(mode: int, alone: bool):
+    def entry(jobs, machine_procs, codes, policy, log_capacity, stop, requests, index_span):
+        return _simulate(jobs, machine_procs, codes, policy, log_capacity, stop, requests, index_span,
+                         mode, alone)
 
-    return cached_entry(entry, f"run_grid_{mode_name(mode)}")
-
-
-def _step_entry(mode: int):
-    def entry(jobs, codes, cutoff, state, requests, policy, work, log):
-        return _grid_loop(jobs, codes, cutoff, state, requests, policy, work, log, mode)
-
-    return cached_entry(entry, f"grid_step_{mode_name(mode)}")
+    return cached_entry(entry, f"run_{'alone' if alone else 'grid'}_{mode_name(mode)}")
 
 
-_GRID: dict[int, object] = {}
-_STEP: dict[int, object] = {}
+def _step_entry(mode: int, alone: bool):
+    # Alone, a run goes on in the indexed loop; else after a Python policy's answer.
+    def entry(jobs, codes, state, requests, policy, work, log):
+        return _grid_loop(jobs, codes, state, requests, policy, work, log, mode, alone, alone)
+
+    return cached_entry(entry, f"{'indexed' if alone else 'grid'}_step_{mode_name(mode)}")
+
+
+_RUN: dict[tuple[int, bool], object] = {}
+_STEP: dict[tuple[int, bool], object] = {}
+
+
+def _compiled(entries: dict, make: Callable, mode: int, alone: bool):
+    """The entry for ``(mode, alone)``, made (compiled or loaded from numba's cache) on first use."""
+    if (mode, alone) not in entries:
+        entries[mode, alone] = make(mode, alone)
+    return entries[mode, alone]
+
+
+def alone_policy(jobs: np.ndarray, n_sites: int) -> tuple:
+    """The ``policy`` argument of a run of sites alone: typed as a grid's, read by nothing."""
+    stack = TSKStack.empty()
+    no_bits = np.zeros(jobs.shape[1], dtype=np.int64)
+    return (np.zeros(N_SETUP_FIELDS, dtype=np.int64), np.zeros(n_sites, dtype=np.int64),
+            np.full((n_sites, n_sites), -1, dtype=np.int64), stack.params, stack.meta,
+            (np.ones(n_sites), np.zeros(n_sites, dtype=np.int64), no_bits, no_bits))
+
+
+def run_local(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray,
+              group: np.ndarray | None = None, cutoff: float = 0.0,
+              index_span: int = queue_index.SPAN) -> tuple[np.ndarray, np.ndarray]:
+    """``(start, bounds)`` of K sites without exchange, on packed arrays: every job runs at its ``HOME``
+    row (:func:`_simulate` with ``alone``).
+
+    Simulate level 1 of 3 (packed arrays, compiled); above it :func:`evogrid.sim.schedule.simulate_local`
+    (workloads -> Schedule), then :func:`evogrid.policy.strategies.simulate` (Scenario -> Result).
+
+    ``group`` defaults to the jobs' ``HOME`` row; ``cutoff`` (seconds, one for
+    every group) 0 runs to the end; ``bounds``: the groups' AWRT lower bounds if the run stopped
+    early, else empty. ``index_span``: queue positions from which EASY's and LIST's passes use the
+    queue index (evogrid.sim.queue_index; the tests lower it to check the index on short queues):
+    the run goes on in the indexed loop from the first such queue.
+    """
+    mode = lrms_mode(codes)
+    K = machine_procs.shape[0]
+    stop = (jobs[HOME] if group is None else group, np.full(K, float(cutoff)))
+    policy = alone_policy(jobs, K)
+    requests = no_requests(K)
+    status, state, work, log = _compiled(_RUN, _run_entry, mode, True)(
+        jobs, machine_procs, codes, policy, 0, stop, requests, index_span)
+    if status == LONG:
+        work = work._replace(index=queue_index.new_index(jobs.shape[1], K, index_span))
+        status = _compiled(_STEP, _step_entry, mode, True)(jobs, codes, state, requests, policy, work, log)
+    return state.out[START_TIME].copy(), work.bounds[0].copy() if status == STOPPED else np.empty(0)
 
 
 def run_grid(mode: int, jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, policy: tuple,
-             log_capacity: int, cutoff: np.ndarray, requests: tuple) -> tuple:
-    """Run :func:`_simulate_grid` compiled for ``mode`` (compiled or loaded on first use).
+             log_capacity: int, cutoff: np.ndarray, requests: tuple,
+             decide: Callable[[tuple, tuple], None] | None = None) -> tuple:
+    """:func:`_simulate` of sites that exchange jobs, compiled for ``mode`` (compiled or loaded on
+    first use); returns :func:`grid_outcome`'s tuple. Each job's AWRT counts at its ``HOME`` site.
 
     Simulate level 1 of 3 (packed arrays, compiled); above it :func:`evogrid.sim.schedule.simulate_grid`
     (workloads -> Schedule), then :func:`evogrid.policy.strategies.simulate` (Scenario -> Result).
+
+    ``decide`` (grids with Python policies): each time the loop pauses, ``decide(state, work)``
+    answers the question in ``work.pause`` (the ``P_*`` fields) in place, and the loop goes on. It is
+    called with the loop's live arrays; evogrid.sim.python_policy gives the policies read-only views
+    of them.
     """
-    if mode not in _GRID:
-        _GRID[mode] = _grid_entry(mode)
-    return _GRID[mode](jobs, machine_procs, codes, policy, log_capacity, cutoff, requests)
-
-
-def run_grid_paused(mode: int, jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, policy: tuple,
-                    log_capacity: int, cutoff: np.ndarray, requests: tuple,
-                    decide: Callable[[tuple, tuple], None]) -> tuple:
-    """:func:`run_grid` for grids with Python policies: each time the loop pauses, ``decide(state,
-    work)`` answers the question in ``work.pause`` (the ``P_*`` fields) in place, and the loop goes on.
-
-    ``decide`` is called with the loop's live arrays; evogrid.sim.python_policy gives the policies
-    read-only views of them.
-    """
-    if mode not in _STEP:
-        _STEP[mode] = _step_entry(mode)
-    step = _STEP[mode]
-    state, work, log = grid_setup(jobs, machine_procs, codes, policy, log_capacity, requests)
-    while (status := step(jobs, codes, cutoff, state, requests, policy, work, log)) == PAUSED:
-        decide(state, work)
+    stop = (jobs[HOME], cutoff)
+    status, state, work, log = _compiled(_RUN, _run_entry, mode, False)(
+        jobs, machine_procs, codes, policy, log_capacity, stop, requests, queue_index.SPAN)
+    if status == PAUSED:
+        step = _compiled(_STEP, _step_entry, mode, False)
+        while status == PAUSED:
+            decide(state, work)
+            status = step(jobs, codes, state, requests, policy, work, log)
     return grid_outcome(state, work, log, status)

@@ -8,7 +8,7 @@ instance to :class:`evogrid.policy.PythonPolicy`. The
 compiled grid loop runs every other decision itself; at each decision of a
 Python policy it pauses, this module asks the policy with a read-only
 :class:`GridView` of the grid at that moment, and the loop goes on with the
-answer (evogrid.sim.grid.run_grid_paused). Decisions see what the compiled
+answer (evogrid.sim.grid.run_grid). Decisions see what the compiled
 ones see: estimates, not run times.
 
 A policy is deterministic if its code is; the same seed gives the same
@@ -113,7 +113,7 @@ class QueueOrder(ABC):
 def decider(jobs: np.ndarray, speed: np.ndarray, transfer: Mapping[int, TransferPolicy],
             location: LocationPolicy | None, order: QueueOrder | None = None,
             ) -> Callable[[tuple, tuple], None]:
-    """The ``decide(state, work)`` of :func:`evogrid.sim.grid.run_grid_paused`: asks the Python policy
+    """The ``decide(state, work)`` of :func:`evogrid.sim.grid.run_grid`: asks the Python policy
     named in the pause record (``work.pause``) and writes its answer there (a location policy's into the
     order ``work.order``, a queue order's key into ``work.queue_key``)."""
     views: list[GridView] = []

@@ -374,9 +374,9 @@ def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record
     if exchange.in_python:
         location = exchange.location if isinstance(exchange.location, LocationPolicy) else None
         decide = decider(packed, jobs.site_arrays[0], exchange.python_transfer, location, exchange.order)
-        out, d_site, d_partner, d_x, d_y, bounds, booked = grid.run_grid_paused(*arguments, decide)
     else:
-        out, d_site, d_partner, d_x, d_y, bounds, booked = grid.run_grid(*arguments)
+        decide = None
+    out, d_site, d_partner, d_x, d_y, bounds, booked = grid.run_grid(*arguments, decide)
     decisions = DecisionLog(d_site, d_partner, d_x, d_y) if record_decisions else None
     schedule = Schedule(jobs, names, out[core.START_TIME], out[core.SITE], exchange.label, exchange.scheme,
                         out[core.MOVES], decisions,

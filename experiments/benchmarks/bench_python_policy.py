@@ -23,7 +23,9 @@ from bench_foundation import best_of, report
 from evogrid.policy.python_examples import AcceptWhenFitPolicy, LeastLoadPolicy
 from evogrid.policy.strategies import PythonPolicy
 from evogrid.sim import grid
+from evogrid.sim.core import HOME
 from evogrid.sim.python_policy import GridView, LocationPolicy, TransferPolicy
+from evogrid.sim.queue_index import SPAN
 from evogrid.sim.reserving import no_requests
 from evogrid.sim.schedule import Exchange, GridJobs, simulate_grid
 from evogrid.workload import load_window
@@ -54,8 +56,9 @@ class Recorded(TransferPolicy, LocationPolicy):
 
 def final_view(jobs: GridJobs, exchange: Exchange) -> GridView:
     """A view of a new run's arrays, as the policies read them (their values do not matter here)."""
+    stop = (jobs.packed[HOME], np.zeros(jobs.n_sites))
     state, _, _ = grid.grid_setup(jobs.packed, jobs.machine_procs, np.zeros(jobs.n_sites, dtype=np.int64),
-                                  exchange.arrays(jobs), 0, no_requests(jobs.n_sites))
+                                  exchange.arrays(jobs), 0, stop, no_requests(jobs.n_sites), SPAN)
     return GridView(jobs.packed, state, jobs.site_arrays[0])
 
 
