@@ -925,8 +925,8 @@ def enqueue_own(k, job, code, jobs, state, index, mode):
         queue_index.add_job(index, k, state.sc[k, Q_TAIL] - 1, jobs[PROCS, job], jobs[ESTIMATE, job])
 
 
-@njit(cache=True)
-def new_state(jobs, machine_procs, codes, n_queues, n_requests):
+def new_state(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, n_queues: int,
+              n_requests: int) -> State:
     """The :class:`State` of K sites of the given sizes (processors) and LRMS codes, all empty, that
     may hold up to ``n_requests`` reservations' parts each.
 
@@ -935,29 +935,22 @@ def new_state(jobs, machine_procs, codes, n_queues, n_requests):
     the scratch space of an availability profile (evogrid.sim.profile), with
     room for every running and waiting job if some site's LRMS uses one, and
     for the held reservations (``N_PROFILE_ROWS``) if there are requests.
+    Plain numpy: the loops take their state from Python (evogrid.sim.grid.grid_setup).
     """
-    # Element loops, not ``out[SITE] = jobs[HOME]`` or ``machine_procs.max()``:
-    # numba's array assignment and reductions compile slowly (broadcasting and
-    # its error messages), and this function is compiled on every cold start.
     n = jobs.shape[1]
     K = machine_procs.shape[0]
     sc = np.zeros((n_queues, N_SCALARS), dtype=np.int64)
-    widest = 1
-    for k in range(K):
-        sc[k, FREE] = machine_procs[k]
-        sc[k, M_PROCS] = machine_procs[k]
-        widest = max(widest, machine_procs[k])
+    sc[:K, FREE] = machine_procs
+    sc[:K, M_PROCS] = machine_procs
+    widest = max(1, int(machine_procs.max()))
     queue = np.empty((n_queues, max(1, n)), dtype=np.int64)
     running = np.empty((4, K, max(1, min(n, widest))), dtype=np.int64)
     out = np.empty((N_OUT_FIELDS, n), dtype=np.int64)
-    for j in range(n):
-        out[START_TIME, j] = -1
-        out[SITE, j] = jobs[HOME, j]
-        out[MOVES, j] = 0
-    cap = 1
-    for k in range(K):
-        if lrms.USES_PROFILE[codes[k]]:
-            cap = max(cap, widest + n + 2)  # a breakpoint per running job, per reservation, and the first
+    out[START_TIME] = -1
+    out[SITE] = jobs[HOME]
+    out[MOVES] = 0
+    # A breakpoint per running job, per waiting job with a reservation, and the first:
+    cap = widest + n + 2 if any(lrms.USES_PROFILE[c] for c in codes) else 1
     rows = 2
     if n_requests > 0:  # and two breakpoints per held reservation
         rows = N_PROFILE_ROWS

@@ -57,7 +57,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-import numba
 import numpy as np
 from numba.extending import overload
 
@@ -91,6 +90,7 @@ from evogrid.sim.core import (
     START_TIME,
     SUBMIT,
     W_PROCS,
+    State,
     cached_entry,
     complete_jobs,
     end_held,
@@ -116,7 +116,6 @@ from evogrid.sim.core import (
 from evogrid.sim.lrms import EASY, START, easy_rule
 from evogrid.sim.numba_stamp import njit
 from evogrid.sim.reserving import R_SUBMIT, Booked, book_in_mode, new_bookings, no_requests
-from evogrid.sim.tsk import TSKStack
 
 #: Fields of the ``setup`` array of a grid run (``PY_ORDER``: 1 if a Python queue order keys every
 #: job at its submission, evogrid.sim.python_policy.QueueOrder).
@@ -510,14 +509,13 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     return target
 
 
-@njit(cache=True)
-def _simulate(jobs, machine_procs, codes, policy, log_capacity, stop, requests, index_span, mode, alone):
-    """Simulate K sites: the one entry of every run, alone or exchanging jobs, with or without
-    reservation requests.
+def grid_setup(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, policy: tuple,
+               log_capacity: int, stop: tuple, requests: tuple, index_span: int) -> tuple[State, Work, tuple]:
+    """``(state, work, log)`` of a run before its first event, for :func:`_grid_loop`.
 
     Args:
         jobs: int64, shape (N_JOB_FIELDS, n), arrival order
-            (evogrid.sim.core); ``HOME`` is each job's origin site (alone: the site it runs at).
+            (evogrid.sim.core); ``HOME`` is each job's origin site (sites alone: the site it runs at).
         machine_procs, codes: int64, shape (K,), processors and LRMS code per site.
         policy: ``(setup, transfer, rulebase_of, rb_params, rb_meta, sites)``:
             ``setup`` int64, shape (N_SETUP_FIELDS,): the scheme (EXCHANGE,
@@ -532,8 +530,8 @@ def _simulate(jobs, machine_procs, codes, policy, log_capacity, stop, requests, 
             the speed factor per site; int64 shape (K,), the attribute bits
             each site holds; int64 shape (n,), the bits each job requires
             and prefers. ``jobs`` is modified: a moved job's run time and
-            estimate become those at its executing site. Sites alone read none of it
-            (:func:`alone_policy`).
+            estimate become those at its executing site. None: the sites are alone
+            (every job runs at its ``HOME`` site).
         log_capacity: how many rulebase decisions to record (0: none).
         stop: ``(group, cutoff)``: int64 (n,), the group each job's AWRT counts in, and float64
             (K,): stop early once a lower bound on group k's AWRT exceeds ``cutoff[k]`` (seconds;
@@ -542,48 +540,32 @@ def _simulate(jobs, machine_procs, codes, policy, log_capacity, stop, requests, 
             (evogrid.sim.booking packs them; ``reserving.no_requests``: none).
         index_span: queue positions from which a site alone keeps a queue index
             (evogrid.sim.queue_index; the schedule does not depend on it).
-        mode: compilation mode (a literal): the LRMS mode, or with requests
-            its ``core.reserving_mode``.
-        alone: (a literal) the sites never interact: every job runs at home, no requests, no
-            Python decisions; the loop compiles without the exchange.
 
-    Returns:
-        ``(status, state, work, log)``: how the loop ended (``DONE``, ``STOPPED``, ``LONG``) and
-        what :func:`grid_outcome` reads; ``LONG``: :func:`run_local` goes on in the indexed loop.
+    Plain numpy, outside the loop's entry: compiled, and inside each entry (a compiled function
+    re-optimises what it calls), the setup doubled a single site's cold first call.
     """
-    numba.literally(mode)
-    numba.literally(alone)
-    state, work, log = grid_setup(jobs, machine_procs, codes, policy, log_capacity, stop, requests,
-                                  index_span)
-    status = _grid_loop(jobs, codes, state, requests, policy, work, log, mode, alone, False)
-    return status, state, work, log
-
-
-@njit(cache=True)
-def grid_setup(jobs, machine_procs, codes, policy, log_capacity, stop, requests, index_span):
-    """``(state, work, log)`` of a grid run before its first event (see :func:`_simulate`)."""
     K = machine_procs.shape[0]
+    n = jobs.shape[1]
     book = requests[0]
     state = new_state(jobs, machine_procs, codes, K + 1, book[0].shape[1])
-    rb_params = policy[3]
-    NF = (rb_params.shape[2] - 1) // 2
+    setup = np.zeros(N_SETUP_FIELDS, dtype=np.int64) if policy is None else policy[0]
+    NF, n_rules = (0, 1) if policy is None else ((policy[3].shape[2] - 1) // 2, policy[3].shape[1])
     log = (np.empty((log_capacity, 2), dtype=np.int64),  # deciding site, partner
            np.zeros((log_capacity, NF + 1)),  # features, then y
            np.zeros(1, dtype=np.int64))
     pause = np.zeros(N_PAUSE_FIELDS, dtype=np.int64)
     pause[P_JOB] = -1
     pause[P_KEYED] = -1
-    batched = policy[0][SCHEME] == EXCHANGE and locations.routes_batches(policy[0][LOCATION])
+    batched = setup[SCHEME] == EXCHANGE and locations.routes_batches.py_func(setup[LOCATION])
     work = Work(np.empty(K, dtype=np.int64), np.zeros(K, dtype=np.bool_), np.zeros((2, K, K)),
-                np.zeros(max(1, NF)), np.empty(rb_params.shape[1]), np.zeros((2, K)), np.zeros((3, K)),
-                np.arange(jobs.shape[1] if batched else 1), np.zeros(K, dtype=np.int64), pause,
-                np.zeros(jobs.shape[1] if policy[0][PY_ORDER] != 0 else 1), new_bookings(book),
+                np.zeros(max(1, NF)), np.empty(n_rules), np.zeros((2, K)), np.zeros((3, K)),
+                np.arange(n if batched else 1), np.zeros(K, dtype=np.int64), pause,
+                np.zeros(n if setup[PY_ORDER] != 0 else 1), new_bookings(book),
                 queue_index.new_index(0, K, index_span), stop[0], stop[1])
     return state, work, log
 
 
-@njit(cache=True)
-def grid_outcome(state, work, log, status):
+def grid_outcome(state: State, work: Work, log: tuple, status: int) -> tuple:
     """What a finished run gives (:func:`run_grid`), from its state and the loop's status."""
     NF = log[1].shape[1] - 1
     m = log[2][0]
@@ -619,86 +601,9 @@ def _next_in_batch(i, t, jobs, state, policy, work):
     arrivals[i] = chosen
 
 
-# What the loop does only where sites interact, each a function that a loop of sites alone (``alone``,
-# a literal) never compiles: numba picks the body while it types the loop (the overloads below), as
-# evogrid.sim.core.backfill_behind_head does for the LRMS.
-
-def note_ends(alone, t, jobs, state, setup, work, flags):
-    """Before the jobs ending at ``t`` leave: the bookkeeping the location policy reads
-    (``flags``: per-partner AWRT of delegated jobs, the sites' work ahead)."""
-
-
-def arrival(alone, i, t, jobs, codes, state, policy, work, log, mode, batched):
-    """``(job, site)``: the ``i``-th arrival enters a queue; ``site``: the one whose pass comes next,
-    ``NO_PASS`` or ``PAUSE`` (:func:`_arrive`). Alone: its own site's queue (and its queue index)."""
-
-
-def exchange_pass(alone, k, t, arrived, codes, jobs, state, setup, mode):
-    """After site k's pass over its queue: its pass over the pool or its active request (the scheme),
-    or for a job that failed to start at home in the pool scheme, moving it to the pool."""
-
-
-def _alone(flag) -> bool:
-    return getattr(flag, "literal_value", None) is True
-
-
-@overload(note_ends, prefer_literal=True)
-def _note_ends(alone, t, jobs, state, setup, work, flags):
-    if _alone(alone):
-        return lambda alone, t, jobs, state, setup, work, flags: None
-
-    def note(alone, t, jobs, state, setup, work, flags):
-        track_delegated, needs_area = flags
-        if track_delegated:
-            _record_delegated_ends(t, jobs, state.sc, state.running, work.delegated)
-        if needs_area:
-            _release_area(t, jobs, state.sc, state.running, work.area)
-    return note
-
-
-@overload(arrival, prefer_literal=True)
-def _arrival(alone, i, t, jobs, codes, state, policy, work, log, mode, batched):
-    if _alone(alone):
-        def enqueue_home(alone, i, t, jobs, codes, state, policy, work, log, mode, batched):
-            k = jobs[HOME, i]
-            enqueue_own(k, i, codes[k], jobs, state, work.index, mode)
-            return i, k
-        return enqueue_home
-
-    def route(alone, i, t, jobs, codes, state, policy, work, log, mode, batched):
-        arrivals = work.arrivals
-        if (batched and i + 1 < jobs.shape[1] and jobs[SUBMIT, i + 1] == t
-                and work.pause[P_JOB] != arrivals[i]):
-            _next_in_batch(i, t, jobs, state, policy, work)
-        job = arrivals[i] if batched else i
-        return job, _arrive(job, t, jobs, codes, state, policy, work, log, mode)
-    return route
-
-
-@overload(exchange_pass, prefer_literal=True)
-def _exchange_pass(alone, k, t, arrived, codes, jobs, state, setup, mode):
-    if _alone(alone):
-        return lambda alone, k, t, arrived, codes, jobs, state, setup, mode: None
-
-    def after(alone, k, t, arrived, codes, jobs, state, setup, mode):
-        scheme = setup[SCHEME]
-        if scheme == POOL:
-            if arrived < 0:
-                schedule_pool(k, t, codes, jobs, state, mode)
-            elif state.out[START_TIME, arrived] < 0:  # it failed to start at home
-                sc = state.sc
-                sc[k, Q_TAIL] -= 1  # leave the (otherwise empty) local queue
-                sc[k, W_PROCS] -= jobs[PROCS, arrived]
-                enqueue(state.running.shape[1], arrived, jobs, state.queue, sc)
-                schedule_pool(k, t, codes, jobs, state, mode)
-        elif scheme == ACTIVE:
-            active_request(k, t, setup[ACTIVE_TAKE], codes, jobs, state, mode)
-    return after
-
-
 @njit(cache=True, _nrt=False)
-def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, alone, indexed):
-    """The event loop of every run (:func:`_simulate`) over preallocated state: ``DONE``, ``STOPPED``
+def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed):
+    """The event loop of every run over the state of :func:`grid_setup`: ``DONE``, ``STOPPED``
     early at the AWRT cutoff, ``PAUSED`` for a Python policy's decision (``work.pause`` says which;
     call again with the answer there to go on), or ``LONG`` (below).
 
@@ -708,29 +613,36 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, alone, ind
     freed processors, in index order), reservation starts, then arrivals, jobs before requests
     (docs/reservations.md).
 
-    ``alone`` and ``indexed`` (literals) choose what is compiled. Alone, the sites never interact
-    (every job runs at home): the exchange, the pool, the active request and Python decisions are
-    compiled out. Only there may a queue be indexed: the plain loop returns ``LONG`` after the
-    passes that left some EASY or LIST queue long (``core.long_queue``), and the indexed loop
-    (``indexed``) goes on from the next event exactly, passing long queues to
-    ``core.indexed_pass``; a run whose queues stay short never compiles the index (3-4 s cold).
+    What a run does not use is compiled out. ``mode`` (a literal) chooses the LRMS rules and
+    whether sites hold reservations. ``policy`` None: the sites are alone (every job runs at home;
+    no exchange, pool, active request or Python decision), and numba drops the branches on
+    ``policy is None`` before it types the loop, so the exchange is not compiled in. Only there
+    may a queue be indexed: the plain loop returns ``LONG`` after the passes that left some EASY or
+    LIST queue long (``core.long_queue``), and the indexed loop (``indexed``, a literal) goes on
+    from the next event exactly, passing long queues to ``core.indexed_pass``; a run whose queues
+    stay short never compiles the index (3-4 s cold).
     """
     sc, running = state.sc, state.running
-    setup = policy[0]
     freed, bounds = work.freed, work.bounds
     n = jobs.shape[1]
     K = running.shape[1]
-    scheme = setup[SCHEME]
     pause = work.pause
     i = pause[P_NEXT]
     r = pause[P_REQUEST]
     book, rules = requests
     R = book[0].shape[1]
-    if i == 0 and pause[P_JOB] < 0:  # a new run, not one resumed after a pause
-        np.random.seed(setup[SEED])
-    # With one partner every order is the same: no bookkeeping of delegated jobs needed.
-    flags = (scheme == EXCHANGE and locations.reads_delegated(setup[LOCATION]) and K > 2, _needs_area(setup))
-    batched = scheme == EXCHANGE and locations.routes_batches(setup[LOCATION])
+    scheme = EXCHANGE
+    track_delegated = needs_area = batched = False
+    if policy is not None:
+        setup = policy[0]
+        scheme = setup[SCHEME]
+        if i == 0 and pause[P_JOB] < 0:  # a new run, not one resumed after a pause
+            np.random.seed(setup[SEED])
+        # With one partner every order is the same: no bookkeeping of delegated jobs needed.
+        track_delegated = scheme == EXCHANGE and locations.reads_delegated(setup[LOCATION]) and K > 2
+        needs_area = _needs_area(setup)
+        batched = scheme == EXCHANGE and locations.routes_batches(setup[LOCATION])
+    arrivals = work.arrivals
     # Typed constants, not literals: a literal flowing into a call makes
     # numba compile the callee once more for the literal's type.
     never = np.int64(NEVER)
@@ -745,8 +657,11 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, alone, ind
         site = NO_PASS  # where it joined a queue
         if te <= ta and te <= tr:
             now = te
-            if tc == te:
-                note_ends(alone, tc, jobs, state, setup, work, flags)
+            if policy is not None:
+                if track_delegated and tc == te:
+                    _record_delegated_ends(tc, jobs, sc, running, work.delegated)
+                if needs_area and tc == te:
+                    _release_area(tc, jobs, sc, running, work.area)
             # All completions at every site first, then the sites' passes in
             # index order: with a pool or active requests, a pass at one site
             # may take jobs another site could now start.
@@ -760,12 +675,20 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, alone, ind
                 continue
             if stopped_at_cutoff(i, ta, jobs, state.out, work.group, work.cutoff, bounds):
                 return STOPPED
-            arrived, site = arrival(alone, i, ta, jobs, codes, state, policy, work, log, mode, batched)
-            if site == PAUSE:
-                pause[P_NEXT] = i
-                pause[P_REQUEST] = r
-                pause[P_TIME] = ta
-                return PAUSED
+            if policy is None:
+                arrived = i
+                site = jobs[HOME, i]
+                enqueue_own(site, i, codes[site], jobs, state, work.index, mode)
+            else:
+                if batched and i + 1 < n and jobs[SUBMIT, i + 1] == ta and pause[P_JOB] != arrivals[i]:
+                    _next_in_batch(i, ta, jobs, state, policy, work)
+                arrived = arrivals[i] if batched else i
+                site = _arrive(arrived, ta, jobs, codes, state, policy, work, log, mode)
+                if site == PAUSE:
+                    pause[P_NEXT] = i
+                    pause[P_REQUEST] = r
+                    pause[P_TIME] = ta
+                    return PAUSED
             i += 1
             now = ta
         # The passes after either event (a completion: every site that freed
@@ -778,9 +701,20 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, alone, ind
                     index_pass(indexed, k, codes[k], now, jobs, state, work.index)
                 else:
                     schedule_site(k, k, codes[k], now, jobs, state, mode)
-                    if alone and not indexed:
-                        long = long or long_queue(k, codes[k], state, work.index, mode)
-                exchange_pass(alone, k, now, arrived, codes, jobs, state, setup, mode)
+                    if policy is None:
+                        if not indexed:
+                            long = long or long_queue(k, codes[k], state, work.index, mode)
+                if policy is not None:
+                    if scheme == POOL:
+                        if arrived < 0:
+                            schedule_pool(k, now, codes, jobs, state, mode)
+                        elif state.out[START_TIME, arrived] < 0:  # it failed to start at home
+                            sc[k, Q_TAIL] -= 1  # leave the (otherwise empty) local queue
+                            sc[k, W_PROCS] -= jobs[PROCS, arrived]
+                            enqueue(K, arrived, jobs, state.queue, sc)
+                            schedule_pool(k, now, codes, jobs, state, mode)
+                    elif scheme == ACTIVE:
+                        active_request(k, now, policy[0][ACTIVE_TAKE], codes, jobs, state, mode)
         if arrived < 0:
             start_held(mode, te, state)
         if long:
@@ -789,47 +723,35 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, alone, ind
             return LONG
 
 
-def _run_entry(mode: int, alone: bool):
-    def entry(jobs, machine_procs, codes, policy, log_capacity, stop, requests, index_span):
-        return _simulate(jobs, machine_procs, codes, policy, log_capacity, stop, requests, index_span,
-                         mode, alone)
+def _entry(mode: int, alone: bool, indexed: bool):
+    """The loop compiled for these literals (or loaded from numba's cache), under its own cache name;
+    alone: without a ``policy`` argument (the loop's ``None``)."""
+    if alone:
+        def entry(jobs, codes, state, requests, work, log):
+            return _grid_loop(jobs, codes, state, requests, None, work, log, mode, indexed)
+    else:
+        def entry(jobs, codes, state, requests, policy, work, log):
+            return _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed)
 
-    return cached_entry(entry, f"run_{'alone' if alone else 'grid'}_{mode_name(mode)}")
-
-
-def _step_entry(mode: int, alone: bool):
-    # Alone, a run goes on in the indexed loop; else after a Python policy's answer.
-    def entry(jobs, codes, state, requests, policy, work, log):
-        return _grid_loop(jobs, codes, state, requests, policy, work, log, mode, alone, alone)
-
-    return cached_entry(entry, f"{'indexed' if alone else 'grid'}_step_{mode_name(mode)}")
+    kind = "indexed" if indexed else "alone" if alone else "grid"
+    return cached_entry(entry, f"loop_{kind}_{mode_name(mode)}")
 
 
-_RUN: dict[tuple[int, bool], object] = {}
-_STEP: dict[tuple[int, bool], object] = {}
+_LOOPS: dict[tuple[int, bool, bool], object] = {}
 
 
-def _compiled(entries: dict, make: Callable, mode: int, alone: bool):
-    """The entry for ``(mode, alone)``, made (compiled or loaded from numba's cache) on first use."""
-    if (mode, alone) not in entries:
-        entries[mode, alone] = make(mode, alone)
-    return entries[mode, alone]
-
-
-def alone_policy(jobs: np.ndarray, n_sites: int) -> tuple:
-    """The ``policy`` argument of a run of sites alone: typed as a grid's, read by nothing."""
-    stack = TSKStack.empty()
-    no_bits = np.zeros(jobs.shape[1], dtype=np.int64)
-    return (np.zeros(N_SETUP_FIELDS, dtype=np.int64), np.zeros(n_sites, dtype=np.int64),
-            np.full((n_sites, n_sites), -1, dtype=np.int64), stack.params, stack.meta,
-            (np.ones(n_sites), np.zeros(n_sites, dtype=np.int64), no_bits, no_bits))
+def loop(mode: int, alone: bool, indexed: bool = False):
+    """:func:`_grid_loop` compiled for ``(mode, alone, indexed)``, made on first use."""
+    if (mode, alone, indexed) not in _LOOPS:
+        _LOOPS[mode, alone, indexed] = _entry(mode, alone, indexed)
+    return _LOOPS[mode, alone, indexed]
 
 
 def run_local(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray,
               group: np.ndarray | None = None, cutoff: float = 0.0,
               index_span: int = queue_index.SPAN) -> tuple[np.ndarray, np.ndarray]:
     """``(start, bounds)`` of K sites without exchange, on packed arrays: every job runs at its ``HOME``
-    row (:func:`_simulate` with ``alone``).
+    row (:func:`_grid_loop` without a ``policy``).
 
     Simulate level 1 of 3 (packed arrays, compiled); above it :func:`evogrid.sim.schedule.simulate_local`
     (workloads -> Schedule), then :func:`evogrid.policy.strategies.simulate` (Scenario -> Result).
@@ -843,21 +765,21 @@ def run_local(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray,
     mode = lrms_mode(codes)
     K = machine_procs.shape[0]
     stop = (jobs[HOME] if group is None else group, np.full(K, float(cutoff)))
-    policy = alone_policy(jobs, K)
     requests = no_requests(K)
-    status, state, work, log = _compiled(_RUN, _run_entry, mode, True)(
-        jobs, machine_procs, codes, policy, 0, stop, requests, index_span)
+    state, work, log = grid_setup(jobs, machine_procs, codes, None, 0, stop, requests, index_span)
+    status = loop(mode, True)(jobs, codes, state, requests, work, log)
     if status == LONG:
         work = work._replace(index=queue_index.new_index(jobs.shape[1], K, index_span))
-        status = _compiled(_STEP, _step_entry, mode, True)(jobs, codes, state, requests, policy, work, log)
+        status = loop(mode, True, True)(jobs, codes, state, requests, work, log)
     return state.out[START_TIME].copy(), work.bounds[0].copy() if status == STOPPED else np.empty(0)
 
 
 def run_grid(mode: int, jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, policy: tuple,
              log_capacity: int, cutoff: np.ndarray, requests: tuple,
              decide: Callable[[tuple, tuple], None] | None = None) -> tuple:
-    """:func:`_simulate` of sites that exchange jobs, compiled for ``mode`` (compiled or loaded on
-    first use); returns :func:`grid_outcome`'s tuple. Each job's AWRT counts at its ``HOME`` site.
+    """Sites that exchange jobs (:func:`_grid_loop`, compiled for ``mode`` on first use; the
+    arguments as :func:`grid_setup` takes them); returns :func:`grid_outcome`'s tuple. Each job's
+    AWRT counts at its ``HOME`` site.
 
     Simulate level 1 of 3 (packed arrays, compiled); above it :func:`evogrid.sim.schedule.simulate_grid`
     (workloads -> Schedule), then :func:`evogrid.policy.strategies.simulate` (Scenario -> Result).
@@ -868,11 +790,9 @@ def run_grid(mode: int, jobs: np.ndarray, machine_procs: np.ndarray, codes: np.n
     of them.
     """
     stop = (jobs[HOME], cutoff)
-    status, state, work, log = _compiled(_RUN, _run_entry, mode, False)(
-        jobs, machine_procs, codes, policy, log_capacity, stop, requests, queue_index.SPAN)
-    if status == PAUSED:
-        step = _compiled(_STEP, _step_entry, mode, False)
-        while status == PAUSED:
-            decide(state, work)
-            status = step(jobs, codes, state, requests, policy, work, log)
+    state, work, log = grid_setup(jobs, machine_procs, codes, policy, log_capacity, stop, requests,
+                                  queue_index.SPAN)
+    run = loop(mode, False)
+    while (status := run(jobs, codes, state, requests, policy, work, log)) == PAUSED:
+        decide(state, work)
     return grid_outcome(state, work, log, status)

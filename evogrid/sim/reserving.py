@@ -618,8 +618,7 @@ def _book_in_mode(mode, r, t, book, rules, jobs, state, booked):
     return book_it
 
 
-@njit(cache=True)
-def new_bookings(book):
+def new_bookings(book: tuple) -> Booked:
     """The :class:`Booked` of :func:`book_request` before any request: every one refused."""
     R, parts, K = book[0].shape[1], book[1], book[2].shape[0]
     return Booked(np.full(R, -1, dtype=np.int64), np.full(parts.shape, -1, dtype=np.int64),
