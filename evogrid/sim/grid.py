@@ -614,13 +614,16 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed):
     (docs/reservations.md).
 
     What a run does not use is compiled out. ``mode`` (a literal) chooses the LRMS rules and
-    whether sites hold reservations. ``policy`` None: the sites are alone (every job runs at home;
-    no exchange, pool, active request or Python decision), and numba drops the branches on
-    ``policy is None`` before it types the loop, so the exchange is not compiled in. Only there
-    may a queue be indexed: the plain loop returns ``LONG`` after the passes that left some EASY or
-    LIST queue long (``core.long_queue``), and the indexed loop (``indexed``, a literal) goes on
-    from the next event exactly, passing long queues to ``core.indexed_pass``; a run whose queues
-    stay short never compiles the index (3-4 s cold).
+    whether sites hold reservations. ``indexed`` None: sites that may interact (exchange, pool,
+    active request, reservations, Python decisions; ``policy`` as :func:`grid_setup` takes it).
+    ``indexed`` True or False (a literal): the sites are alone (every job runs at home; ``policy``
+    None), and each event is one site's, followed by that site's pass. numba drops the branches on
+    ``indexed is None`` before it types the loop (it resolves ``is None`` on an argument's type),
+    so each compilation holds one of the two. Alone, a queue may be indexed: the plain loop
+    (``indexed`` False) returns ``LONG`` after the pass that left an EASY or LIST queue long
+    (``core.long_queue``), and the indexed loop goes on from the next event exactly, passing long
+    queues to ``core.indexed_pass``; a run whose queues stay short never compiles the index (3-4 s
+    cold).
     """
     sc, running = state.sc, state.running
     freed, bounds = work.freed, work.bounds
@@ -633,7 +636,7 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed):
     R = book[0].shape[1]
     scheme = EXCHANGE
     track_delegated = needs_area = batched = False
-    if policy is not None:
+    if indexed is None:
         setup = policy[0]
         scheme = setup[SCHEME]
         if i == 0 and pause[P_JOB] < 0:  # a new run, not one resumed after a pause
@@ -647,27 +650,32 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed):
     # numba compile the callee once more for the literal's type.
     never = np.int64(NEVER)
     while True:
-        tc, _ = next_completion(sc, running)
-        te = min(tc, next_held_event(mode, state))
+        tc, first = next_completion(sc, running)
         ta = jobs[SUBMIT, i] if i < n else never
-        tr = book[0][R_SUBMIT, r] if r < R else never
+        te, tr = tc, never  # alone: no reservations (and the tests on tr fold away)
+        if indexed is None:
+            te = min(tc, next_held_event(mode, state))
+            tr = book[0][R_SUBMIT, r] if r < R else never
         if te == never and ta == never and tr == never:
             return DONE
         arrived = -1  # the job that arrived now, if the event is an arrival
         site = NO_PASS  # where it joined a queue
         if te <= ta and te <= tr:
             now = te
-            if policy is not None:
+            if indexed is None:
                 if track_delegated and tc == te:
                     _record_delegated_ends(tc, jobs, sc, running, work.delegated)
                 if needs_area and tc == te:
                     _release_area(tc, jobs, sc, running, work.area)
-            # All completions at every site first, then the sites' passes in
-            # index order: with a pool or active requests, a pass at one site
-            # may take jobs another site could now start.
-            for k in range(K):
-                freed[k] = (complete_jobs(k, te, codes[k], jobs, sc, running, mode)
-                            + end_held(mode, k, te, state)) > 0
+                # All completions at every site first, then the sites' passes in
+                # index order: with a pool or active requests, a pass at one site
+                # may take jobs another site could now start.
+                for k in range(K):
+                    freed[k] = (complete_jobs(k, te, codes[k], jobs, sc, running, mode)
+                                + end_held(mode, k, te, state)) > 0
+            else:  # alone, sites do not interact: one site's completions, then its pass
+                site = first
+                complete_jobs(site, te, codes[site], jobs, sc, running, mode)
         else:
             if tr < ta:
                 book_in_mode(mode, r, tr, book, rules, jobs, state, work.booked)
@@ -675,11 +683,7 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed):
                 continue
             if stopped_at_cutoff(i, ta, jobs, state.out, work.group, work.cutoff, bounds):
                 return STOPPED
-            if policy is None:
-                arrived = i
-                site = jobs[HOME, i]
-                enqueue_own(site, i, codes[site], jobs, state, work.index, mode)
-            else:
+            if indexed is None:
                 if batched and i + 1 < n and jobs[SUBMIT, i + 1] == ta and pause[P_JOB] != arrivals[i]:
                     _next_in_batch(i, ta, jobs, state, policy, work)
                 arrived = arrivals[i] if batched else i
@@ -689,22 +693,18 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed):
                     pause[P_REQUEST] = r
                     pause[P_TIME] = ta
                     return PAUSED
+            else:
+                arrived = i
+                site = jobs[HOME, i]
+                enqueue_own(site, i, codes[site], jobs, state, work.index, mode)
             i += 1
             now = ta
-        # The passes after either event (a completion: every site that freed
-        # processors; an arrival: the site it joined): one call site of the
-        # LRMS's pass in the loop, as each inlined copy adds seconds to its compile.
-        long = False
-        for k in range(K):
-            if (k == site) if arrived >= 0 else freed[k]:
-                if indexed and long_queue(k, codes[k], state, work.index, mode):
-                    index_pass(indexed, k, codes[k], now, jobs, state, work.index)
-                else:
+        # The passes after the event: one call site of the LRMS's pass in each compiled loop, as
+        # each inlined copy adds seconds to its compile.
+        if indexed is None:  # a completion: every site that freed processors; an arrival: its site
+            for k in range(K):
+                if (k == site) if arrived >= 0 else freed[k]:
                     schedule_site(k, k, codes[k], now, jobs, state, mode)
-                    if policy is None:
-                        if not indexed:
-                            long = long or long_queue(k, codes[k], state, work.index, mode)
-                if policy is not None:
                     if scheme == POOL:
                         if arrived < 0:
                             schedule_pool(k, now, codes, jobs, state, mode)
@@ -714,13 +714,16 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed):
                             enqueue(K, arrived, jobs, state.queue, sc)
                             schedule_pool(k, now, codes, jobs, state, mode)
                     elif scheme == ACTIVE:
-                        active_request(k, now, policy[0][ACTIVE_TAKE], codes, jobs, state, mode)
-        if arrived < 0:
-            start_held(mode, te, state)
-        if long:
-            pause[P_NEXT] = i
-            pause[P_REQUEST] = r
-            return LONG
+                        active_request(k, now, setup[ACTIVE_TAKE], codes, jobs, state, mode)
+            if arrived < 0:
+                start_held(mode, te, state)
+        elif indexed and long_queue(site, codes[site], state, work.index, mode):
+            index_pass(indexed, site, codes[site], now, jobs, state, work.index)
+        else:
+            schedule_site(site, site, codes[site], now, jobs, state, mode)
+            if not indexed and long_queue(site, codes[site], state, work.index, mode):
+                pause[P_NEXT] = i
+                return LONG
 
 
 def _entry(mode: int, alone: bool, indexed: bool):
@@ -731,7 +734,7 @@ def _entry(mode: int, alone: bool, indexed: bool):
             return _grid_loop(jobs, codes, state, requests, None, work, log, mode, indexed)
     else:
         def entry(jobs, codes, state, requests, policy, work, log):
-            return _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed)
+            return _grid_loop(jobs, codes, state, requests, policy, work, log, mode, None)
 
     kind = "indexed" if indexed else "alone" if alone else "grid"
     return cached_entry(entry, f"loop_{kind}_{mode_name(mode)}")
