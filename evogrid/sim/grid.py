@@ -1,6 +1,7 @@
-"""The compiled grid loop: K sites that exchange jobs (docs/grid.md).
+"""The one compiled event loop of every run (:func:`_grid_loop`): K sites, alone (:func:`run_local`) or
+exchanging jobs (:func:`run_grid`; docs/grid.md), with or without reservations.
 
-Three schemes share the LRMS code of :mod:`evogrid.sim.core`:
+Three schemes of exchange share the LRMS code of :mod:`evogrid.sim.core`:
 
 - ``EXCHANGE``: decentralised, information-restricted. At submission the
   origin's transfer policy keeps the job or tries to delegate it; its
