@@ -23,15 +23,16 @@ Everything here works on packed int64 numpy arrays (docs/architecture.md):
 One scan (:func:`lrms_scan`) serves every LRMS (evogrid.sim.lrms) on a site's
 own queue, the central pool and active requests.
 
-Speed notes: each entry point allocates the state and hands it to an event
-loop compiled without numba's runtime (``_nrt=False``), so no array in the
-loop is reference-counted: every count is an atomic instruction, and the
-counts left by inlined helpers took about two thirds of the loop's time
-(measured with ``perf``, docs/benchmarks.md). Helpers take the site index
-``k`` and whole arrays instead of row views, and are inlined. Entry points
-take a ``mode`` (the LRMS code of every site, or ``MIXED``) that numba
-compiles as a literal (``numba.literally``), so EASY-only work is compiled
-out for the others; an entry point is compiled the first time its mode runs.
+Speed notes: the state is allocated in Python (:func:`new_state`,
+evogrid.sim.grid.grid_setup) and handed to the one event loop
+(evogrid.sim.grid), compiled without numba's runtime (``_nrt=False``), so no
+array in the loop is reference-counted: every count is an atomic
+instruction, and the counts left by inlined helpers took about two thirds of
+the loop's time (measured with ``perf``, docs/benchmarks.md). Helpers take
+the site index ``k`` and whole arrays instead of row views, and are inlined.
+The loop takes a ``mode`` (the LRMS code of every site, or ``MIXED``) as a
+literal, so EASY-only work is compiled out for the others; it is compiled
+the first time its mode runs.
 
 Event order at one instant (docs/model.md, Local scheduling): all completions at every site
 first (one scheduling pass per site that freed processors), then arrivals
