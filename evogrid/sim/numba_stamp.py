@@ -26,6 +26,8 @@ from numba.core import caching
 from numba.core.caching import NullCache
 from numba.core.dispatcher import Dispatcher
 
+from evogrid.sim import numba_inlining  # noqa: F401 (installs the faster inliner before any compile)
+
 SIM_DIR = Path(__file__).resolve().parent
 
 
