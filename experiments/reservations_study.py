@@ -196,29 +196,71 @@ def start_study() -> None:
              ("failure_rate", "mean_relative_start", "earliest_start_share", "earliest_under_1h"))
 
 
-def backfill_gain_study() -> None:
-    """Meltzer's Table 14: the requests only backfill accepts (against Algorithm 3) and only Algorithm 3
-    accepts, with the first part's processors and the duration of the former; four sites, 5 seeds."""
+#: His Table 14 (6.7, four clusters): per RW1-3, the requests only the backfill algorithm accepts and
+#: only Algorithm 3 accepts, the drop of the failure rate (read as points), the first part's processors
+#: and the duration of the former (mean, sd, max); and Table 15: the infeasibility rate per BM 0-3 under
+#: Algorithm 3 and under the backfill algorithm.
+TABLE_14 = {"rw1": (29, 6, 0.13, (100, 65, 264), (2990, 4050, 12600)),
+            "rw2": (27, 6, 0.12, (78, 48, 176), (3265, 5090, 18000)),
+            "rw3": (34, 3, 0.15, (104, 153, 888), (5700, 8965, 42600))}
+TABLE_15 = {"rw1": ((0.59, 0.64, 0.54, 0.62), (0.48, 0.57, 0.52, 0.63)),
+            "rw2": ((0.66, 0.74, 0.64, 0.75), (0.54, 0.63, 0.59, 0.65)),
+            "rw3": ((0.78, 0.80, 0.77, 0.78), (0.68, 0.71, 0.76, 0.75))}
+#: The backfill algorithms: his 4.5 (Algorithm 3 with backfill reservations, unsorted tree; the one
+#: his 6.7 runs) and his Algorithm 4 (the same, sorted by start; evogrid's ``backfill`` by default).
+BACKFILLS = {"4.5 (tree-unsorted)": "tree-unsorted", "Algorithm 4 (tree)": "tree"}
+
+
+def _pm(values, digits: int) -> str:
+    return f"{np.mean(values):,.{digits}f} ± {np.std(values, ddof=1):,.{digits}f}"
+
+
+def backfill_study() -> None:
+    """Meltzer's 6.7 (Tables 13-15): Algorithm 3 with and without backfill reservations on four sites,
+    RW1-3, seeds 1-5, with both backfill algorithms (``BACKFILLS``): failure rates, the requests only
+    one of the two accepts (Table 14) and each site's infeasibility rate (Table 15)."""
     scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / "meltzer4.toml"))
-    print("\n## Meltzer's Table 14 on four sites (per seed mean; mean ± sd over 5 seeds)\n")
-    print("| workload | only backfill | only Algorithm 3 | failure rate A3 - backfill | first part (procs) | "
-          "duration (s) |")
-    print("|---|---|---|---|---|---|")
+    print("\n## Meltzer 6.7 on four sites (mean ± sd over 5 seeds; ours | his)\n")
+    print("| workload | backfill | failure rate A3 | failure rate BF | only BF | only A3 | A3 - BF | "
+          "first part (procs) mean / max | duration (s) mean / max | infeasibility A3, BM 0-3 | "
+          "infeasibility BF, BM 0-3 |")
+    print("|" + "---|" * 11)
     for variant in ("rw1", "rw2", "rw3"):
-        rows = []
-        for seed in SEEDS:
-            booked = {}
-            for algorithm in ("backlog", "backfill"):
-                workloads, requests, rules = reservation_setup(scenario, workload=variant, seed=seed,
-                                                               algorithm=algorithm)
-                booked[algorithm] = simulate_reservations(workloads, scenario.lrms, requests, rules)[1]
-            only_bf = booked["backfill"].accepted & ~booked["backlog"].accepted
-            only_a3 = booked["backlog"].accepted & ~booked["backfill"].accepted
-            rows.append((only_bf.sum(), only_a3.sum(), (only_bf.sum() - only_a3.sum()) / requests.n_requests,
-                         requests.parts[only_bf].max(axis=1).mean(), requests.duration[only_bf].mean()))
-        cells = [f"{np.mean(c):,.{d}f} ± {np.std(c, ddof=1):,.{d}f}"
-                 for c, d in zip(zip(*rows, strict=True), (1, 1, 3, 0, 0), strict=True)]
-        print(f"| {variant} | " + " | ".join(cells) + " |")
+        his = TABLE_14[variant]
+        for label, order in BACKFILLS.items():
+            rows = []
+            for seed in SEEDS:
+                booked, sites = {}, {}
+                for algorithm, variant_order in (("backlog", "tree"), ("backfill", order)):
+                    workloads, requests, rules = reservation_setup(scenario, workload=variant, seed=seed,
+                                                                   algorithm=algorithm,
+                                                                   variant_order=variant_order)
+                    schedule, booked[algorithm] = simulate_reservations(workloads, scenario.lrms, requests,
+                                                                        rules)
+                    per_site = site_reservation_metrics(schedule, requests, booked[algorithm])
+                    sites[algorithm] = [m["infeasibility_rate"] for m in per_site]
+                a3, bf = booked["backlog"].accepted, booked["backfill"].accepted
+                only = bf & ~a3
+                n = requests.n_requests
+                rows.append({"a3": 1 - a3.mean(), "bf": 1 - bf.mean(), "only_bf": only.sum(),
+                             "only_a3": (a3 & ~bf).sum(), "drop": (only.sum() - (a3 & ~bf).sum()) / n,
+                             "procs": requests.parts[only].max(axis=1), "duration": requests.duration[only],
+                             "inf_a3": sites["backlog"], "inf_bf": sites["backfill"]})
+            procs = np.concatenate([r["procs"] for r in rows])
+            duration = np.concatenate([r["duration"] for r in rows])
+            inf = {a: " / ".join(f"{np.mean([r[a][k] for r in rows]):.2f}" for k in range(4))
+                   for a in ("inf_a3", "inf_bf")}
+            his_a3, his_bf = TABLE_15[variant]
+            cells = [variant, label, _pm([r["a3"] for r in rows], 3), _pm([r["bf"] for r in rows], 3),
+                     f"{_pm([r['only_bf'] for r in rows], 1)} \\| {his[0]}",
+                     f"{_pm([r['only_a3'] for r in rows], 1)} \\| {his[1]}",
+                     f"{_pm([r['drop'] for r in rows], 3)} \\| {his[2]}",
+                     f"{procs.mean():.0f} / {procs.max(initial=0)} \\| {his[3][0]} / {his[3][2]}",
+                     f"{duration.mean():,.0f} / {duration.max(initial=0):,} "
+                     f"\\| {his[4][0]:,} / {his[4][2]:,}",
+                     f"{inf['inf_a3']} \\| {' / '.join(map(str, his_a3))}",
+                     f"{inf['inf_bf']} \\| {' / '.join(map(str, his_bf))}"]
+            print("| " + " | ".join(cells) + " |")
 
 
 #: Röblitz et al.'s admission rules here: first fit, Meltzer's Algorithm 3, and probe/reserve of plain
@@ -465,6 +507,6 @@ if __name__ == "__main__":
     cost_load_study()
     meltzer_study()
     start_study()
-    backfill_gain_study()
+    backfill_study()
     roblitz_study()
     roblitz_grid_study()

@@ -649,15 +649,17 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
             return  # more parts than sites: refused without asking
         # Meltzer's listings 2 and 5: the part variants (start, site, part), shuffled ("randomize
         # tr": Fisher-Yates with the request's LCG) and for Algorithm 4 sorted by start
-        # (stable); by-start: unshuffled, so starts ascending and sites in the request's order.
+        # (stable; tree-unsorted: not, his 4.5 backfill algorithm); by-start: unshuffled, so starts
+        # ascending and sites in the request's order.
         tr = [(s, k, i) for s in starts for k in order for i in range(len(parts))]
-        if rules.variant_order in ("tree", "tree-sorted"):
+        if rules.variant_order in ("tree", "tree-sorted", "tree-unsorted"):
             state = (rules.seed * LCG_A + r) % 2**64
             for i in range(len(tr) - 1, 0, -1):
                 state = (state * LCG_A + LCG_C) % 2**64
                 j = (state >> 33) % (i + 1)
                 tr[i], tr[j] = tr[j], tr[i]
-            if rules.algorithm == "backfill" or rules.variant_order == "tree-sorted":
+            if (rules.algorithm == "backfill" and rules.variant_order == "tree") \
+                    or rules.variant_order == "tree-sorted":
                 tr.sort(key=lambda v: v[0])
 
         def children(level, s, path):

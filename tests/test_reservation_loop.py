@@ -504,11 +504,14 @@ def test_meltzers_tree_spreads_algorithm_2_over_starts_and_sorts_algorithm_4():
     req = Reservations("idle", arr([0] * n), arr([100] * n), arr([210] * n), arr([10] * n),
                        arr([[1, 1]] * n))
     picks = {}
-    for name, order in (("cpu-count", "tree"), ("cpu-count", "by-start"), ("backfill", "tree")):
+    for name, order in (("cpu-count", "tree"), ("cpu-count", "by-start"), ("backfill", "tree"),
+                        ("backfill", "tree-unsorted")):
         rules = ReservationRules(name, minsize=10, windows=10, seed=4, variant_order=order)
         picks[name, order] = simulate_reservations(sites, "easy", req, rules)[1].start
     assert (picks["cpu-count", "by-start"] == 100).all() and (picks["backfill", "tree"] == 100).all()
     assert len(set(picks["cpu-count", "tree"].tolist())) > 3
+    # his 4.5 backfill algorithm (Algorithm 3 with backfill reservations) keeps the shuffled order
+    assert len(set(picks["backfill", "tree-unsorted"].tolist())) > 3
     again = simulate_reservations(sites, "easy", req, ReservationRules("cpu-count", minsize=10, windows=10,
                                                                         seed=4))[1].start
     np.testing.assert_array_equal(again, picks["cpu-count", "tree"])
@@ -559,7 +562,7 @@ def test_co_reservation_parts_go_to_distinct_sites_at_one_start():
         for order in VARIANT_ORDERS:
             rules = ReservationRules(name, minsize=1, variant_order=order)
             schedule, bookings = simulate_reservations(sites, "easy", req, rules)
-            if order == "by-start" or name in ("backfill", "weighted"):
+            if order == "by-start" or name == "weighted" or (name == "backfill" and order != "tree-unsorted"):
                 assert bookings.start.tolist() == [5]
             assert 5 <= bookings.start[0] <= 90
             assert bookings.sites.tolist() == [[1, 0]]

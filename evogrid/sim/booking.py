@@ -62,7 +62,8 @@ ALGORITHMS: dict[str, tuple[int, str, str]] = {
 }
 #: Meltzer's readings and ours, side by side (docs/reservations.md): the order of the variant tree,
 #: which held reservations a backlog counts, and the bound of Algorithm 4's backfill reservations.
-VARIANT_ORDERS = {"tree": ca.TREE, "tree-sorted": ca.TREE_SORTED, "by-start": ca.BY_START}
+VARIANT_ORDERS = {"tree": ca.TREE, "tree-sorted": ca.TREE_SORTED, "tree-unsorted": ca.TREE_UNSORTED,
+                  "by-start": ca.BY_START}
 BACKLOG_RULES = {"before-start": ca.BEFORE_START, "every-held": ca.EVERY_HELD}
 BACKFILL_BOUNDS = {"next-event": ca.NEXT_EVENT, "head-fit": ca.HEAD_FIT}
 #: The probe's test of a site's load (its success estimate ``load`` and the site's rule that a

@@ -35,6 +35,11 @@ branches (``C_ORDER``):
   order within a start: his ``startsort (randomize tr)``) for Algorithm 4.
 - ``TREE_SORTED``: the shuffled tree sorted by start for every algorithm (the
   start-optimising variants of Algorithms 2 and 3 his 6.8 compares).
+- ``TREE_UNSORTED``: the shuffled tree unsorted for every algorithm; with
+  ``backfill`` it is his 4.5 "Algorithmus 3: Optimierung durch
+  Backfill-Reservierungen" (Algorithm 3 with backfill reservations, the
+  backfill algorithm his 6.7 runs), of which Algorithm 4 is the start-sorted
+  modification (4.6).
 - ``BY_START``: candidate starts ascending, and at every level the sites in
   the request's order (a seeded permutation per request; evogrid's order
   before Meltzer's listing was read).
@@ -93,7 +98,7 @@ SLOTS_EARLIEST, SLOTS_COVER = 0, 1
 #: ... and the history estimate's interval delta (s).
 C_HISTORY_SECONDS = C_SLOTS + 1
 N_CONFIG = C_HISTORY_SECONDS + 1
-TREE, BY_START, TREE_SORTED = 0, 1, 2
+TREE, BY_START, TREE_SORTED, TREE_UNSORTED = 0, 1, 2, 3
 BEFORE_START, EVERY_HELD = 0, 1
 NEXT_EVENT, HEAD_FIT = 0, 1
 WORKLOAD_END, BACKLOG_CLEARS = 0, 1
@@ -187,7 +192,8 @@ def variant_tree(r, orders, nsites, nparts, count, config, tree):
         rank[shuffled[p]] = p
     # Algorithm 5 sorts the unsorted tree by its value (his 4.7.4: "Ein unsortierter Variantenbaum
     # wird analog zu dem in Algorithmus 1 verwendeten erzeugt"): ties keep the shuffled order.
-    by_start = algorithm == BACKFILL or np.int64(config[C_ORDER]) == TREE_SORTED
+    order = np.int64(config[C_ORDER])
+    by_start = (algorithm == BACKFILL and order == TREE) or order == TREE_SORTED
     key = np.empty(max(nsites * count, 1), dtype=np.int64)
     for c in range(count):
         for i in range(nparts):

@@ -159,7 +159,8 @@ class ReservationsConfig(_Strict):
     variant_order: str = Field(
         default="tree", description="Meltzer's variant tree in shuffled order (Algorithm 4: sorted by "
                                     "start), tree-sorted (sorted by start for every algorithm, his 6.8), "
-                                    "or by-start with each request's site order")
+                                    "tree-unsorted (never sorted: with backfill, his 4.5 backfill "
+                                    "algorithm of 6.7), or by-start with each request's site order")
     backlog_rule: str = Field(
         default="before-start", description="which held reservations a backlog counts: Meltzer's, those "
                                             "starting before the candidate, or every one")
