@@ -747,7 +747,7 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
         k, m = req.site, sites[req.site].m
         clear = workload_end(k, t) if rules.load_rule == "workload-end" else t + backlog(k, t)
         first = max(t, req.earliest)
-        candidates, messages = [], 0
+        candidates, messages, slots, refused = [], 0, 0, 0
         for n, d in sorted(req.counts.items()):
             if n > m or first + d > req.deadline:
                 continue
@@ -762,6 +762,7 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
                 s = earliest_start(m, x, n, d, busy(k, t))
                 if s + d > req.deadline:
                     break
+                slots += 1
                 if rules.estimate == "load":
                     success = 1.0 if s >= clear else 0.0
                 elif rules.estimate == "static":
@@ -778,10 +779,11 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
         for n, s, d, _, cost in candidates:
             messages += 1
             if s >= clear:
-                booked[r] = (s, (k,), messages, cost)
+                booked[r] = (s, (k,), messages, cost, (slots, len(candidates), refused))
                 held[k].append([s, s + d, n, False])
                 return
-        booked[r] = (-1, (), messages, None)
+            refused += 1
+        booked[r] = (-1, (), messages, None, (slots, len(candidates), refused))
 
     def admit_collective(r, t):
         """Cankar's placement, literally: candidate starts where some site's free count rises (and the

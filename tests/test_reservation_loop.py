@@ -157,6 +157,8 @@ def _run_against_reference(workloads, lrms, req, rules, rulebases=()):
         np.testing.assert_allclose(bookings.filtered, expected, rtol=1e-12)
         spans = [b[5] if b[0] >= 0 else (-1, -1) for b in booked]
         assert bookings.span.tolist() == [list(x) for x in spans]
+    if rules.algorithm == "probe":  # Röblitz et al.'s funnel: probed, over the threshold, refused
+        assert bookings.funnel.tolist() == [list(b[4]) for b in booked]
     return schedule, bookings
 
 
@@ -280,8 +282,10 @@ def test_probe_reserve_equals_reference():
         seen["accepted"] += int(bookings.accepted.sum())
         seen["elastic"] += int((bookings.accepted & (bookings.procs[:, 0] != req.parts[:, 0])).sum())
         seen["refused"] += int((~bookings.accepted & (bookings.messages > 0)).sum())
+        seen["filtered"] += int((bookings.funnel[:, 1] < bookings.funnel[:, 0]).sum())
+        seen["site refused"] += int((bookings.funnel[:, 2] > 0).sum())
 
-    seen = {"accepted": 0, "elastic": 0, "refused": 0}
+    seen = {"accepted": 0, "elastic": 0, "refused": 0, "filtered": 0, "site refused": 0}
     run()
     assert min(seen.values()) > 50, seen  # accepted, on another count than asked, and refused after probing
 

@@ -270,6 +270,9 @@ class Bookings:
             algorithm is not one of his (or the rulebase).
         span: shape (R, 2), the earliest and latest start of an accepted request's admissible
             variants (Meltzer's min_start, max_start), -1 where refused or not his algorithms.
+        funnel: shape (R, 3), Röblitz et al.'s Fig. 7 for probe/reserve: the candidates probed
+            (start times over every processor count), those over the success threshold, and
+            those the site refused before it accepted one; 0 for other algorithms.
         most_messages: Meltzer's N, the most messages a request can need (6.1): ``C + 2 sum
             over i < r of C_i`` with ``C_i = z * K! / (K - i)!`` co-reservation variants of an
             i-part request (z candidate starts, K candidate sites, his Gleichung 1), ``C = C_r``;
@@ -290,6 +293,7 @@ class Bookings:
     filtered: np.ndarray
     span: np.ndarray
     most_messages: np.ndarray
+    funnel: np.ndarray
 
     @property
     def accepted(self) -> np.ndarray:
@@ -406,7 +410,8 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
                         booked.messages, booked.prices[0], booked.prices[1], booked.prices[2],
                         requests.infeasible(jobs.machine_procs), np.ascontiguousarray(booked.procs.T),
                         booked.length, status.astype(np.int64), np.ascontiguousarray(booked.filtered.T),
-                        np.ascontiguousarray(booked.span.T), _most_messages(requests, rules, K))
+                        np.ascontiguousarray(booked.span.T), _most_messages(requests, rules, K),
+                        np.ascontiguousarray(booked.funnel.T))
     schedule = run.schedule
     if exchange is None:  # the schedule of sites without exchange
         schedule = Schedule(jobs, names, schedule.start, jobs.origin.copy())

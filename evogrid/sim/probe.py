@@ -82,7 +82,9 @@ def history_success(history, s, d, procs):
 
 @njit(cache=True)
 def probe_candidates(profile, n, window, counts, durations, config, price, cand, history):
-    """Fill ``cand`` (N_CANDIDATE_ROWS, cap) with the probed candidates; returns ``(found, probes)``.
+    """Fill ``cand`` (N_CANDIDATE_ROWS, cap) with the probed candidates that pass the threshold;
+    returns ``(found, probes, probed)``: their number, the processor counts probed (one message each)
+    and the start times probed before the threshold (Röblitz et al.'s Fig. 7 counts both).
 
     ``window = (now, earliest start, deadline, backlog clears)`` (s); ``counts = (procs_min,
     procs_max)``; ``durations[n - procs_min]``: seconds on n processors; ``config = (tsn_max,
@@ -95,7 +97,7 @@ def probe_candidates(profile, n, window, counts, durations, config, price, cand,
     tariff, cum, k = price
     first = max(now, earliest)
     gap = max(np.int64(gap), 1)
-    found = probes = 0
+    found = probes = probed = 0
     for procs in range(counts[0], counts[1] + 1):
         d = durations[procs - counts[0]]
         if first + d > deadline:
@@ -109,6 +111,7 @@ def probe_candidates(profile, n, window, counts, durations, config, price, cand,
             s = fit_from(profile, n, procs, d, x)
             if s + d > deadline:
                 break
+            probed += 1
             if estimate == LOAD:
                 success = 1.0 if s >= clear else 0.0
             elif estimate == STATIC:
@@ -123,7 +126,7 @@ def probe_candidates(profile, n, window, counts, durations, config, price, cand,
                 cand[K_COST, found] = procs * interval_price(tariff, cum, k, s, s + d)
                 found += 1
             x = max(s + gap, first + (i + 1) * step)
-    return found, probes
+    return found, probes, probed
 
 
 @njit(cache=True, inline="always")

@@ -131,6 +131,10 @@ class Booked(NamedTuple):
     #: int64 (2, R): the earliest and latest start (s) of an accepted request's admissible variants
     #: (Meltzer's min_start and max_start), -1 where refused or not placed by his algorithms
     span: np.ndarray
+    #: int64 (3, R): Röblitz et al.'s funnel of a probed request (their Fig. 7): the candidates
+    #: probed, those over the success threshold, and those the site refused before one was
+    #: accepted (a start before its known workload ends); 0 for other algorithms
+    funnel: np.ndarray
 
 
 #: Rows of ``requests``: times (s), the booked site (-1: any), and the processor counts a request may
@@ -477,18 +481,20 @@ def probe_reserve(r, t, book, rules, jobs, state, booked):
         history = idle_history(k, t, np.int64(config[C_HISTORY_SECONDS]), jobs, state, booked)
     else:
         history = (np.zeros(0), np.int64(0), np.int64(1), sc[k, M_PROCS])
-    found, sent = probe_candidates(profile, n, (t, requests[R_EARLIEST, r], requests[R_DEADLINE, r], clear),
-                                   (low, high), table,
-                                   (tsn_max, np.int64(config[C_TSS_GAP]), np.int64(config[C_ESTIMATE]),
-                                    config[C_SUCCESS_SECONDS], config[C_THRESHOLD],
-                                    np.int64(config[C_SLOTS])),
-                                   (tariff, cum, k), cand, history)
+    window = (t, requests[R_EARLIEST, r], requests[R_DEADLINE, r], clear)
+    found, sent, probed = probe_candidates(profile, n, window, (low, high), table,
+                                          (tsn_max, np.int64(config[C_TSS_GAP]), np.int64(config[C_ESTIMATE]),
+                                           config[C_SUCCESS_SECONDS], config[C_THRESHOLD],
+                                           np.int64(config[C_SLOTS])),
+                                          (tariff, cum, k), cand, history)
     accepted, sites, messages, prices = booked.accepted, booked.sites, booked.messages, booked.prices
     held_procs, length = booked.procs, booked.length
+    booked.funnel[0, r], booked.funnel[1, r] = probed, found
     for c in preference_order(cand, found, config[C_PREFERENCES:C_PREFERENCES + N_PREFERENCES]):
         sent += 1
         start = np.int64(cand[K_START, c])
         if start < clear:
+            booked.funnel[2, r] += 1
             continue  # the site refuses a start before its backlog clears
         procs, duration = np.int64(cand[K_PROCS, c]), np.int64(cand[K_DURATION, c])
         accepted[r] = start
@@ -624,7 +630,8 @@ def new_bookings(book: tuple) -> Booked:
     return Booked(np.full(R, -1, dtype=np.int64), np.full(parts.shape, -1, dtype=np.int64),
                   np.zeros(R, dtype=np.int64), np.full((3, R), np.nan),
                   np.full(parts.shape, -1, dtype=np.int64), np.full(R, -1, dtype=np.int64),
-                  np.full((K, R), np.nan), np.full((2, R), -1, dtype=np.int64))
+                  np.full((K, R), np.nan), np.full((2, R), -1, dtype=np.int64),
+                  np.zeros((3, R), dtype=np.int64))
 
 
 def no_requests(n_sites: int) -> tuple:
