@@ -220,7 +220,8 @@ def backfill_study() -> None:
     RW1-3, seeds 1-5, with both backfill algorithms (``BACKFILLS``): failure rates, the requests only
     one of the two accepts (Table 14) and each site's infeasibility rate (Table 15)."""
     scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / "meltzer4.toml"))
-    print("\n## Meltzer 6.7 on four sites (mean ± sd over 5 seeds; ours | his)\n")
+    print("\n## Meltzer 6.7 on four sites (mean ± sd over 5 seeds, parts and durations pooled over them; "
+          "ours | his)\n")
     print("| workload | backfill | failure rate A3 | failure rate BF | only BF | only A3 | A3 - BF | "
           "first part (procs) mean / max | duration (s) mean / max | infeasibility A3, BM 0-3 | "
           "infeasibility BF, BM 0-3 |")

@@ -1,44 +1,61 @@
-"""numba's inliner without its two defensive copies of the callee: the loops compile in about 60 % of
-the time.
+"""numba's inliner without its defensive copies of the callee: the loops compile in 50-68 % of the time.
 
 The event loops are built from helpers compiled with ``inline="always"``
 (docs/architecture.md). For every call site numba's ``InlineWorker.inline_ir``
 deep-copies the callee's IR twice: once to mutate it into the caller, once
-more to return an unmutated copy, which both of numba's inlining passes
-discard. For the untyped pass (``inline_function``) the first copy is not
-needed either: the callee's IR was built for this one call site a moment
-before. Measured on a grid loop (LIST, 2 sites, cold): 41-45 s to compile,
-of which 18 s in these copies; with both skipped 27-28 s. The machine code is
-the same (the copies are never told apart), so are the schedules (the digest
-tests). numba knows the problem (numba issue 8989; numba-cuda pull request
-689 drops the second copy in the same way).
+more (of that copy) to return an unmutated callee IR, which both of numba's
+inlining passes discard. For the untyped pass (``inline_function``) the first
+copy protects nothing either: the callee's IR was built for this one call
+site a moment before. Profiled on a grid loop (LIST, 2 sites, cold): 17.7 of
+41.3 s to compile went to these copies (docs/benchmarks.md, "Compile time").
+numba knows the problem (numba issue 8989; numba-cuda pull request 689 drops
+the second copy by returning the incoming IR).
 
-The patch replaces ``deepcopy`` inside numba's inliner only, for exactly
-these blocks: a block the same ``inline_ir`` call has just produced (the
-second copy), and a block of an IR ``inline_function`` has just built (the
-first copy there); every other block is copied as before. It is installed
-only where numba's source has the shape it was written for (``PATCHED``
-says whether); elsewhere numba runs unchanged, only slower.
+What the patch changes, inside numba's inliner only:
+
+- the second copy hands back the blocks the first copy was made from (the
+  incoming IR, unmutated), as numba-cuda's change does;
+- in ``inline_function`` the fresh IR's blocks go to ``inline_ir`` uncopied;
+  the IR it returns as unmutated is then the inlined one (numba's one caller
+  of ``inline_function``, the untyped ``InlineInlinables`` pass, discards it);
+- every other block is deep-copied as before.
+
+The machine code is the same (``tests/test_numba_inlining.py`` compares the
+assembly), and so are the schedules (the digest tests). The patch is installed
+only where numba's inliner is the code it was written for (a hash of its two
+methods' source, and both callers discarding the returned IR); ``PATCHED`` says
+whether. Elsewhere numba runs unchanged, only slower.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import inspect
+import re
 import types
 
-from numba.core import inline_closurecall
+from numba.core import inline_closurecall, typed_passes, untyped_passes
 
-#: ids of blocks the running inline_ir may hand on without a copy: nobody else holds them.
-_owned: set[int] = set()
+#: sha256 of the source of ``InlineWorker.inline_ir`` and ``inline_function`` the patch was written
+#: for (numba 0.68.1).
+KNOWN_SOURCE = "91d27ef12278d55e4d5fcac96033459ebbb15eb9a0b195bc66c17345e982b03e"
+#: How numba's two inlining passes call the worker: both discard the returned callee IR.
+_DISCARDING_CALL = re.compile(r"_, _, _, new_blocks = \\?\s*inline_worker\.inline_(function|ir)\(")
+
+#: id -> block for the running ``inline_ir``: a fresh callee block maps to itself (both copies hand
+#: it on), a first copy to the block it was made from (the second copy hands that back). Holding
+#: the blocks keeps their ids from being reused while they are listed.
+_source_of: dict[int, object] = {}
 
 
 def _deepcopy(block, memo=None):
-    """``copy.deepcopy`` for numba's ``copy_ir``: a block in ``_owned`` is handed back as it is."""
-    if id(block) in _owned:
-        return block
+    """``copy.deepcopy`` as numba's ``copy_ir`` calls it (module docstring)."""
+    source = _source_of.get(id(block))
+    if source is not None:
+        return source
     new = copy.deepcopy(block, memo)
-    _owned.add(id(new))  # the second copy of this same inline_ir gets it back
+    _source_of[id(new)] = block
     return new
 
 
@@ -55,32 +72,36 @@ def _install() -> bool:
     worker = inline_closurecall.InlineWorker
     try:
         source = inspect.getsource(worker.inline_ir) + inspect.getsource(worker.inline_function)
+        callers = _DISCARDING_CALL.findall(inspect.getsource(untyped_passes)
+                                           + inspect.getsource(typed_passes))
     except (OSError, TypeError, AttributeError):
         return False
-    expected = ("callee_ir = copy_ir(callee_ir)", "callee_ir_original = copy_ir(callee_ir)",
-                "copy.deepcopy(the_ir.blocks[block_label])", "callee_ir = self.run_untyped_passes(function)")
-    if not all(line in source for line in expected) or inline_closurecall.copy is not copy:
+    if (hashlib.sha256(source.encode()).hexdigest() != KNOWN_SOURCE or sorted(callers) != ["function", "ir"]
+            or inline_closurecall.copy is not copy):
         return False
     inline_ir = worker.inline_ir
 
-    def inline_ir_owning(self, *args, **kwargs):
+    def inline_ir_clearing(self, *args, **kwargs):
         try:
             return inline_ir(self, *args, **kwargs)
         finally:
-            _owned.clear()
+            _source_of.clear()
 
     def inline_function(self, caller_ir, block, i, function, arg_typs=None):
         # numba's own three lines, with the fresh IR's blocks handed to inline_ir uncopied.
         callee_ir = self.run_untyped_passes(function)
-        _owned.update(id(b) for b in callee_ir.blocks.values())
         freevars = function.__code__.co_freevars
-        return self.inline_ir(caller_ir, block, i, callee_ir, freevars, arg_typs=arg_typs)
+        try:
+            _source_of.update((id(b), b) for b in callee_ir.blocks.values())
+            return self.inline_ir(caller_ir, block, i, callee_ir, freevars, arg_typs=arg_typs)
+        finally:
+            _source_of.clear()
 
     inline_closurecall.copy = _CopyModule()
-    worker.inline_ir = inline_ir_owning
+    worker.inline_ir = inline_ir_clearing
     worker.inline_function = inline_function
     return True
 
 
-#: Whether the patch is installed (numba's inliner had the expected shape).
+#: Whether the patch is installed (numba's inliner is the code it was written for).
 PATCHED = _install()

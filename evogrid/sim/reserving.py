@@ -133,7 +133,8 @@ class Booked(NamedTuple):
     span: np.ndarray
     #: int64 (3, R): Röblitz et al.'s funnel of a probed request (their Fig. 7): the candidates
     #: probed, those over the success threshold, and those the site refused before one was
-    #: accepted (a start before its known workload ends); 0 for other algorithms
+    #: accepted (a start before its known workload ends, or before Meltzer's backlog clears under
+    #: that load rule); 0 for other algorithms
     funnel: np.ndarray
 
 
