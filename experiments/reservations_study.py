@@ -264,6 +264,27 @@ def backfill_study() -> None:
             print("| " + " | ".join(cells) + " |")
 
 
+
+def draw_study() -> None:
+    """Meltzer's Table 11 setting (four sites, RW1-3, seeds 1-5) with his shared random draw (one
+    number per request for the second part and the earliest start, 6.3 read literally) against
+    evogrid's two draws: failure rate, filter degree and infeasibility rate of Algorithms 2, 3 and
+    his 4.5 backfill algorithm."""
+    scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / "meltzer4.toml"))
+    rows = []
+    for variant in ("rw1", "rw2", "rw3"):
+        for algorithm, order in (("cpu-count", "tree"), ("backlog", "tree"), ("backfill", "tree-unsorted")):
+            for draw in ("independent", "shared"):
+                for seed in SEEDS:
+                    workloads, requests, rules = reservation_setup(
+                        scenario, workload=variant, seed=seed, algorithm=algorithm, variant_order=order,
+                        meltzer_draw=draw)
+                    rows.append({"workload": variant, "algorithm": algorithm, "draw": draw, "seed": seed,
+                                 **_run(workloads, scenario.lrms, requests, rules)})
+    _write("meltzer_draw", rows)
+    print("\n## Meltzer's random draw, four sites (mean ± sd over 5 seeds)\n")
+    _summary(rows, ("workload", "algorithm", "draw"), ("failure_rate", "filter_degree", "infeasibility_rate"))
+
 #: Röblitz et al.'s admission rules here: first fit, Meltzer's Algorithm 3, and probe/reserve of plain
 #: and of elastic requests (0.5-2 times the job's processors, Amdahl f = 0.05).
 ROBLITZ_RULES = (("first-fit", None), ("backlog", None), ("probe", None), ("probe", (0.5, 2.0)))
@@ -538,6 +559,7 @@ if __name__ == "__main__":
     meltzer_study()
     start_study()
     backfill_study()
+    draw_study()
     roblitz_study()
     roblitz_grid_study()
     roblitz_funnel_study()

@@ -65,6 +65,24 @@ def test_meltzer_section_6_8_workloads():
     assert set(three.source_job) < set(two.source_job)
 
 
+def test_meltzer_shared_draw_makes_the_second_part_and_the_start_from_one_number():
+    """His 6.3 read literally: one random number u per request, f_start = u * span and the second
+    part round(0.7 cpus + 0.6 u cpus); the starts are those of the independent draw (drawn first)."""
+    w = load_window("SDSC03@d0-14")
+    _, two = meltzer(w, "rw1", seed=7)
+    _, one = meltzer(w, "rw1", seed=7, draw="shared")
+    assert np.array_equal(one.earliest_start, two.earliest_start)
+    assert np.array_equal(one.parts[:, 0], two.parts[:, 0])
+    cpus, u_low = one.parts[:, 0], one.earliest_start / w.span_seconds  # f = floor(u * span)
+    u_high = (one.earliest_start + 1) / w.span_seconds
+    low = np.minimum(w.machine_procs, np.rint(0.7 * cpus + 0.6 * u_low * cpus))
+    high = np.minimum(w.machine_procs, np.rint(0.7 * cpus + 0.6 * u_high * cpus))
+    assert ((one.parts[:, 1] >= low) & (one.parts[:, 1] <= high)).all()
+    assert not np.array_equal(one.parts[:, 1], two.parts[:, 1])
+    with pytest.raises(ScenarioError, match="unknown draw 'both'"):
+        meltzer(w, "rw1", draw="both")
+
+
 def test_meltzer_is_seeded():
     w = load_window("SDSC03@d0-14")
     a, b, c = (meltzer(w, "rw2", seed=s)[1] for s in (1, 1, 2))

@@ -518,7 +518,8 @@ def reservation_setup(scenario: Scenario, **overrides: object
         requests = _wide_jobs(workloads, config)
     else:
         if config.workload in MELTZER_VARIANTS:
-            batch, requests = meltzer(window, config.workload, config.seed, config.probability)
+            batch, requests = meltzer(window, config.workload, config.seed, config.probability,
+                                      draw=config.meltzer_draw)
         elif config.workload == "book-ahead":
             batch, requests = roblitz(window, config.book_ahead_hours, config.slack_hours, config.every,
                                       site=config.source, elastic=config.elastic)

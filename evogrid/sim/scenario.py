@@ -54,7 +54,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -113,6 +113,9 @@ class ReservationsConfig(_Strict):
     source: int = Field(default=0, ge=0, description="index of the site whose jobs become the requests")
     seed: int = 0
     probability: float = Field(default=0.1, gt=0, le=1, description="Meltzer: share of jobs drawn")
+    meltzer_draw: Literal["independent", "shared"] = Field(
+        default="independent", description="Meltzer: the second part and the earliest start from two random "
+                                           "numbers, or from one (shared, his 6.3 read literally)")
     book_ahead_hours: float = Field(default=6.0, ge=0, description="book-ahead: hours booked ahead")
     slack_hours: float = Field(default=2.0, ge=0, description="book-ahead: room after the run time")
     every: int = Field(default=10, ge=1, description="book-ahead: every n-th job becomes a request")

@@ -255,8 +255,14 @@ def _take_jobs(window: Workload, chosen: np.ndarray) -> Workload:
     return replace(rest, dropped=dropped)
 
 
+#: How Meltzer's generator draws a request's second part and earliest start: with one number
+#: ("shared", his 6.3 read literally: "$random$ für jede zu konstruierende Anfrage eine zufällige
+#: Zahl zwischen 0 und 1" in both formulas) or with two (``independent``, evogrid's reading).
+MELTZER_DRAWS = ("independent", "shared")
+
+
 def meltzer(window: Workload, variant: str = "rw1", seed: int = 0, probability: float = 0.1,
-            span_seconds: int | None = None) -> tuple[Workload, Reservations]:
+            span_seconds: int | None = None, draw: str = "independent") -> tuple[Workload, Reservations]:
     """Meltzer's RW1/RW2/RW3 co-reservations from one site's window (module docstring).
 
     Args:
@@ -266,6 +272,8 @@ def meltzer(window: Workload, variant: str = "rw1", seed: int = 0, probability: 
         probability: the chance that a job becomes a request.
         span_seconds: the range of earliest starts; default the window's
             span (0 to its last submission).
+        draw: :data:`MELTZER_DRAWS`: one random number per request for its
+            second part and earliest start (``shared``), or two.
 
     Returns:
         ``(batch, requests)``: the window without the drawn jobs, and the requests.
@@ -274,14 +282,19 @@ def meltzer(window: Workload, variant: str = "rw1", seed: int = 0, probability: 
     if variant not in MELTZER_VARIANTS:
         known = ", ".join(MELTZER_VARIANTS)
         raise ScenarioError(f"unknown reservation workload {variant!r}; expected one of {known}")
+    if draw not in MELTZER_DRAWS:
+        raise ScenarioError(f"unknown draw {draw!r}; expected one of {', '.join(MELTZER_DRAWS)}")
     rng = np.random.default_rng(seed)
     chosen = rng.random(window.n_jobs) < probability
     idx = np.flatnonzero(chosen)
     wc = window.estimate[idx].astype(np.int64)
     cpus = window.procs[idx].astype(np.int64)
     span = window.span_seconds if span_seconds is None else int(span_seconds)
-    start = np.floor(rng.random(idx.size) * span).astype(np.int64)
-    second = np.minimum(window.machine_procs, np.rint(0.7 * cpus + 0.6 * rng.random(idx.size) * cpus))
+    u = rng.random(idx.size)
+    start = np.floor(u * span).astype(np.int64)
+    if draw == "independent":
+        u = rng.random(idx.size)
+    second = np.minimum(window.machine_procs, np.rint(0.7 * cpus + 0.6 * u * cpus))
     parts = np.stack([cpus, second.astype(np.int64)], axis=1)
     factor = 3 if variant == "rw3" else 6
     deadline = np.minimum(start + wc + SECONDS_PER_DAY, start + wc + factor * wc)
