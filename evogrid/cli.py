@@ -519,6 +519,9 @@ def pareto(
         help="partition: also start from where AWF, the pool and AA ran the jobs (an evogrid addition).")
     ] = False,
     n_rules: Annotated[int, typer.Option(min=1, help="policy and ranking: rules per site.")] = 10,
+    objectives: Annotated[str, typer.Option(
+        help="reservation: mean (failure rate, batch AWRT mean over the sites) or per-site (failure "
+             "rate and every site's batch AWRT).")] = "mean",
     rulebase: Annotated[list[str] | None, typer.Option(
         help="Also plot the point of these rulebases (FILE or SITE=FILE, as for simulate).")] = None,
     workers: WorkersOption = 1,
@@ -541,6 +544,8 @@ def pareto(
     _check_resume(ctx)
     if resume is None and scenario is None:
         raise ScenarioError("give a SCENARIO, or --resume RUN_DIR")
+    if objectives != "mean" and mode != "reservation":
+        raise ScenarioError(f"--objectives {objectives}: only --mode reservation takes it")
     sizes = _given(dict(lrms=lrms, pop_size=pop_size, generations=generations))
     run_dir = resume or out or Path("runs") / f"pareto-{mode}-{seed}"
     if resume is not None:
@@ -550,7 +555,7 @@ def pareto(
         def run(evaluator: Any) -> dict:
             return resumer(resume, evaluator, plots=_plots())
     elif mode == "reservation":
-        reservation_config = ReservationFrontConfig(scenario, seed=seed, **sizes)
+        reservation_config = ReservationFrontConfig(scenario, seed=seed, objectives=objectives, **sizes)
 
         def run(evaluator: Any) -> dict:
             return run_reservation_front(reservation_config, run_dir, evaluator, plots=_plots())

@@ -214,6 +214,44 @@ def test_reservation_front_runs_resumes_and_is_never_worse_than_algorithms_3_to_
     assert (tmp_path / "again.png").exists()
 
 
+def test_reservation_front_with_per_site_objectives(tmp_path, capsys):
+    """One objective per site's batch AWRT besides the failure rate: the front is non-dominated in
+    all four, its points' mean AWRT is the two-objective run's measure of the same genome, and the
+    CLI runs it and refuses the option outside the reservation mode."""
+    from test_cli import assert_one_line_error, run
+
+    from evogrid.optimize.reservation_front import (
+        ReservationFrontConfig,
+        _setup,
+        genome_rules,
+        objectives,
+        run_reservation_front,
+    )
+
+    scenario = tmp_path / "res.toml"
+    scenario.write_text(RESERVATION_TOML)
+    config = ReservationFrontConfig(str(scenario), pop_size=8, generations=2, seed=2, objectives="per-site")
+    with Evaluator("serial") as ev:
+        result = run_reservation_front(config, tmp_path / "run", ev, progress=False, plots=None)
+    front, genomes = np.array(result["front"]), np.array(result["genomes"])
+    sites = [f"batch_awrt_SDSC03@d{d}-{d + 7}" for d in (14, 21, 28)]
+    assert result["objectives"] == ["failure_rate", *sites]
+    assert front.shape[1] == 4 and len(front) >= 2
+    for p in front:
+        assert not ((front <= p).all(axis=1) & (front < p).any(axis=1)).any()
+    workloads, _, base = _setup(config.ref)
+    two = objectives(config.ref, genome_rules(genomes[0], base, base.arrays(workloads)[1]))
+    assert two == pytest.approx([front[0, 0], front[0, 1:].mean()], rel=1e-12)
+    assert len(result["reference_points"]["backlog"]) == 4
+    code, stdout, err = run(capsys, "pareto", str(scenario), "--mode", "reservation", "--objectives",
+                            "per-site", "--pop-size", "6", "--generations", "1", "--backend", "serial",
+                            "--out", str(tmp_path / "cli"))
+    assert code == 0, err
+    assert (tmp_path / "cli" / "pareto.png").stat().st_size > 10_000
+    code, _, err = run(capsys, "pareto", str(scenario), "--objectives", "per-site")
+    assert_one_line_error(code, err, "--objectives per-site")
+
+
 
 @pytest.mark.parametrize("mode", ["partition", "policy"])
 def test_the_run_keeps_the_schedules_of_the_front_corners(tmp_path, mode):
