@@ -262,16 +262,14 @@ def reservation_front_plot(path: str | Path, fronts: dict[str, np.ndarray], poin
                            ) -> Path:
     """Fronts of (reservation failure rate, mean batch AWRT in s) with the algorithms as points; a
     front of per-site AWRTs (more than two columns) is drawn at the mean over its sites."""
+    from evogrid.optimize.reservation_front import at_mean_awrt  # here: it imports pymoo
+
     fig, ax = plt.subplots(figsize=(8.6, 5.2), dpi=120)
-
-    def mean_awrt(F: np.ndarray) -> np.ndarray:
-        return np.column_stack([F[:, 0], F[:, 1:].mean(axis=1)]) if F.shape[1] > 2 else F
-
-    points = {label: mean_awrt(np.array([p], dtype=float))[0].tolist() for label, p in points.items()}
+    points = {label: at_mean_awrt(np.array([p]))[0].tolist() for label, p in points.items()}
     for (label, F), colour in zip(fronts.items(), FRONT_COLOURS, strict=False):
         F = np.asarray(F, dtype=float)
         if len(F):
-            F = mean_awrt(F)
+            F = at_mean_awrt(F)
             F = F[np.argsort(F[:, 0])]
             ax.plot(F[:, 0], F[:, 1], "-o", ms=3, lw=1, c=colour, label=f"{label} ({len(F)} points)")
     for (label, p), marker in zip(points.items(), "sDv^P", strict=False):

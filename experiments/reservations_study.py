@@ -226,27 +226,27 @@ def backfill_study() -> None:
           "first part (procs) mean / max | duration (s) mean / max | infeasibility A3, BM 0-3 | "
           "infeasibility BF, BM 0-3 |")
     print("|" + "---|" * 11)
+    def run(variant: str, seed: int, algorithm: str, order: str) -> tuple:
+        workloads, requests, rules = reservation_setup(scenario, workload=variant, seed=seed,
+                                                       algorithm=algorithm, variant_order=order)
+        schedule, booked = simulate_reservations(workloads, scenario.lrms, requests, rules)
+        infeasible = [m["infeasibility_rate"] for m in site_reservation_metrics(schedule, requests, booked)]
+        return requests, booked.accepted, infeasible
+
     for variant in ("rw1", "rw2", "rw3"):
         his = TABLE_14[variant]
+        algorithm_3 = {seed: run(variant, seed, "backlog", "tree") for seed in SEEDS}
         for label, order in BACKFILLS.items():
             rows = []
             for seed in SEEDS:
-                booked, sites = {}, {}
-                for algorithm, variant_order in (("backlog", "tree"), ("backfill", order)):
-                    workloads, requests, rules = reservation_setup(scenario, workload=variant, seed=seed,
-                                                                   algorithm=algorithm,
-                                                                   variant_order=variant_order)
-                    schedule, booked[algorithm] = simulate_reservations(workloads, scenario.lrms, requests,
-                                                                        rules)
-                    per_site = site_reservation_metrics(schedule, requests, booked[algorithm])
-                    sites[algorithm] = [m["infeasibility_rate"] for m in per_site]
-                a3, bf = booked["backlog"].accepted, booked["backfill"].accepted
+                requests, a3, inf_a3 = algorithm_3[seed]
+                _, bf, inf_bf = run(variant, seed, "backfill", order)
                 only = bf & ~a3
                 n = requests.n_requests
                 rows.append({"a3": 1 - a3.mean(), "bf": 1 - bf.mean(), "only_bf": only.sum(),
                              "only_a3": (a3 & ~bf).sum(), "drop": (only.sum() - (a3 & ~bf).sum()) / n,
                              "procs": requests.parts[only].max(axis=1), "duration": requests.duration[only],
-                             "inf_a3": sites["backlog"], "inf_bf": sites["backfill"]})
+                             "inf_a3": inf_a3, "inf_bf": inf_bf})
             procs = np.concatenate([r["procs"] for r in rows])
             duration = np.concatenate([r["duration"] for r in rows])
             inf = {a: " / ".join(f"{np.mean([r[a][k] for r in rows]):.2f}" for k in range(4))

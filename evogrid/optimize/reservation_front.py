@@ -103,6 +103,13 @@ def objectives(ref: ScenarioRef, rules: ReservationRules, failure: str = "reques
     return np.array([refused, *awrt]) if per_site else np.array([refused, float(np.mean(awrt))])
 
 
+def at_mean_awrt(F: np.ndarray) -> np.ndarray:
+    """Front points (failure rate, AWRT per site...) as (failure rate, mean batch AWRT); points of
+    the mean objectives (two columns) as they are."""
+    F = np.asarray(F, dtype=float)
+    return np.column_stack([F[:, 0], F[:, 1:].mean(axis=1)]) if F.ndim == 2 and F.shape[1] > 2 else F
+
+
 def objective_names(ref: ScenarioRef, per_site: bool) -> tuple[str, ...]:
     """:data:`OBJECTIVES`, or the failure rate and ``batch_awrt_<site>`` for every site."""
     if not per_site:
@@ -164,17 +171,14 @@ class ReservationFront(NSGA2Front):
         self.config = config
         self.evaluator = evaluator
         self.per_site = config.per_site
-        points = np.array(list(reference_points(config.ref, self.per_site).values()))
-        self.reference = np.array([1.0, 2.0 * points[:, 1:].mean(axis=1).max()])
+        points = at_mean_awrt(np.array(list(reference_points(config.ref, self.per_site).values())))
+        self.reference = np.array([1.0, 2.0 * points[:, 1].max()])
         self.hv = HV(ref_point=self.reference)
         self.label = config.label
 
     def hypervolume(self, F: np.ndarray) -> float:
         """Hypervolume of the front at (failure rate, mean batch AWRT) (class docstring)."""
-        F = np.asarray(F, dtype=float)
-        if F.ndim == 2 and F.shape[1] > 2:
-            F = np.column_stack([F[:, 0], F[:, 1:].mean(axis=1)])
-        return super().hypervolume(F)
+        return super().hypervolume(at_mean_awrt(F))
 
     def setup(self) -> NSGA2:
         # Every non-dominated genome evaluated stays in the front (no truncation), so the front
@@ -187,8 +191,8 @@ class ReservationFront(NSGA2Front):
         return algorithm
 
     def row(self, state: ParetoState) -> dict[str, Any]:
-        F = feasible_front(state.algorithm)
-        best = (F[:, 0].min(), F[:, 1:].mean(axis=1).min()) if len(F) else (np.nan, np.nan)
+        F = at_mean_awrt(feasible_front(state.algorithm))
+        best = F.min(axis=0) if len(F) else np.full(2, np.nan)
         return {"generation": self.generation(state), "front_size": len(F),
                 "hypervolume": f"{self.hypervolume(F):.6g}", "best_failure_rate": f"{best[0]:.4f}",
                 "best_batch_awrt": f"{best[1]:.2f}", "evaluations": state.algorithm.evaluator.n_eval}

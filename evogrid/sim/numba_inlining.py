@@ -8,8 +8,9 @@ inlining passes discard. For the untyped pass (``inline_function``) the first
 copy protects nothing either: the callee's IR was built for this one call
 site a moment before. Profiled on a grid loop (LIST, 2 sites, cold): 17.7 of
 41.3 s to compile went to these copies (docs/benchmarks.md, "Compile time").
-numba knows the problem (numba issue 8989; numba-cuda pull request 689 drops
-the second copy by returning the incoming IR).
+numba knows the problem (https://github.com/numba/numba/issues/8989); a change proposed to numba-cuda
+(https://github.com/NVIDIA/numba-cuda/pull/689) drops the second copy by
+returning the incoming IR.
 
 What the patch changes, inside numba's inliner only:
 

@@ -54,7 +54,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -63,6 +63,7 @@ from evogrid.sim.schedule import GridJobs, Schedule, lrms_code, simulate_local
 from evogrid.sim.sites import Sites, sites_from_config
 from evogrid.workload.model import Workload
 from evogrid.workload.preprocess import Preprocessing
+from evogrid.workload.reservations import MeltzerDraw
 from evogrid.workload.traces import load_window
 
 
@@ -113,7 +114,7 @@ class ReservationsConfig(_Strict):
     source: int = Field(default=0, ge=0, description="index of the site whose jobs become the requests")
     seed: int = 0
     probability: float = Field(default=0.1, gt=0, le=1, description="Meltzer: share of jobs drawn")
-    meltzer_draw: Literal["independent", "shared"] = Field(
+    meltzer_draw: MeltzerDraw = Field(
         default="independent", description="Meltzer: the second part and the earliest start from two random "
                                            "numbers, or from one (shared, his 6.3 read literally)")
     book_ahead_hours: float = Field(default=6.0, ge=0, description="book-ahead: hours booked ahead")

@@ -37,6 +37,7 @@ for the two-week windows of Meltzer's study.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -258,11 +259,13 @@ def _take_jobs(window: Workload, chosen: np.ndarray) -> Workload:
 #: How Meltzer's generator draws a request's second part and earliest start: with one number
 #: ("shared", his 6.3 read literally: "$random$ für jede zu konstruierende Anfrage eine zufällige
 #: Zahl zwischen 0 und 1" in both formulas) or with two (``independent``, evogrid's reading).
-MELTZER_DRAWS = ("independent", "shared")
+MeltzerDraw = Literal["independent", "shared"]
+MELTZER_DRAWS: tuple[str, ...] = get_args(MeltzerDraw)
 
 
 def meltzer(window: Workload, variant: str = "rw1", seed: int = 0, probability: float = 0.1,
-            span_seconds: int | None = None, draw: str = "independent") -> tuple[Workload, Reservations]:
+            span_seconds: int | None = None, draw: MeltzerDraw = "independent"
+            ) -> tuple[Workload, Reservations]:
     """Meltzer's RW1/RW2/RW3 co-reservations from one site's window (module docstring).
 
     Args:
