@@ -167,11 +167,19 @@ def lrms_pass(site, queue, t, jobs, begin):
     return started
 
 
-def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None):
+def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, requests=None, rules=None):
     """(start times, executing sites) of ``jobs`` (list of Job in arrival order); with site speeds
     ``(start, sites, run times)``. ``moves``: a list of zeros, one per job, that the published
-    active request counts each job's moves in."""
+    active request counts each job's moves in. ``requests`` (list of Request, in submission order)
+    with ``rules``: the sites also take reservations (:class:`Desk`; job exchange by transfer and
+    location policies or brokers only) and the result is ``(start, sites, run times, bookings)``.
+
+    Event order at time t: job completions and reservation ends (then a pass at each site that
+    freed processors, in index order), reservation starts, then arrivals, jobs before requests, in
+    input order."""
     policy = policy or Policy(transfer=("local",) * len(machine_procs))
+    if requests is not None and policy.scheme != "exchange":
+        raise NotImplementedError("reservations run with job exchange, not with a pool or active requests")
     K = len(machine_procs)
     jobs = [replace(j) for j in jobs]  # a moved job's run time and estimate change
     speed = policy.speed or (1.0,) * K
@@ -193,8 +201,13 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None):
         site.free -= jobs[job].procs
         site.running.append((t + jobs[job].run_time, t + jobs[job].estimate, jobs[job].procs, job))
 
+    desk = None if requests is None else Desk(sites, jobs, start, where, requests, rules)
+
     def run_lrms(k, queue, t):
         """Site k's LRMS pass over ``queue`` (a list it edits); returns the jobs started."""
+        if desk is not None and desk.held[k]:  # only a site's own queue: no pool with reservations
+            desk.schedule(k, t, lambda job: begin(k, job, t))
+            return None
         return lrms_pass(sites[k], queue, t, jobs, lambda job: begin(k, job, t))
 
     def schedule_pool(k, t):
@@ -352,10 +365,16 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None):
         return batch[ends.index(pick(ends))]
 
     arrivals = list(range(len(jobs)))
-    while arrivals or any(s.running for s in sites):
+    submitted = list(range(len(requests or ())))  # requests not yet submitted
+    while True:
         next_end = min((r[0] for s in sites for r in s.running), default=math.inf)
+        if desk is not None:
+            next_end = min(next_end, desk.next_event())
         next_arrival = jobs[arrivals[0]].submit if arrivals else math.inf
-        if next_end <= next_arrival:  # completions first at equal times
+        next_request = requests[submitted[0]].submit if submitted else math.inf
+        if min(next_end, next_arrival, next_request) == math.inf:
+            break
+        if next_end <= min(next_arrival, next_request):  # completions first at equal times
             t = next_end
             freed = []
             for k, site in enumerate(sites):
@@ -365,7 +384,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None):
                     if j.origin != k:
                         num[j.origin][k] += j.run_time * j.procs * (t - j.submit)
                         den[j.origin][k] += j.run_time * j.procs
-                freed.append(bool(ended))
+                over = desk is not None and desk.end_at(k, t)
+                freed.append(bool(ended) or over)
             for k in range(K):
                 if freed[k]:
                     run_lrms(k, sites[k].queue, t)
@@ -373,6 +393,13 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None):
                         schedule_pool(k, t)
                     elif policy.scheme == "active":
                         active_request(k, t)
+            if desk is not None:
+                desk.start_at(t)
+            continue
+        if next_request < next_arrival:  # jobs before requests at one instant
+            t = next_request
+            desk.admit(submitted.pop(0), t)
+            desk.start_at(t)  # accepted to start now
             continue
         t = next_arrival
         job = arrivals[0]
@@ -395,6 +422,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None):
             schedule_pool(k, t)
         elif policy.scheme == "active":
             active_request(k, t)
+    if desk is not None:
+        return start, where, [j.run_time for j in jobs], desk.booked
     if policy.speed:
         return start, where, [j.run_time for j in jobs]
     return start, where
@@ -467,12 +496,18 @@ class _Held(list):
 
 
 def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None):
-    """(start times, bookings) of sites without exchange that also take reservations; bookings
-    are (start or -1, sites, messages, cost or None) per request. Literal: at every event the
-    LRMS works on the site's free processors over time, counting running jobs (to their
-    estimated end) and accepted reservations; at a site that holds some, every LRMS then judges a
-    job by "does it fit from now for its estimate" (a site that holds none schedules as without
-    requests):
+    """(start times, bookings) of sites without exchange that also take reservations:
+    :func:`simulate_reference` with ``requests`` (a :class:`Desk` books them)."""
+    start, _, _, booked = simulate_reference(jobs, machine_procs, lrms, requests=requests, rules=rules)
+    return start, booked
+
+
+class Desk:
+    """The reservation side of :func:`simulate_reference`: every site's accepted reservations and
+    the admission algorithms. Literal: at every event the LRMS works on the site's free processors
+    over time, counting running jobs (to their estimated end) and accepted reservations; at a site
+    that holds some, every LRMS then judges a job by "does it fit from now for its estimate" (a site
+    that holds none schedules as without requests):
 
     - FCFS (and SJF) starts jobs in order while they fit; LIST (and any LRMS with a rule of its
       own) starts every job that fits (restarting from the head); EASY (and EASY-SJF) reserves
@@ -483,40 +518,62 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
       candidate start, distinct sites for the parts from ``order``) in depth-first order, each
       part checked by brute force on its site, and the backlog / next planned start as spelled
       out in docs/reservations.md; messages by a recursive walk of the tree.
-    - An accepted request holds its processors over [start, start + duration) on its sites.
+    - An accepted request holds its processors over [start, start + duration) on its sites,
+      whatever the site's speed.
 
-    Event order at time t: job completions and reservation ends (then a pass at each site that
-    freed processors), reservation starts, then arrivals, jobs before requests, in input order.
+    ``booked``: per request (start or -1, sites, messages, cost or None, ...).
     """
-    rules = rules or Rules()
-    K = len(machine_procs)
-    sites = [Site(m, lr) for m, lr in zip(machine_procs, lrms, strict=True)]
-    start = [None] * len(jobs)
-    booked = [(-1, (), 0, None)] * len(requests)
-    held = [_Held() for _ in range(K)]  # accepted reservations: [start, end, procs, taken?]
 
-    def busy(k, t):
-        site = sites[k]
+    def __init__(self, sites, jobs, start, where, requests, rules):
+        self.sites, self.jobs, self.start, self.where = sites, jobs, start, where
+        self.requests, self.rules = requests, rules or Rules()
+        self.booked = [(-1, (), 0, None)] * len(requests)
+        self.held = [_Held() for _ in sites]  # accepted reservations: [start, end, procs, taken?]
+        self.admit = {"first-fit": self.admit_first_fit, "probe": self.admit_probe,
+                      "collective": self.admit_collective}.get(self.rules.algorithm, self.admit_meltzer)
+
+    # -- events --
+
+    def next_event(self):
+        """The next reservation start or end."""
+        return min([h[1] for hs in self.held for h in hs if h[3]]
+                   + [h[0] for hs in self.held for h in hs if not h[3]], default=math.inf)
+
+    def end_at(self, k, t):
+        """Site k's reservations that end at ``t`` give their processors back; were there any?"""
+        over = [h for h in self.held[k] if h[3] and h[1] == t]
+        for h in over:
+            self.held[k].remove(h)
+            self.sites[k].free += h[2]
+        return bool(over)
+
+    def start_at(self, t):
+        """Reservations that start at ``t`` take their processors."""
+        for k, site in enumerate(self.sites):
+            for h in self.held[k]:
+                if not h[3] and h[0] == t:
+                    h[3] = True
+                    site.free -= h[2]
+                    assert site.free >= 0, "a reservation found its processors taken"
+
+    # -- the LRMS at a site that holds reservations --
+
+    def busy(self, k, t):
+        site = self.sites[k]
         return ([(t, max(est, t + 1), p) for _, est, p, _ in site.running]
-                + [(s, e, p) for s, e, p, _ in held[k] if e > t])
+                + [(s, e, p) for s, e, p, _ in self.held[k] if e > t])
 
-    def fits_now(k, t, need, duration, extra):
-        return earliest_start(sites[k].m, t, need, duration, busy(k, t) + extra) == t
+    def fits_now(self, k, t, need, duration, extra):
+        return earliest_start(self.sites[k].m, t, need, duration, self.busy(k, t) + extra) == t
 
-    def run(k, job, t):
-        start[job] = t
-        sites[k].free -= jobs[job].procs
-        sites[k].running.append((t + jobs[job].run_time, t + jobs[job].estimate, jobs[job].procs, job))
+    def schedule(self, k, t, begin):
+        """Site k's pass at time ``t`` while it holds reservations; ``begin(job)`` starts a job."""
+        site, queue, jobs = self.sites[k], self.sites[k].queue, self.jobs
 
-    def begin(k, job, t):
-        run(k, job, t)
-        sites[k].queue.remove(job)
+        def go(job):
+            begin(job)
+            queue.remove(job)
 
-    def schedule(k, t):
-        site, queue = sites[k], sites[k].queue
-        if not held[k]:  # a site that holds no reservation schedules as it would without requests
-            lrms_pass(site, queue, t, jobs, lambda job: run(k, job, t))
-            return
         # on the profile an LRMS acts by its flags (evogrid.sim.core.profile_scan): a queue
         # order only, EASY's reservation for the head, one for everybody, or LIST's
         kind = {"sjf": "fcfs", "easy-sjf": "easy"}.get(site.lrms, "list" if site.lrms in BEHIND_HEAD
@@ -526,126 +583,134 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
             while again:
                 again = False
                 for job in queue:
-                    if fits_now(k, t, jobs[job].procs, jobs[job].estimate, []):
-                        begin(k, job, t)
+                    if self.fits_now(k, t, jobs[job].procs, jobs[job].estimate, []):
+                        go(job)
                         again = True
                         break
             return
         reservations = []  # EASY: the blocked head's; conservative: every waiting job's
         for job in list(queue):
             j = jobs[job]
-            if fits_now(k, t, j.procs, j.estimate, reservations):
-                begin(k, job, t)
+            if self.fits_now(k, t, j.procs, j.estimate, reservations):
+                go(job)
                 continue
             if kind == "fcfs":
                 return
             if kind == "conservative" or not reservations:
-                s = earliest_start(site.m, t, j.procs, j.estimate, busy(k, t) + reservations)
+                s = earliest_start(site.m, t, j.procs, j.estimate, self.busy(k, t) + reservations)
                 reservations.append((s, s + max(j.estimate, 1), j.procs))
             # EASY: the later ones need only fit around the head's reservation
 
-    def backlog(k, t, before=math.inf):
+    # -- what the admission algorithms read --
+
+    def backlog(self, k, t, before=math.inf):
         """Meltzer's listing 4: reservations count if they start before ``before``."""
-        site = sites[k]
+        site, jobs = self.sites[k], self.jobs
         requested = (sum(jobs[j].estimate * jobs[j].procs for j in site.queue)
                      + sum(jobs[job].estimate * p for _, _, p, job in site.running))
-        reserved = sum((e - s) * p for s, e, p, _ in held[k] if s < before)
-        return math.ceil((rules.acc[k] * requested + reserved) / site.m)
+        reserved = sum((e - s) * p for s, e, p, _ in self.held[k] if s < before)
+        return math.ceil((self.rules.acc[k] * requested + reserved) / site.m)
 
-    def workload_end(k, t):
+    def workload_end(self, k, t):
         """Röblitz et al.'s T_wkl, as spelled out in evogrid.sim.reserving.workload_end."""
-        site = sites[k]
+        site, rules, held = self.sites[k], self.rules, self.held[k]
         procs = sum(p for _, _, p, _ in site.running)
         running = sum(p * max(est - t, 0) for _, est, p, _ in site.running)
-        waiting = sum(jobs[j].procs * jobs[j].estimate for j in site.queue)
+        waiting = sum(self.jobs[j].procs * self.jobs[j].estimate for j in site.queue)
         base = t + (rules.acc_running * running / procs if procs else 0.0)
         counted, reserved = set(), 0
         end = base + rules.acc_waiting * waiting / site.m
         while True:
-            new = [i for i, (s, e, p, _) in enumerate(held[k]) if i not in counted and s < end and e > t]
+            new = [i for i, (s, e, p, _) in enumerate(held) if i not in counted and s < end and e > t]
             if not new:
                 return math.ceil(end)
             for i in new:
-                s, e, p, _ = held[k][i]
+                s, e, p, _ = held[i]
                 counted.add(i)
                 reserved += (e - max(s, t)) * p
             end = base + (rules.acc_waiting * waiting + reserved) / site.m
 
-    def next_event(k, t):
+    def scheduling_event(self, k, t):
         """t_sched: the first estimated end of a running job, or reservation start or end, after t."""
-        times = [est for _, est, _, _ in sites[k].running] + [x for s, e, _, _ in held[k] for x in (s, e)]
+        times = ([est for _, est, _, _ in self.sites[k].running]
+                 + [x for s, e, _, _ in self.held[k] for x in (s, e)])
         return min((x for x in times if x > t), default=math.inf)
 
-    def next_planned_start(k, t):
-        starts = [s for s, _, _, taken in held[k] if not taken]
-        if sites[k].queue:
-            head = jobs[sites[k].queue[0]]
-            starts.append(earliest_start(sites[k].m, t, head.procs, max(head.estimate, 1), busy(k, t)))
+    def next_planned_start(self, k, t):
+        starts = [s for s, _, _, taken in self.held[k] if not taken]
+        if self.sites[k].queue:
+            head = self.jobs[self.sites[k].queue[0]]
+            starts.append(earliest_start(self.sites[k].m, t, head.procs, max(head.estimate, 1),
+                                         self.busy(k, t)))
         return min(starts, default=math.inf)
 
-    def part_fits(k, t, s, req, need):
+    def part_fits(self, k, t, s, req, need):
         """Part of ``need`` processors at site k from s: free there and admitted."""
-        if need > sites[k].m:
+        rules = self.rules
+        if need > self.sites[k].m:
             return False
-        free = earliest_start(sites[k].m, s, need, req.duration, busy(k, t)) == s
+        free = earliest_start(self.sites[k].m, s, need, req.duration, self.busy(k, t)) == s
         if rules.algorithm in ("trivial", "cpu-count"):
             return free
         if rules.algorithm == "rulebase":
             names, rulebase = rules.admission[k]
-            x = [admission_feature(f, k, t, s, req.duration, need) for f in names]
+            x = [self.admission_feature(f, k, t, s, req.duration, need) for f in names]
             return free and tsk(rulebase, x) > 0
-        admitted = s >= t + backlog(k, t, s if rules.backlog_rule == "before-start" else math.inf)
+        admitted = s >= t + self.backlog(k, t, s if rules.backlog_rule == "before-start" else math.inf)
         if rules.algorithm in ("backfill", "weighted"):
             if rules.backfill_until == "next-event":  # "t_ende kleiner ... als t_sched"
-                admitted = admitted or s + req.duration < next_event(k, t)
+                admitted = admitted or s + req.duration < self.scheduling_event(k, t)
             else:
-                admitted = admitted or s + req.duration <= next_planned_start(k, t)
+                admitted = admitted or s + req.duration <= self.next_planned_start(k, t)
         return free and admitted
 
-    def admission_feature(name, k, t, s, duration, need):
-        m = sites[k].m
+    def admission_feature(self, name, k, t, s, duration, need):
+        m = self.sites[k].m
         if name == "NWP":
-            return sum(jobs[j].procs for j in sites[k].queue) / m
+            return sum(self.jobs[j].procs for j in self.sites[k].queue) / m
         if name == "LEAD":
-            lead, room = s - t, backlog(k, t)
+            lead, room = s - t, self.backlog(k, t)
             return 1.0 if lead + room == 0 else lead / (lead + room)
         if name == "PART":
             return need / m
         if name == "RESERVED":
-            overlap = sum(max(0, min(e, s + duration) - max(b, s)) * p for b, e, p, _ in held[k])
+            overlap = sum(max(0, min(e, s + duration) - max(b, s)) * p for b, e, p, _ in self.held[k])
             return overlap / (m * duration)
         if name == "BEFORE_NEXT":
-            return 1.0 if s + duration <= next_planned_start(k, t) else 0.0
+            return 1.0 if s + duration <= self.next_planned_start(k, t) else 0.0
         raise ValueError(name)
 
-    def admit_first_fit(r, t):
-        req = requests[r]
-        k = req.site
-        if req.parts[0] > sites[k].m:
-            return
-        s = earliest_start(sites[k].m, max(t, req.earliest), req.parts[0], req.duration, busy(k, t))
-        if s + req.duration <= req.deadline:
-            booked[r] = (s, (k,), 1, None)
-            held[k].append([s, s + req.duration, req.parts[0], False])
+    # -- the admission algorithms --
 
-    def admit_meltzer(r, t):
-        req = requests[r]
+    def admit_first_fit(self, r, t):
+        req = self.requests[r]
+        k = req.site
+        m = self.sites[k].m
+        if req.parts[0] > m:
+            return
+        s = earliest_start(m, max(t, req.earliest), req.parts[0], req.duration, self.busy(k, t))
+        if s + req.duration <= req.deadline:
+            self.booked[r] = (s, (k,), 1, None)
+            self.held[k].append([s, s + req.duration, req.parts[0], False])
+
+    def admit_meltzer(self, r, t):
+        req, rules = self.requests[r], self.rules
         parts = [p for p in req.parts if p > 0]
         latest = req.deadline - req.duration
         inc = max(rules.minsize, (latest - req.earliest) // rules.windows)
         starts = list(range(req.earliest, latest + 1, inc))
         order = [req.site] if req.site >= 0 else list(req.order)
-        ok = {(i, k, s): part_fits(k, t, s, req, parts[i]) for i in range(len(parts)) for k in order
+        ok = {(i, k, s): self.part_fits(k, t, s, req, parts[i]) for i in range(len(parts)) for k in order
               for s in starts}
         # Meltzer's Filterungsgrad per site: of the part variants Algorithm 1 would form there
         # (parts the machine can hold, at every candidate start), the share the site refuses
         filtered = {}
         for k in order:
-            formed = [(i, s) for i in range(len(parts)) for s in starts if parts[i] <= sites[k].m]
+            formed = [(i, s) for i in range(len(parts)) for s in starts if parts[i] <= self.sites[k].m]
             if formed:
                 filtered[k] = sum(not ok[i, k, s] for i, s in formed) / len(formed)
         if len(parts) > len(order):
-            booked[r] = (-1, (), 0, None, filtered, (-1, -1))
+            self.booked[r] = (-1, (), 0, None, filtered, (-1, -1))
             return  # more parts than sites: refused without asking
         # Meltzer's listings 2 and 5: the part variants (start, site, part), shuffled ("randomize
         # tr": Fisher-Yates with the request's LCG) and for Algorithm 4 sorted by start
@@ -697,7 +762,7 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
 
         messages = 0 if rules.algorithm == "weighted" else walk(0, None, ())[1]
         if not variants:
-            booked[r] = (-1, (), messages, None, filtered, (-1, -1))
+            self.booked[r] = (-1, (), messages, None, filtered, (-1, -1))
             return
         if rules.algorithm == "weighted":
             costs = [cost(s, path) for s, path in variants]
@@ -714,21 +779,21 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
         else:
             s, path = variants[0]
         span = (min(v for v, _ in variants), max(v for v, _ in variants))  # Meltzer's min/max_start
-        booked[r] = (s, path, messages, cost(s, path), filtered, span)
+        self.booked[r] = (s, path, messages, cost(s, path), filtered, span)
         for p, k in zip(parts, path, strict=True):
-            held[k].append([s, s + req.duration, p, False])
+            self.held[k].append([s, s + req.duration, p, False])
 
-    def history_success(k, t, s, d, n):
+    def history_success(self, k, t, s, d, n):
         """Röblitz et al.'s esr_H, literally: idle processors (no job running, no reservation held)
         sampled every delta seconds before t; their mean over the samples whose interval meets
         [s, s + d) in the time of day (the site's m if none); 1, 2 - 2n / aip or 0."""
-        delta, day = rules.history_seconds, 86_400
-        m = sites[k].m
+        delta, day = self.rules.history_seconds, 86_400
+        m, jobs, start = self.sites[k].m, self.jobs, self.start
 
         def idle(b):
             running = sum(jobs[j].procs for j in range(len(jobs)) if start[j] is not None
-                          and jobs[j].origin == k and start[j] <= b < start[j] + jobs[j].run_time)
-            return m - running - sum(p for a, e, p, _ in held[k].ever if a <= b < e)
+                          and self.where[j] == k and start[j] <= b < start[j] + jobs[j].run_time)
+            return m - running - sum(p for a, e, p, _ in self.held[k].ever if a <= b < e)
 
         def meets(a, la, b, lb):  # on the 24-hour circle
             minutes = lambda x, length: {(x + i) % day for i in range(min(length, day))}  # noqa: E731
@@ -738,14 +803,14 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
         aip = sum(samples) / len(samples) if samples else float(m)
         return 1.0 if 2 * n <= aip else (2.0 - 2.0 * n / aip if n <= aip else 0.0)
 
-    def admit_probe(r, t):
+    def admit_probe(self, r, t):
         """Röblitz et al.'s probe/reserve, literally: every processor count whose duration fits the
         window, up to tsn_max earliest fits at least tss_gap apart (spread over the window or
         packed), filtered by the success estimate, sorted by the preferences (stable), and the
         first that starts once the backlog clears is taken."""
-        req = requests[r]
-        k, m = req.site, sites[req.site].m
-        clear = workload_end(k, t) if rules.load_rule == "workload-end" else t + backlog(k, t)
+        req, rules = self.requests[r], self.rules
+        k, m = req.site, self.sites[req.site].m
+        clear = self.workload_end(k, t) if rules.load_rule == "workload-end" else t + self.backlog(k, t)
         first = max(t, req.earliest)
         candidates, messages, slots, refused = [], 0, 0, 0
         for n, d in sorted(req.counts.items()):
@@ -759,7 +824,7 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
                 step = max(step, (req.deadline - d - first) // (rules.tsn_max - 1))
             x = first
             for i in range(rules.tsn_max):
-                s = earliest_start(m, x, n, d, busy(k, t))
+                s = earliest_start(m, x, n, d, self.busy(k, t))
                 if s + d > req.deadline:
                     break
                 slots += 1
@@ -768,7 +833,7 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
                 elif rules.estimate == "static":
                     success = 1.0 - math.exp(-(s - t) / rules.success_seconds)
                 else:
-                    success = history_success(k, t, s, d, n)
+                    success = self.history_success(k, t, s, d, n)
                 if success >= rules.threshold:
                     candidates.append((n, s, d, success, n * rules.price(k, s, s + d)))
                 x = max(s + max(rules.tss_gap, 1), first + (i + 1) * step)
@@ -779,19 +844,20 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
         for n, s, d, _, cost in candidates:
             messages += 1
             if s >= clear:
-                booked[r] = (s, (k,), messages, cost, (slots, len(candidates), refused))
-                held[k].append([s, s + d, n, False])
+                self.booked[r] = (s, (k,), messages, cost, (slots, len(candidates), refused))
+                self.held[k].append([s, s + d, n, False])
                 return
             refused += 1
-        booked[r] = (-1, (), messages, None, (slots, len(candidates), refused))
+        self.booked[r] = (-1, (), messages, None, (slots, len(candidates), refused))
 
-    def admit_collective(r, t):
+    def admit_collective(self, r, t):
         """Cankar's placement, literally: candidate starts where some site's free count rises (and the
         earliest start), each site's least free count over the interval by brute force, and
         :func:`place_collective` at each start in order."""
-        req = requests[r]
+        req, rules, sites = self.requests[r], self.rules, self.sites
+        K = len(sites)
         first, last = max(t, req.earliest), req.deadline - req.duration
-        profiles = [busy(k, t) for k in range(K)]
+        profiles = [self.busy(k, t) for k in range(K)]
 
         def free(k, x):
             return sites[k].m - sum(p for a, b, p in profiles[k] if a <= x < b)
@@ -809,56 +875,11 @@ def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None)
             placed, state = place_collective(avail, machine, req.bounds, rules.swaps, state)
             if placed:
                 cost = sum(a * rules.price(k, s, s + req.duration) for k, a in placed)
-                booked[r] = (s, tuple(k for k, _ in placed), len(placed), cost)
+                self.booked[r] = (s, tuple(k for k, _ in placed), len(placed), cost)
                 for k, a in placed:
-                    held[k].append([s, s + req.duration, a, False])
+                    self.held[k].append([s, s + req.duration, a, False])
                 return
-        booked[r] = (-1, (), 0, None)
-
-    admit = {"first-fit": admit_first_fit, "probe": admit_probe,
-             "collective": admit_collective}.get(rules.algorithm, admit_meltzer)
-
-    arrivals = sorted([(j.submit, 0, i) for i, j in enumerate(jobs)]
-                      + [(q.submit, 1, r) for r, q in enumerate(requests)])
-    while True:
-        next_end = min([r[0] for s in sites for r in s.running]
-                       + [h[1] for hs in held for h in hs if h[3]]
-                       + [h[0] for hs in held for h in hs if not h[3]], default=math.inf)
-        next_arrival = arrivals[0][0] if arrivals else math.inf
-        if next_end == math.inf and next_arrival == math.inf:
-            return start, booked
-        if next_end <= next_arrival:
-            t = next_end
-            freed = []
-            for k, site in enumerate(sites):
-                ended = end_jobs(site, t)
-                over = [h for h in held[k] if h[3] and h[1] == t]
-                for h in over:
-                    held[k].remove(h)
-                    site.free += h[2]
-                freed.append(bool(ended or over))
-            for k in range(K):
-                if freed[k]:
-                    schedule(k, t)
-            for k in range(K):
-                for h in held[k]:
-                    if not h[3] and h[0] == t:
-                        h[3] = True
-                        sites[k].free -= h[2]
-                        assert sites[k].free >= 0, "a reservation found its processors taken"
-            continue
-        t, kind, i = arrivals.pop(0)
-        if kind == 0:
-            k = jobs[i].origin
-            join(sites[k], i, jobs)
-            schedule(k, t)
-        else:
-            admit(i, t)
-            for k in range(K):
-                for h in held[k]:
-                    if not h[3] and h[0] == t:  # accepted to start now
-                        h[3] = True
-                        sites[k].free -= h[2]
+        self.booked[r] = (-1, (), 0, None)
 
 
 LCG_A, LCG_C = 6364136223846793005, 1442695040888963407

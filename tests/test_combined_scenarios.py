@@ -2,19 +2,31 @@
 
 On random grids (2-3 sites, random speeds, attributes and requirements), random transfer policies
 (local, AWF, brokers) and location policies, random requests (booked at one site or placed by the
-grid) under every admission algorithm for them, and every LRMS: every invariant holds (each job
-once, never before its submission, capacity with the held reservations, FCFS order, requirements,
-speeds; accepted requests in their window, parts on distinct sites at one start), and without
-requests the run is the grid loop's own schedule.
+grid) under every admission algorithm for them, and a random LRMS per site: the schedule (start,
+site, run time of every job) and every booking (start, sites, messages, cost, Meltzer's
+Filterungsgrad and span) are the pure-Python reference's (reference_sim.simulate_reference with a
+Desk), every invariant holds (each job once, never before its submission, capacity with the held
+reservations, FCFS order, requirements, speeds; accepted requests in their window, parts on
+distinct sites at one start), and without requests the run is the grid loop's own schedule.
 """
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from invariants import check_schedule
+from reference_sim import Policy, simulate_reference
 from test_core_vs_reference import workloads
+from test_grid_vs_reference import _reference_jobs
 from test_matchmaking_vs_reference import heterogeneous
-from test_reservation_loop import LRMS, MELTZER, _check_capacity_with_reservations, requests
+from test_reservation_loop import (
+    LRMS,
+    MELTZER,
+    _check_capacity_with_reservations,
+    check_bookings,
+    reference_requests,
+    requests,
+    site_orders,
+)
 
 from evogrid.sim.booking import ReservationRules, simulate_reservations
 from evogrid.sim.schedule import Exchange, GridJobs, simulate_grid
@@ -37,12 +49,31 @@ def combined(draw):
 
 
 @settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
-@given(combined(), st.sampled_from(LRMS))
-def test_exchange_with_reservations_keeps_every_invariant(case, lrms):
+@given(combined(), st.lists(st.sampled_from(LRMS), min_size=3, max_size=3))
+def test_exchange_with_reservations_equals_reference(case, lrms_drawn):
     sites, heterogeneity, req, exchange, rules = case
+    K = len(sites)
+    lrms = lrms_drawn[:K]
     schedule, bookings = simulate_reservations(sites, lrms, req, rules, exchange, heterogeneity)
     check_schedule(schedule)
     _check_capacity_with_reservations(schedule, req, bookings)
+    jobs = schedule.jobs
+    speed, tags, hard, preferred = (tuple(a.tolist()) for a in jobs.site_arrays)
+    policy = Policy("exchange", exchange.transfer, exchange.location, speed=speed, tags=tags, hard=hard,
+                    preferred=preferred)
+    reqs, ref_rules = reference_requests(sites, req, rules, site_orders(K, req.n_requests, rules.seed))
+    machine_procs = [w.machine_procs for w in sites]
+    start, where, run_time, booked = simulate_reference(_reference_jobs(jobs), machine_procs, lrms, policy,
+                                                        requests=reqs, rules=ref_rules)
+    assert schedule.start.tolist() == start
+    assert schedule.site.tolist() == where
+    assert schedule.run_time.tolist() == run_time
+    check_bookings(bookings, booked, req, rules, K)
+    moved = schedule.site != jobs.origin
+    event(f"requests accepted: {min(int(bookings.accepted.sum()), 3)}+")
+    event(f"a job moved to a site that took a reservation: "
+          f"{bool(np.isin(schedule.site[moved], bookings.sites[bookings.accepted]).any())}")
+    event(f"a moved job's run time scaled: {bool((moved & (schedule.run_time != jobs.run_time)).any())}")
     none = Reservations("none", *(np.zeros(0, dtype=np.int64) for _ in range(4)), np.zeros((0, 1), np.int64))
     alone, _ = simulate_reservations(sites, lrms, none, rules, exchange=exchange, sites=heterogeneity)
     plain = simulate_grid(GridJobs.merge(sites, heterogeneity), lrms, exchange)

@@ -73,6 +73,13 @@ def _reference(workloads, lrms, req, rules, bookings_order, rulebases=()):
                            [k] * w.n_jobs, strict=True)]
     order = sorted(range(len(jobs)), key=lambda j: (jobs[j].submit, jobs[j].origin))
     jobs = [jobs[j] for j in order]
+    reqs, ref_rules = reference_requests(workloads, req, rules, bookings_order, rulebases)
+    return simulate_reserved_reference(jobs, [w.machine_procs for w in workloads], [lrms] * len(workloads),
+                                       reqs, ref_rules)
+
+
+def reference_requests(workloads, req, rules, bookings_order, rulebases=()):
+    """``(requests, rules)`` as the reference simulator takes them (reference_sim.Request, Rules)."""
     parts = -np.sort(-req.parts, axis=1)
     def counts(r):  # processor count -> duration, as evogrid.sim.booking tabulates them
         if req.elastic is None:
@@ -100,11 +107,10 @@ def _reference(workloads, lrms, req, rules, bookings_order, rulebases=()):
                       rules.swaps, rules.seed, rules.variant_order, rules.backlog_rule, rules.backfill_until,
                       rules.load_rule, rules.acc_running, rules.acc_waiting, rules.probe_slots,
                       rules.history_seconds)
-    return simulate_reserved_reference(jobs, [w.machine_procs for w in workloads], [lrms] * len(workloads),
-                                       reqs, ref_rules)
+    return reqs, ref_rules
 
 
-def _site_orders(K, R, seed):
+def site_orders(K, R, seed):
     """The site orders evogrid.sim.booking draws for R requests."""
     rng = np.random.default_rng(seed)
     return np.stack([rng.permutation(K) for _ in range(R)], axis=1) if R else np.zeros((K, 0), np.int64)
@@ -139,9 +145,15 @@ def _run_against_reference(workloads, lrms, req, rules, rulebases=()):
     schedule, bookings = simulate_reservations(workloads, lrms, req, rules)
     check_schedule(schedule)
     _check_capacity_with_reservations(schedule, req, bookings)
-    orders = _site_orders(len(workloads), req.n_requests, rules.seed)
+    orders = site_orders(len(workloads), req.n_requests, rules.seed)
     start, booked = _reference(workloads, lrms, req, rules, orders, list(rulebases))
     assert schedule.start.tolist() == start
+    check_bookings(bookings, booked, req, rules, len(workloads))
+    return schedule, bookings
+
+
+def check_bookings(bookings, booked, req, rules, K):
+    """The compiled loop's bookings are the reference's ``booked`` (reference_sim.Desk)."""
     assert bookings.start.tolist() == [b[0] for b in booked]
     placed = [tuple(x for x in row if x >= 0) for row in bookings.sites.tolist()]
     assert placed == [tuple(b[1]) for b in booked]
@@ -150,7 +162,7 @@ def _run_against_reference(workloads, lrms, req, rules, rulebases=()):
     if rules.algorithm != "first-fit":
         np.testing.assert_array_equal(bookings.cost, np.array(cost, dtype=float))
     if rules.algorithm in (*MELTZER, "rulebase"):  # Meltzer's Filterungsgrad per request and site
-        expected = np.full((req.n_requests, len(workloads)), np.nan)
+        expected = np.full((req.n_requests, K), np.nan)
         for r, b in enumerate(booked):
             for k, degree in b[4].items():
                 expected[r, k] = degree
@@ -159,7 +171,6 @@ def _run_against_reference(workloads, lrms, req, rules, rulebases=()):
         assert bookings.span.tolist() == [list(x) for x in spans]
     if rules.algorithm == "probe":  # Röblitz et al.'s funnel: probed, over the threshold, refused
         assert bookings.funnel.tolist() == [list(b[4]) for b in booked]
-    return schedule, bookings
 
 
 @pytest.mark.parametrize("lrms", LRMS)
