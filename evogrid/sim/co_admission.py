@@ -63,6 +63,8 @@ processors times the tariff integrated over ``[s, s + d)``.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from evogrid.sim.collective import lcg_next, lcg_seed
@@ -149,6 +151,14 @@ def interval_price(tariff, cum, k, a, b):
     return price_before(tariff, cum, k, b) - price_before(tariff, cum, k, a)
 
 
+class RequestParts(NamedTuple):
+    """Request ``r``'s parts as the admission algorithms read them."""
+
+    r: int  #: the request's index
+    parts: np.ndarray  #: int64 (P, R): processors per part of every request, largest first, 0 past its last
+    n: int  #: how many parts request ``r`` has
+
+
 @njit(cache=True, inline="always")
 def variant_cost(tariff, cum, parts, r, nparts, variants, v, start, duration):
     """The price of request ``r``'s parts on the sites of ``variants[v]`` over ``[start, start +
@@ -218,11 +228,11 @@ def variant_tree(r, orders, nsites, nparts, count, config, tree):
 
 
 @njit(cache=True)
-def walk(root, r, parts, nparts, fits, tree, nsites, trivial, stop_first, out, n_out):
+def walk(root, request, fits, tree, nsites, trivial, stop_first, out, n_out):
     """Depth-first through the subtree of the first part at ``root = (site, candidate c)`` of
-    request ``r``; returns ``(n_out, messages)``.
+    ``request`` (a :class:`RequestParts`); returns ``(n_out, messages)``.
 
-    ``parts``: (P, R) processors per part, largest first; ``fits = (fit,
+    ``fits = (fit,
     allow)``: part i fits site k at c when ``fit[k, c] >= parts[i, r]`` and,
     unless ``allow`` is empty (shape (0, 0, 0)), ``allow[i, k, c]``;
     ``tree = (below, used, pos)``: ``below[i, c]``, the sites in the order level i tries them
@@ -233,6 +243,7 @@ def walk(root, r, parts, nparts, fits, tree, nsites, trivial, stop_first, out, n
     """
     fit, allow = fits
     below, used, pos = tree
+    r, parts, nparts = request.r, request.parts, request.n
     c = root[1]
     ruled = allow.shape[0] > 0
     for k in range(used.shape[0]):
@@ -271,15 +282,18 @@ def walk(root, r, parts, nparts, fits, tree, nsites, trivial, stop_first, out, n
 
 
 @njit(cache=True)
-def choose(r, parts, nparts, fits, orders, nsites, starts, duration, config, tariff, cum, chosen):
-    """Pick a variant of request ``r`` (module docstring); ``starts = (earliest, inc, count)``,
-    ``fits = (fit, allow)`` as :func:`walk` takes them.
+def choose(request, fits, orders, nsites, starts, duration, config, prices, chosen):
+    """Pick a variant of ``request`` (a :class:`RequestParts`; module docstring); ``starts =
+    (earliest, inc, count)``, ``fits = (fit, allow)`` as :func:`walk` takes them, ``prices =
+    (tariff, cum)`` as :func:`interval_price` takes them.
 
     Returns ``(start, messages, (cost, cheapest, dearest), (first, last))``: start -1 when no
     variant is admissible; ``chosen[:nparts]`` gets the sites; the costs are the pick's and the
     extremes over all admissible variants, ``first`` and ``last`` their earliest and latest start
     (s; -1 without any).
     """
+    r, parts, nparts = request.r, request.parts, request.n
+    tariff, cum = prices
     algorithm = np.int64(config[C_ALGORITHM])
     count = starts[2]
     perms = 1
@@ -298,7 +312,7 @@ def choose(r, parts, nparts, fits, orders, nsites, starts, duration, config, tar
     first_p = -1  # the root of the first variant in tree order
     for p in range(nsites * count):
         root = (first[p, 0], first[p, 1])
-        n_new, sent = walk(root, r, parts, nparts, fits, tree, nsites, trivial, False, variants, n_var)
+        n_new, sent = walk(root, request, fits, tree, nsites, trivial, False, variants, n_var)
         for v in range(n_var, n_new):
             variant_c[v] = root[1]
         if first_p < 0:
@@ -311,7 +325,7 @@ def choose(r, parts, nparts, fits, orders, nsites, starts, duration, config, tar
         messages = nparts if n_var else 0
     elif first_p >= 0:  # and these in the first subtree with a variant, up to it
         root = (first[first_p, 0], first[first_p, 1])
-        _, sent = walk(root, r, parts, nparts, fits, tree, nsites, trivial, True, variants, n_var)
+        _, sent = walk(root, request, fits, tree, nsites, trivial, True, variants, n_var)
         messages += sent
     if n_var == 0:
         return -1, messages, (0.0, 0.0, 0.0), (-1, -1)

@@ -117,6 +117,7 @@ from evogrid.sim.core import (
 from evogrid.sim.lrms import EASY, START, easy_rule
 from evogrid.sim.numba_stamp import njit
 from evogrid.sim.reserving import R_SUBMIT, Booked, book_in_mode, new_bookings, no_requests
+from evogrid.sim.sites import SiteArrays
 
 #: Fields of the ``setup`` array of a grid run (``PY_ORDER``: 1 if a Python queue order keys every
 #: job at its submission, evogrid.sim.python_policy.QueueOrder).
@@ -141,6 +142,18 @@ ASK_LOCATION, ASK_TRANSFER, ASK_KEY = 1, 2, 3
 DONE, STOPPED, PAUSED, LONG = 0, 1, 2, 3
 #: What :func:`_arrive` returns instead of a site to pass: pause for Python; nothing to pass.
 PAUSE, NO_PASS = -1, -2
+
+
+class PolicyArrays(NamedTuple):
+    """How sites that may interact decide (:meth:`evogrid.sim.schedule.Exchange.arrays` builds it;
+    the grid loop's ``policy``; None for sites alone)."""
+
+    setup: np.ndarray  #: int64 (N_SETUP_FIELDS,): scheme, pool arrival rule, location code, seed, ...
+    transfer: np.ndarray  #: int64 (K,): each site's transfer policy code
+    rulebase_of: np.ndarray  #: int64 (K, K): the rulebase site k uses with partner l (k, k: ranking)
+    rb_params: np.ndarray  #: float64: the rulebases (evogrid.sim.tsk.TSKStack.params)
+    rb_meta: np.ndarray  #: int64: their rule and feature counts and feature codes (TSKStack.meta)
+    sites: SiteArrays  #: speeds, attributes and requirements (evogrid.sim.sites)
 
 
 class Work(NamedTuple):
@@ -172,7 +185,7 @@ def _accepts(s, job, partner, jobs, sc, policy, work, log):
     policy. Inlined, like the rest of the arrival path: a call per rulebase decision cost 8-10 % on
     grids with rulebases at every site (docs/benchmarks.md).
     """
-    transfer = policy[1][s]
+    transfer = policy.transfer[s]
     if transfer == T_PYTHON:
         return _python_accepts(s, job, partner, work.pause)
     return transfers.accepts(transfer, s, job, partner, jobs, sc, policy, work, log)
@@ -239,8 +252,8 @@ def _location_order(k, job, with_home, t, jobs, state, policy, work):
     """
     sc = state.sc
     order, delegated, keys = work.order, work.delegated, work.keys
-    location = policy[0][LOCATION]
-    tags, hard, preferred = policy[5][1], policy[5][2], policy[5][3]
+    location = policy.setup[LOCATION]
+    tags, hard, preferred = policy.sites.tags, policy.sites.hard, policy.sites.preferred
     K = delegated.shape[1]
     need = jobs[PROCS, job]
     pause = work.pause
@@ -250,7 +263,7 @@ def _location_order(k, job, with_home, t, jobs, state, policy, work):
     if with_home:
         order[0] = k
         n = 1
-    matching = policy[0][MATCHING] != 0
+    matching = policy.setup[MATCHING] != 0
     for l in range(K):
         if l != k and sc[l, M_PROCS] >= need and (not matching or (tags[l] & hard[job]) == hard[job]):
             order[n] = l
@@ -446,7 +459,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     decision (decisions made before it are not made again).
     """
     queue, sc, running, out = state.queue, state.sc, state.running, state.out
-    setup = policy[0]
+    setup = policy.setup
     scheme = setup[SCHEME]
     k = jobs[HOME, job]
     P = running.shape[1]  # the pool's queue row
@@ -460,7 +473,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
         return PAUSE
     if scheme == EXCHANGE:
         order = work.order
-        broker = transfers.routes_jobs(policy[1][k])
+        broker = transfers.routes_jobs(policy.transfer[k])
         # One call site of the location order and of the decision below: each
         # inlined copy adds seconds to every grid loop's compile.
         resumed = not broker and pause[P_JOB] == job and pause[P_ASK] == ASK_TRANSFER  # at a Python decision
@@ -487,7 +500,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
                     if o >= 0:
                         target = order[o]
                     break
-        speed = policy[5][0]
+        speed = policy.sites.speed
         if setup[MATCHING] != 0 and speed[target] != speed[k]:  # run time, estimate as at the executing site
             for row in (RUN_TIME, ESTIMATE):
                 jobs[row, job] = _scaled(jobs[row, job], speed[k] / speed[target])
@@ -510,7 +523,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     return target
 
 
-def grid_setup(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, policy: tuple,
+def grid_setup(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, policy: PolicyArrays | None,
                log_capacity: int, stop: tuple, requests: tuple, index_span: int) -> tuple[State, Work, tuple]:
     """``(state, work, log)`` of a run before its first event, for :func:`_grid_loop`.
 
@@ -518,8 +531,7 @@ def grid_setup(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, p
         jobs: int64, shape (N_JOB_FIELDS, n), arrival order
             (evogrid.sim.core); ``HOME`` is each job's origin site (sites alone: the site it runs at).
         machine_procs, codes: int64, shape (K,), processors and LRMS code per site.
-        policy: ``(setup, transfer, rulebase_of, rb_params, rb_meta, sites)``:
-            ``setup`` int64, shape (N_SETUP_FIELDS,): the scheme (EXCHANGE,
+        policy: a :class:`PolicyArrays`: ``setup`` int64, shape (N_SETUP_FIELDS,): the scheme (EXCHANGE,
             POOL or ACTIVE), the pool arrival rule (A_FIRST or A_QUEUED), the
             location policy code, its seed (L_RANDOM) and MATCHING (1 if the
             sites' speeds differ or jobs have requirements: 0 skips that work); ``transfer`` int64,
@@ -527,7 +539,7 @@ def grid_setup(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, p
             ``rulebase_of`` int64, shape (K, K): the rulebase index site k
             uses with partner l (T_RULEBASE sites only); ``rb_params``,
             ``rb_meta``: a :class:`~evogrid.sim.tsk.TSKStack`'s arrays;
-            ``sites``: ``(speed, tags, hard, preferred)``: float64 shape (K,),
+            ``sites``: a :class:`~evogrid.sim.sites.SiteArrays`: float64 shape (K,),
             the speed factor per site; int64 shape (K,), the attribute bits
             each site holds; int64 shape (n,), the bits each job requires
             and prefers. ``jobs`` is modified: a moved job's run time and
@@ -549,8 +561,9 @@ def grid_setup(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, p
     n = jobs.shape[1]
     book = requests[0]
     state = new_state(jobs, machine_procs, codes, K + 1, book[0].shape[1])
-    setup = np.zeros(N_SETUP_FIELDS, dtype=np.int64) if policy is None else policy[0]
-    NF, n_rules = (0, 1) if policy is None else ((policy[3].shape[2] - 1) // 2, policy[3].shape[1])
+    setup = np.zeros(N_SETUP_FIELDS, dtype=np.int64) if policy is None else policy.setup
+    rb_shape = (1, 1, 1) if policy is None else policy.rb_params.shape  # (rulebases, rules, 2 NF + 1)
+    NF, n_rules = (rb_shape[2] - 1) // 2, rb_shape[1]
     log = (np.empty((log_capacity, 2), dtype=np.int64),  # deciding site, partner
            np.zeros((log_capacity, NF + 1)),  # features, then y
            np.zeros(1, dtype=np.int64))
@@ -586,7 +599,7 @@ def _next_in_batch(i, t, jobs, state, policy, work):
     inlined: only these two policies call it.
     """
     arrivals, keys, order = work.arrivals, work.keys, work.order
-    latest = locations.batch_latest(policy[0][LOCATION])
+    latest = locations.batch_latest(policy.setup[LOCATION])
     best, best_end = i, 0.0
     h = i
     while h < jobs.shape[1] and jobs[SUBMIT, arrivals[h]] == t:
@@ -638,7 +651,7 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed):
     scheme = EXCHANGE
     track_delegated = needs_area = batched = False
     if indexed is None:
-        setup = policy[0]
+        setup = policy.setup
         scheme = setup[SCHEME]
         if i == 0 and pause[P_JOB] < 0:  # a new run, not one resumed after a pause
             np.random.seed(setup[SEED])
@@ -778,7 +791,7 @@ def run_local(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray,
     return state.out[START_TIME].copy(), work.bounds[0].copy() if status == STOPPED else np.empty(0)
 
 
-def run_grid(mode: int, jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, policy: tuple,
+def run_grid(mode: int, jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, policy: PolicyArrays,
              log_capacity: int, cutoff: np.ndarray, requests: tuple,
              decide: Callable[[tuple, tuple], None] | None = None) -> tuple:
     """Sites that exchange jobs (:func:`_grid_loop`, compiled for ``mode`` on first use; the

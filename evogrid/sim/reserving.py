@@ -66,6 +66,7 @@ from evogrid.sim.co_admission import (
     RULEBASE,
     WEIGHTED,
     WORKLOAD_END,
+    RequestParts,
     candidate_starts,
     choose,
     fill_fits,
@@ -304,9 +305,12 @@ def admission_feature(code, k, t, s, duration, need, lead_room, state):
 
 
 @njit(cache=True)
-def _fill_allow(k, t, r, parts, nparts, starts, duration, lead_room, fit, allow, rulebases, state):
-    """``allow[i, k, c]``: site k's rulebase (index k of the stack) accepts part i at candidate c,
-    asked only where the part fits."""
+def _fill_allow(k, t, request, starts, duration, lead_room, fits, rulebases, state):
+    """``allow[i, k, c]``: site k's rulebase (index k of the stack) accepts part i of ``request``
+    (a :class:`~evogrid.sim.co_admission.RequestParts`) at candidate c, asked only where the part
+    fits; ``fits = (fit, allow)``."""
+    r, parts, nparts = request.r, request.parts, request.n
+    fit, allow = fits
     params, meta = rulebases
     nf = meta[k, META_FEATURES]
     x = np.empty(nf)
@@ -389,6 +393,7 @@ def co_admit(r, t, book, rules, jobs, state, booked):
     while nparts < parts.shape[0] and parts[nparts, r] > 0:
         nparts += 1
     nsites = 1 if requests[R_SITE, r] >= 0 else orders.shape[0]
+    request = RequestParts(r, parts, nparts)
     starts = (earliest, inc, count)
     fit = np.full((sc.shape[0], count), -1, dtype=np.int64)
     ruled = algorithm == RULEBASE
@@ -402,13 +407,13 @@ def co_admit(r, t, book, rules, jobs, state, booked):
         fill_fits(profile, n, k, earliest, inc, count, duration, admitted, fit)
         if ruled:
             lead_room = (backlog_seconds(k, acc[k], jobs, state), _next_planned_start(k, jobs, state, n))
-            _fill_allow(k, t, r, parts, nparts, starts, duration, lead_room, fit, allow, rulebases, state)
+            _fill_allow(k, t, request, starts, duration, lead_room, (fit, allow), rulebases, state)
         booked.filtered[k, r] = _filter_degree(k, r, parts, nparts, count, (fit, allow), sc)
     accepted, sites, messages, prices = booked.accepted, booked.sites, booked.messages, booked.prices
     procs, length = booked.procs, booked.length
     chosen = np.empty(max(nparts, 1), dtype=np.int64)
-    start, sent, costs, span = choose(r, parts, nparts, (fit, allow), orders, nsites, starts, duration,
-                                      config, tariff, cum, chosen)
+    start, sent, costs, span = choose(request, (fit, allow), orders, nsites, starts, duration, config,
+                                      (tariff, cum), chosen)
     messages[r] = sent
     if start < 0:
         return

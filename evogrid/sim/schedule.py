@@ -15,7 +15,7 @@ from evogrid.sim.metrics import awrt_per_site, site_metrics
 from evogrid.sim.python_policy import LocationPolicy, QueueOrder, TransferPolicy, decider
 from evogrid.sim.registry import ACTIVE_TAKE, LOCATIONS, POOL_ARRIVALS, SCHEMES, TRANSFERS
 from evogrid.sim.reserving import no_requests
-from evogrid.sim.sites import Sites
+from evogrid.sim.sites import SiteArrays, Sites
 from evogrid.sim.tsk import TSKStack
 from evogrid.workload.model import Workload
 
@@ -90,8 +90,8 @@ class GridJobs:
         return core.pack_jobs(self.submit, self.run_time, self.estimate, self.procs, self.origin)
 
     @cached_property
-    def site_arrays(self) -> tuple[np.ndarray, ...]:
-        """``(speed, tags, hard, preferred)`` as the compiled grid loop takes them (evogrid.sim.sites)."""
+    def site_arrays(self) -> SiteArrays:
+        """Speeds, attributes and requirements as the compiled grid loop takes them (evogrid.sim.sites)."""
         return self.sites.arrays(self.origin, self.n_sites)
 
 
@@ -244,7 +244,7 @@ class Exchange:
     rulebase_of: np.ndarray | None = None
     order: QueueOrder | None = None
 
-    def arrays(self, jobs: GridJobs) -> tuple:
+    def arrays(self, jobs: GridJobs) -> grid.PolicyArrays:
         """The validated ``policy`` argument of the compiled grid loop (evogrid.sim.grid.run_grid)."""
         n_sites = jobs.n_sites
         scheme = SCHEMES.lookup(self.scheme)
@@ -297,8 +297,8 @@ class Exchange:
         setup[grid.SEED] = int(self.seed)
         setup[grid.MATCHING] = int(not jobs.sites.is_default)
         setup[grid.PY_ORDER] = int(self.order is not None)
-        return (setup, transfer_codes, rulebase_of, self.rulebases.params, self.rulebases.meta,
-                jobs.site_arrays)
+        return grid.PolicyArrays(setup, transfer_codes, rulebase_of, self.rulebases.params,
+                                 self.rulebases.meta, jobs.site_arrays)
 
     @property
     def python_transfer(self) -> dict[int, TransferPolicy]:
@@ -373,7 +373,7 @@ def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record
     arguments = (mode, packed, jobs.machine_procs, codes, policy, capacity, cutoff, requests)
     if exchange.in_python:
         location = exchange.location if isinstance(exchange.location, LocationPolicy) else None
-        decide = decider(packed, jobs.site_arrays[0], exchange.python_transfer, location, exchange.order)
+        decide = decider(packed, jobs.site_arrays.speed, exchange.python_transfer, location, exchange.order)
     else:
         decide = None
     out, d_site, d_partner, d_x, d_y, bounds, booked = grid.run_grid(*arguments, decide)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -29,6 +30,15 @@ from evogrid.errors import ScenarioError
 #: Bits available for distinct attribute values (int64 masks in the compiled loop).
 MAX_TAGS = 62
 KINDS = ("hard", "preferred")
+
+
+class SiteArrays(NamedTuple):
+    """Sites and requirements as the compiled grid loop reads them (:meth:`Sites.arrays`)."""
+
+    speed: np.ndarray  #: float64 (K,): each site's speed factor
+    tags: np.ndarray  #: int64 (K,): the attribute bits each site holds
+    hard: np.ndarray  #: int64 (n,): the bits each job requires ...
+    preferred: np.ndarray  #: int64 (n,): ... and prefers
 
 
 @dataclass(frozen=True)
@@ -129,9 +139,9 @@ class Sites:
                 preferred[drawn] |= b
         return hard, preferred
 
-    def arrays(self, origin: np.ndarray, n_sites: int) -> tuple[np.ndarray, ...]:
-        """The ``sites`` element of the compiled grid loop's policy: (speed, tags, hard, preferred)."""
-        return (self.speeds(n_sites), self.site_masks(n_sites), *self.job_masks(origin, n_sites))
+    def arrays(self, origin: np.ndarray, n_sites: int) -> SiteArrays:
+        """The ``sites`` bundle of the compiled grid loop's policy (:class:`SiteArrays`)."""
+        return SiteArrays(self.speeds(n_sites), self.site_masks(n_sites), *self.job_masks(origin, n_sites))
 
 
 def sites_from_config(speeds: Sequence[float], attributes: Sequence[Mapping[str, str]],

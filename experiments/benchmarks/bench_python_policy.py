@@ -59,7 +59,7 @@ def final_view(jobs: GridJobs, exchange: Exchange) -> GridView:
     stop = (jobs.packed[HOME], np.zeros(jobs.n_sites))
     state, _, _ = grid.grid_setup(jobs.packed, jobs.machine_procs, np.zeros(jobs.n_sites, dtype=np.int64),
                                   exchange.arrays(jobs), 0, stop, no_requests(jobs.n_sites), SPAN)
-    return GridView(jobs.packed, state, jobs.site_arrays[0])
+    return GridView(jobs.packed, state, jobs.site_arrays.speed)
 
 
 def case(label: str, jobs: GridJobs, compiled: Exchange, transfer: TransferPolicy,

@@ -11,6 +11,6 @@ from evogrid.sim.numba_stamp import njit
 @njit(cache=True, inline="always")
 def key(k, l, job, t, jobs, state, policy, work):
     """The job's estimated end at l (s): :func:`ready_time` plus its estimate at l's speed."""
-    speed = policy[5][0]
+    speed = policy.sites.speed
     ready = ready_time(l, job, t, jobs, state.sc, state.running, state.out, work.area)
     return ready + jobs[ESTIMATE, job] * speed[k] / speed[l], 0.0

@@ -8,5 +8,5 @@ from evogrid.sim.numba_stamp import njit
 @njit(cache=True, inline="always")
 def key(k, l, job, t, jobs, state, policy, work):
     """The job's run time at l relative to k: ``s_k / s_l``."""
-    speed = policy[5][0]
+    speed = policy.sites.speed
     return speed[k] / speed[l], 0.0

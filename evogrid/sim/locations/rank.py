@@ -14,12 +14,12 @@ from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
 def key(k, l, job, t, jobs, state, policy, work):
     """Minus the output of k's ranking rulebase for l; its features are seen at l (WAIT_HOURS: MCT's
     estimated wait there, in hours)."""
-    rb_params, rb_meta = policy[3], policy[4]
-    r = policy[2][k, k]
+    rb_params, rb_meta = policy.rb_params, policy.rb_meta
+    r = policy.rulebase_of[k, k]
     waits = False  # does the rulebase read the wait at l?
     for h in range(rb_meta[r, META_FEATURES]):
         waits = waits or rb_meta[r, META_CODES + h] == F_WAIT_HOURS
-    sc, speed = state.sc, policy[5][0]
+    sc, speed = state.sc, policy.sites.speed
     ready = ready_time_called(l, job, t, jobs, sc, state.running, state.out, work.area) if waits else 0.0
     x, scratch = work.x, work.exponents
     for h in range(rb_meta[r, META_FEATURES]):

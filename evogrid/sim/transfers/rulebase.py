@@ -15,7 +15,7 @@ def accepts(s, job, partner, jobs, sc, policy, work, log):
     """1 iff the rulebase ``s`` uses with ``partner`` (the offering site for a foreign job, the
     first partner in location order for an own job) outputs y > 0. Each decision is appended to
     the log arrays while they have room (recording on)."""
-    _, _, rulebase_of, rb_params, rb_meta, _ = policy
+    rulebase_of, rb_params, rb_meta = policy.rulebase_of, policy.rb_params, policy.rb_meta
     x, scratch = work.x, work.exponents
     r = rulebase_of[s, partner]
     nf = rb_meta[r, META_FEATURES]
