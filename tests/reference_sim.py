@@ -201,7 +201,7 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
         site.free -= jobs[job].procs
         site.running.append((t + jobs[job].run_time, t + jobs[job].estimate, jobs[job].procs, job))
 
-    desk = None if requests is None else Desk(sites, jobs, start, where, requests, rules)
+    desk = None if requests is None else Desk(sites, jobs, start, where, requests, rules, speed)
 
     def run_lrms(k, queue, t):
         """Site k's LRMS pass over ``queue`` (a list it edits); returns the jobs started."""
@@ -495,10 +495,13 @@ class _Held(list):
         self.ever.append(h)
 
 
-def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None):
-    """(start times, bookings) of sites without exchange that also take reservations:
-    :func:`simulate_reference` with ``requests`` (a :class:`Desk` books them)."""
-    start, _, _, booked = simulate_reference(jobs, machine_procs, lrms, requests=requests, rules=rules)
+def simulate_reserved_reference(jobs, machine_procs, lrms, requests, rules=None, speed=()):
+    """(start times, bookings) of sites without exchange that also take reservations (of speed
+    factors ``speed``, default all 1): :func:`simulate_reference` with ``requests`` (a :class:`Desk`
+    books them)."""
+    policy = Policy(transfer=("local",) * len(machine_procs), speed=tuple(speed))
+    start, _, _, booked = simulate_reference(jobs, machine_procs, lrms, policy, requests=requests,
+                                             rules=rules)
     return start, booked
 
 
@@ -524,8 +527,8 @@ class Desk:
     ``booked``: per request (start or -1, sites, messages, cost or None, ...).
     """
 
-    def __init__(self, sites, jobs, start, where, requests, rules):
-        self.sites, self.jobs, self.start, self.where = sites, jobs, start, where
+    def __init__(self, sites, jobs, start, where, requests, rules, speed):
+        self.sites, self.jobs, self.start, self.where, self.speed = sites, jobs, start, where, speed
         self.requests, self.rules = requests, rules or Rules()
         self.booked = [(-1, (), 0, None)] * len(requests)
         self.held = [_Held() for _ in sites]  # accepted reservations: [start, end, procs, taken?]
@@ -804,16 +807,44 @@ class Desk:
         return 1.0 if 2 * n <= aip else (2.0 - 2.0 * n / aip if n <= aip else 0.0)
 
     def admit_probe(self, r, t):
-        """Röblitz et al.'s probe/reserve, literally: every processor count whose duration fits the
-        window, up to tsn_max earliest fits at least tss_gap apart (spread over the window or
-        packed), filtered by the success estimate, sorted by the preferences (stable), and the
-        first that starts once the backlog clears is taken."""
+        """Röblitz et al.'s probe/reserve, literally: at the request's site, or at every site of its
+        order that can hold its fewest processors, every processor count whose duration at that
+        site's speed (d / speed, rounded half up, at least 1 s) fits the window, up to tsn_max
+        earliest fits at least tss_gap apart (spread over the window or packed), filtered by the
+        success estimate; all sites' candidates sorted by the preferences (stable: site order,
+        count, slot), and the first that starts once its site's backlog clears is taken."""
         req, rules = self.requests[r], self.rules
-        k, m = req.site, self.sites[req.site].m
-        clear = self.workload_end(k, t) if rules.load_rule == "workload-end" else t + self.backlog(k, t)
+        order = [req.site] if req.site >= 0 else list(req.order)
+        candidates, messages, slots, clear = [], 0, 0, {}
+        for k in order:
+            m = self.sites[k].m
+            if min(req.counts) > m:
+                continue  # the site is smaller than the request
+            clear[k] = (self.workload_end(k, t) if rules.load_rule == "workload-end"
+                        else t + self.backlog(k, t))
+            messages, slots = self._probe_site(k, t, req, candidates, clear[k], (messages, slots))
+        keys = {"earliest_end": lambda c: c[1] + c[2], "lowest_cost": lambda c: c[4],
+                "fewest_processors": lambda c: c[0],
+                "highest_success": lambda c: -c[3]}
+        candidates.sort(key=lambda c: tuple(keys[p](c) for p in rules.preferences))
+        refused = 0
+        for n, s, d, _, cost, k in candidates:
+            messages += 1
+            if s >= clear[k]:
+                self.booked[r] = (s, (k,), messages, cost, (slots, len(candidates), refused))
+                self.held[k].append([s, s + d, n, False])
+                return
+            refused += 1
+        self.booked[r] = (-1, (), messages, None, (slots, len(candidates), refused))
+
+    def _probe_site(self, k, t, req, candidates, clear, counted):
+        """Site k's time slots for ``req`` over the threshold, appended to ``candidates``; returns
+        ``counted = (messages, slots)`` with this site's probes and slots added."""
+        rules, m = self.rules, self.sites[k].m
+        messages, slots = counted
         first = max(t, req.earliest)
-        candidates, messages, slots, refused = [], 0, 0, 0
-        for n, d in sorted(req.counts.items()):
+        for n, d_ref in sorted(req.counts.items()):
+            d = max(int(d_ref > 0), math.floor(d_ref * (1.0 / self.speed[k]) + 0.5))
             if n > m or first + d > req.deadline:
                 continue
             messages += 1
@@ -835,20 +866,9 @@ class Desk:
                 else:
                     success = self.history_success(k, t, s, d, n)
                 if success >= rules.threshold:
-                    candidates.append((n, s, d, success, n * rules.price(k, s, s + d)))
+                    candidates.append((n, s, d, success, n * rules.price(k, s, s + d), k))
                 x = max(s + max(rules.tss_gap, 1), first + (i + 1) * step)
-        keys = {"earliest_end": lambda c: c[1] + c[2], "lowest_cost": lambda c: c[4],
-                "fewest_processors": lambda c: c[0],
-                "highest_success": lambda c: -c[3]}
-        candidates.sort(key=lambda c: tuple(keys[p](c) for p in rules.preferences))
-        for n, s, d, _, cost in candidates:
-            messages += 1
-            if s >= clear:
-                self.booked[r] = (s, (k,), messages, cost, (slots, len(candidates), refused))
-                self.held[k].append([s, s + d, n, False])
-                return
-            refused += 1
-        self.booked[r] = (-1, (), messages, None, (slots, len(candidates), refused))
+        return messages, slots
 
     def admit_collective(self, r, t):
         """Cankar's placement, literally: candidate starts where some site's free count rises (and the

@@ -40,12 +40,14 @@ def combined(draw):
     K = draw(st.integers(2, 3))
     sites = [draw(workloads(max_jobs=12)) for _ in range(K)]
     fixed = draw(st.integers(0, 3)) == 0
-    req = draw(requests([w.machine_procs for w in sites], max_parts=K, fixed=fixed))
+    algorithm = draw(st.sampled_from(["first-fit", "probe", *MELTZER] if fixed else ["probe", *MELTZER]))
+    parts = 1 if algorithm == "probe" else K  # the probe places one-part requests
+    req = draw(requests([w.machine_procs for w in sites], max_parts=parts, fixed=fixed))
     transfer = tuple(draw(st.sampled_from(["local", "awf", "broker"])) for _ in range(K))
     location = draw(st.sampled_from(SCORING if "broker" in transfer else ["fixed", *SCORING]))
-    algorithm = draw(st.sampled_from(["first-fit", *MELTZER] if fixed else MELTZER))
     return sites, draw(heterogeneous(K)), req, Exchange("mixed", transfer=transfer, location=location), \
-        ReservationRules(algorithm, minsize=draw(st.integers(1, 8)), windows=draw(st.integers(1, 4)))
+        ReservationRules(algorithm, minsize=draw(st.integers(1, 8)), windows=draw(st.integers(1, 4)),
+                         seed=draw(st.integers(0, 3)))
 
 
 @settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))

@@ -27,6 +27,7 @@ from evogrid.sim.booking import (
 )
 from evogrid.sim.metrics import reservation_metrics, unfairness, utilization_until
 from evogrid.sim.schedule import simulate_local
+from evogrid.sim.sites import Sites
 from evogrid.workload.model import Workload
 from evogrid.workload.reservations import DEFAULT_PREFERENCES, PREFERENCES, Collective, Elastic, Reservations
 
@@ -67,7 +68,7 @@ def _price(tariff, cum):
     return lambda k, a, b: before(k, b) - before(k, a)
 
 
-def _reference(workloads, lrms, req, rules, bookings_order, rulebases=()):
+def _reference(workloads, lrms, req, rules, bookings_order, rulebases=(), speed=()):
     jobs = [Job(*row) for k, w in enumerate(workloads)
             for row in zip(w.submit.tolist(), w.run_time.tolist(), w.procs.tolist(), w.estimate.tolist(),
                            [k] * w.n_jobs, strict=True)]
@@ -75,7 +76,7 @@ def _reference(workloads, lrms, req, rules, bookings_order, rulebases=()):
     jobs = [jobs[j] for j in order]
     reqs, ref_rules = reference_requests(workloads, req, rules, bookings_order, rulebases)
     return simulate_reserved_reference(jobs, [w.machine_procs for w in workloads], [lrms] * len(workloads),
-                                       reqs, ref_rules)
+                                       reqs, ref_rules, speed)
 
 
 def reference_requests(workloads, req, rules, bookings_order, rulebases=()):
@@ -140,13 +141,15 @@ def _check_capacity_with_reservations(schedule, req, bookings):
         assert np.cumsum(procs[order]).max(initial=0) <= w.machine_procs[k], "reserved processors used twice"
 
 
-def _run_against_reference(workloads, lrms, req, rules, rulebases=()):
-    """``rulebases``: the Rulebase objects behind ``rules.rulebases`` (the rulebase algorithm)."""
-    schedule, bookings = simulate_reservations(workloads, lrms, req, rules)
+def _run_against_reference(workloads, lrms, req, rules, rulebases=(), sites=None):
+    """``rulebases``: the Rulebase objects behind ``rules.rulebases`` (the rulebase algorithm);
+    ``sites``: their speeds (evogrid.sim.sites.Sites; default all 1)."""
+    schedule, bookings = simulate_reservations(workloads, lrms, req, rules, sites=sites)
     check_schedule(schedule)
     _check_capacity_with_reservations(schedule, req, bookings)
     orders = site_orders(len(workloads), req.n_requests, rules.seed)
-    start, booked = _reference(workloads, lrms, req, rules, orders, list(rulebases))
+    speed = () if sites is None else tuple(sites.speeds(len(workloads)).tolist())
+    start, booked = _reference(workloads, lrms, req, rules, orders, list(rulebases), speed)
     assert schedule.start.tolist() == start
     check_bookings(bookings, booked, req, rules, len(workloads))
     return schedule, bookings
@@ -250,10 +253,10 @@ def test_admission_rulebases_equal_reference():
 
 
 @st.composite
-def elastic_requests(draw, machine_procs):
-    """One-site requests, each elastic or not (ranges around the part, Amdahl or Downey), with a
-    random order of preferences."""
-    req = draw(requests(machine_procs))
+def elastic_requests(draw, machine_procs, fixed=True):
+    """One-part requests, each elastic or not (ranges around the part, Amdahl or Downey), with a
+    random order of preferences; ``fixed``: each booked at a random site, else the grid chooses."""
+    req = draw(requests(machine_procs, fixed=fixed))
     if req.n_requests == 0 or draw(st.booleans()):
         return req
     m = max(machine_procs)
@@ -270,16 +273,22 @@ def elastic_requests(draw, machine_procs):
 
 
 def test_probe_reserve_equals_reference():
-    """1,000 random one-site grids: Röblitz et al.'s probe/reserve of plain and elastic requests with
-    random probe settings (start times spread or packed), estimates, thresholds, tariffs and LRMS."""
+    """1,000 random grids of 1-3 sites with random speeds: Röblitz et al.'s probe/reserve of plain
+    and elastic requests, booked at one site or probed at every site (durations scaled by each
+    site's speed), with random probe settings (start times spread or packed), estimates, thresholds,
+    tariffs and LRMS."""
     @settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
     @given(st.data())
     def run(data):
-        w = data.draw(workloads(max_jobs=15))
-        req = data.draw(elastic_requests([w.machine_procs]))
+        K = data.draw(st.integers(1, 3))
+        sites = [data.draw(workloads(max_jobs=12 if K > 1 else 15)) for _ in range(K)]
+        fixed = K == 1 or data.draw(st.booleans())
+        req = data.draw(elastic_requests([w.machine_procs for w in sites], fixed=fixed))
+        speeds = Sites(speed=tuple(data.draw(st.sampled_from([0.5, 1.0, 1.5, 2.0, 4.0])) for _ in range(K)))
         prices = np.random.default_rng(data.draw(st.integers(0, 2**16)))
-        rules = ReservationRules("probe", acc=(data.draw(st.sampled_from([0.0, 0.5, 1.0])),),
-                                 tariffs=prices.choice([0.5, 1.0, 2.0], size=(1, 168)),
+        acc = tuple(data.draw(st.sampled_from([0.0, 0.5, 1.0])) for _ in sites)
+        rules = ReservationRules("probe", acc=acc,
+                                 tariffs=prices.choice([0.5, 1.0, 2.0], size=(K, 168)),
                                  tsn_max=data.draw(st.integers(1, 4)), tss_gap=data.draw(st.integers(1, 10)),
                                  estimate=data.draw(st.sampled_from(["load", "static", "history"])),
                                  history_seconds=data.draw(st.sampled_from([1, 7, 30, 86_400])),
@@ -288,15 +297,21 @@ def test_probe_reserve_equals_reference():
                                  load_rule=data.draw(st.sampled_from(list(LOAD_RULES))),
                                  acc_running=data.draw(st.sampled_from([0.0, 0.5, 1.0])),
                                  acc_waiting=data.draw(st.sampled_from([0.0, 0.5, 1.0])),
-                                 probe_slots=data.draw(st.sampled_from(list(PROBE_SLOTS))))
-        _, bookings = _run_against_reference([w], data.draw(st.sampled_from(LRMS)), req, rules)
+                                 probe_slots=data.draw(st.sampled_from(list(PROBE_SLOTS))),
+                                 seed=data.draw(st.integers(0, 3)))
+        lrms = data.draw(st.sampled_from(LRMS))
+        _, bookings = _run_against_reference(sites, lrms, req, rules, sites=speeds)
         seen["accepted"] += int(bookings.accepted.sum())
         seen["elastic"] += int((bookings.accepted & (bookings.procs[:, 0] != req.parts[:, 0])).sum())
         seen["refused"] += int((~bookings.accepted & (bookings.messages > 0)).sum())
         seen["filtered"] += int((bookings.funnel[:, 1] < bookings.funnel[:, 0]).sum())
         seen["site refused"] += int((bookings.funnel[:, 2] > 0).sum())
+        held = bookings.length[bookings.accepted]
+        seen["scaled"] += int((held != req.duration[bookings.accepted]).sum()) if req.elastic is None else 0
+        seen["grid-placed"] += int((bookings.accepted & (req.site < 0)).sum())
 
-    seen = {"accepted": 0, "elastic": 0, "refused": 0, "filtered": 0, "site refused": 0}
+    seen = {"accepted": 0, "elastic": 0, "refused": 0, "filtered": 0, "site refused": 0, "scaled": 0,
+            "grid-placed": 0}
     run()
     # accepted, on another count than asked, refused after probing, a candidate under the threshold,
     # and one the site refused
@@ -632,6 +647,9 @@ def test_bad_reservation_inputs():
     anywhere = Reservations("anywhere", *(arr(v) for v in ([0], [0], [9], [5], [[1]])))
     with pytest.raises(ScenarioError, match="anywhere: first-fit books at one site"):
         simulate_reservations([w], "easy", anywhere, ReservationRules("first-fit"))
+    pair = Reservations("pair", *(arr(v) for v in ([0], [0], [9], [5], [[1, 1]])))
+    with pytest.raises(ScenarioError, match="pair: request 0: probe places one-part requests, not 2 parts"):
+        simulate_reservations([w, w], "easy", pair, ReservationRules("probe"))
     elsewhere = Reservations("elsewhere", *(arr(v) for v in ([0], [0], [9], [5], [[1]])), site=arr([3]))
     with pytest.raises(ScenarioError, match="elsewhere: request 0: field site 3 is not a site"):
         simulate_reservations([w], "easy", elsewhere)

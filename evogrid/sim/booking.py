@@ -380,8 +380,10 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
         raise ScenarioError(f"{requests.name}: {widest}-part requests on {K} sites with {rules.windows} "
                             f"windows have up to {orders:,} variants each (limit {MAX_VARIANTS:,}); use "
                             "fewer windows, parts or sites")
-    if rules.algorithm == "probe" and (requests.site < 0).any():
-        raise ScenarioError(f"{requests.name}: probe books at one site; give every request a site")
+    if rules.algorithm == "probe" and ((requests.parts > 0).sum(axis=1) > 1).any():
+        r = int(np.flatnonzero((requests.parts > 0).sum(axis=1) > 1)[0])
+        raise ScenarioError(f"{requests.name}: request {r}: probe places one-part requests, not "
+                            f"{int((requests.parts[r] > 0).sum())} parts")
     if rules.algorithm == "collective" and (requests.collective is None or (requests.site >= 0).any()):
         raise ScenarioError(f"{requests.name}: the collective algorithm needs collective requests that "
                             "the grid places (evogrid.workload.reservations.collective)")
@@ -398,7 +400,8 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
     orders = np.stack([rng.permutation(K) for _ in range(R)], axis=1) if R else np.zeros((K, 0), np.int64)
     fixed = np.flatnonzero(requests.site >= 0)
     orders[0, fixed] = requests.site[fixed]  # a booked site comes first; only it is tried
-    book = (packed, parts, np.ascontiguousarray(orders.astype(np.int64)), durations)
+    book = (packed, parts, np.ascontiguousarray(orders.astype(np.int64)),
+            durations_at_sites(durations, jobs.site_arrays.speed))
     preferences = requests.elastic.preferences if requests.elastic is not None else DEFAULT_PREFERENCES
     run = run_exchange(jobs, names, exchange or Exchange("local", transfer=("local",) * K),
                        requests=(book, rules.arrays(workloads, preferences)))
@@ -416,6 +419,15 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
     if exchange is None:  # the schedule of sites without exchange
         schedule = Schedule(jobs, names, schedule.start, jobs.origin.copy())
     return schedule, bookings
+
+
+def durations_at_sites(durations: np.ndarray, speed: np.ndarray) -> np.ndarray:
+    """int64 (K, len(durations)): each duration (s, given for speed factor 1, Röblitz et al.'s
+    pp_ref) at each site, ``d * pp_ref / pp_site`` (their 3.2.1), rounded as a moved job's run time
+    is (a duration that takes time takes at least 1 s). The probe reads them; Meltzer's algorithms
+    and first-fit hold a request for its duration at any site."""
+    scaled = np.floor(durations[None, :] * (1.0 / speed[:, None]) + 0.5).astype(np.int64)
+    return np.ascontiguousarray(np.maximum(scaled, (durations > 0).astype(np.int64)[None, :]))
 
 
 def _most_messages(requests: Reservations, rules: ReservationRules, n_sites: int) -> np.ndarray:

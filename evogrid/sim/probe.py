@@ -45,8 +45,8 @@ EARLIEST_END, LOWEST_COST, HIGHEST_SUCCESS, FEWEST_PROCESSORS = 0, 1, 2, 3
 LOAD, STATIC, HISTORY = 0, 1, 2
 DAY_SECONDS = 86_400
 #: Rows of the float64 candidate array: processors, start (s), duration (s), estimated success, cost.
-K_PROCS, K_START, K_DURATION, K_SUCCESS, K_COST = range(5)
-N_CANDIDATE_ROWS = 5
+K_PROCS, K_START, K_DURATION, K_SUCCESS, K_COST, K_SITE = range(6)
+N_CANDIDATE_ROWS = 6
 
 
 @njit(cache=True, inline="always")

@@ -103,6 +103,7 @@ from evogrid.sim.probe import (
     K_COST,
     K_DURATION,
     K_PROCS,
+    K_SITE,
     K_START,
     N_CANDIDATE_ROWS,
     preference_order,
@@ -141,7 +142,7 @@ class Booked(NamedTuple):
 
 #: Rows of ``requests``: times (s), the booked site (-1: any), and the processor counts a request may
 #: run on with the offset of their durations in the ``durations`` table (plain requests: one count,
-#: the largest part's).
+#: the largest part's; ``durations[k]``: at site k's speed, evogrid.sim.booking).
 R_SUBMIT, R_EARLIEST, R_DEADLINE, R_DURATION, R_SITE, R_PROCS_MIN, R_PROCS_MAX, R_TABLE = range(8)
 #: ... and a collective request's most sites N, least processors per site d and in all e.
 R_SITES_MAX, R_SITE_MIN, R_TOTAL_MIN = range(8, 11)
@@ -467,39 +468,55 @@ def idle_history(k, t, delta, jobs, state, booked):
 
 @njit(cache=True)
 def probe_reserve(r, t, book, rules, jobs, state, booked):
-    """Röblitz et al.'s probe/reserve of one-site request ``r`` at time ``t`` (evogrid.sim.probe): the
-    site accepts the first candidate in preference order that starts once its known workload has
-    ended (:func:`workload_end`, theirs, or Meltzer's backlog: ``C_LOAD_RULE``)."""
-    requests, _, _, durations = book
+    """Röblitz et al.'s probe/reserve of request ``r`` at time ``t`` (evogrid.sim.probe): its site, or
+    (site -1) every site in the request's order that has its fewest processors, is probed with the
+    request's durations at that site's speed (``durations[k]``); the candidates of all of them go
+    into one preference order, and the first whose site accepts it (it starts once the site's known
+    workload has ended: :func:`workload_end`, theirs, or Meltzer's backlog, ``C_LOAD_RULE``) is
+    reserved."""
+    requests, _, orders, durations = book
     config, acc, tariff, cum, _ = rules
     sc, profile = state.sc, state.profile
-    k = requests[R_SITE, r]
-    if np.int64(config[C_LOAD_RULE]) == WORKLOAD_END:
-        clear = workload_end(k, t, (config[C_ACC_RUNNING], config[C_ACC_WAITING]), jobs, state)
-    else:
-        clear = t + backlog_seconds(k, acc[k], jobs, state)
-    n = site_profile(k, t, jobs, state)
-    low, high = requests[R_PROCS_MIN, r], min(requests[R_PROCS_MAX, r], sc[k, M_PROCS])
+    K = state.running.shape[1]
+    nsites = 1 if requests[R_SITE, r] >= 0 else orders.shape[0]
     tsn_max = np.int64(config[C_TSN_MAX])
-    cand = np.empty((N_CANDIDATE_ROWS, max(0, high - low + 1) * tsn_max))
-    table = durations[requests[R_TABLE, r]:requests[R_TABLE, r] + max(0, high - low + 1)]
-    if np.int64(config[C_ESTIMATE]) == HISTORY:
-        history = idle_history(k, t, np.int64(config[C_HISTORY_SECONDS]), jobs, state, booked)
-    else:
-        history = (np.zeros(0), np.int64(0), np.int64(1), sc[k, M_PROCS])
-    window = (t, requests[R_EARLIEST, r], requests[R_DEADLINE, r], clear)
-    found, sent, probed = probe_candidates(profile, n, window, (low, high), table,
-                                          (tsn_max, np.int64(config[C_TSS_GAP]), np.int64(config[C_ESTIMATE]),
-                                           config[C_SUCCESS_SECONDS], config[C_THRESHOLD],
-                                           np.int64(config[C_SLOTS])),
-                                          (tariff, cum, k), cand, history)
+    counts = max(0, requests[R_PROCS_MAX, r] - requests[R_PROCS_MIN, r] + 1)
+    cand = np.empty((N_CANDIDATE_ROWS, nsites * counts * tsn_max))
+    clear = np.zeros(K, dtype=np.int64)
+    found = sent = probed = 0
+    for o in range(nsites):
+        k = orders[o, r]
+        low, high = requests[R_PROCS_MIN, r], min(requests[R_PROCS_MAX, r], sc[k, M_PROCS])
+        if high < low:
+            continue  # not a resource candidate: the site is smaller than the request
+        if np.int64(config[C_LOAD_RULE]) == WORKLOAD_END:
+            clear[k] = workload_end(k, t, (config[C_ACC_RUNNING], config[C_ACC_WAITING]), jobs, state)
+        else:
+            clear[k] = t + backlog_seconds(k, acc[k], jobs, state)
+        n = site_profile(k, t, jobs, state)
+        table = durations[k, requests[R_TABLE, r]:requests[R_TABLE, r] + high - low + 1]
+        if np.int64(config[C_ESTIMATE]) == HISTORY:
+            history = idle_history(k, t, np.int64(config[C_HISTORY_SECONDS]), jobs, state, booked)
+        else:
+            history = (np.zeros(0), np.int64(0), np.int64(1), sc[k, M_PROCS])
+        window = (t, requests[R_EARLIEST, r], requests[R_DEADLINE, r], clear[k])
+        new, probes, slots = probe_candidates(
+            profile, n, window, (low, high), table,
+            (tsn_max, np.int64(config[C_TSS_GAP]), np.int64(config[C_ESTIMATE]), config[C_SUCCESS_SECONDS],
+             config[C_THRESHOLD], np.int64(config[C_SLOTS])),
+            (tariff, cum, k), cand[:, found:], history)
+        cand[K_SITE, found:found + new] = k
+        found += new
+        sent += probes
+        probed += slots
     accepted, sites, messages, prices = booked.accepted, booked.sites, booked.messages, booked.prices
     held_procs, length = booked.procs, booked.length
     booked.funnel[0, r], booked.funnel[1, r] = probed, found
     for c in preference_order(cand, found, config[C_PREFERENCES:C_PREFERENCES + N_PREFERENCES]):
         sent += 1
         start = np.int64(cand[K_START, c])
-        if start < clear:
+        k = np.int64(cand[K_SITE, c])
+        if start < clear[k]:
             booked.funnel[2, r] += 1
             continue  # the site refuses a start before its backlog clears
         procs, duration = np.int64(cand[K_PROCS, c]), np.int64(cand[K_DURATION, c])
@@ -643,7 +660,7 @@ def new_bookings(book: tuple) -> Booked:
 def no_requests(n_sites: int) -> tuple:
     """``(book, rules)`` of a run without requests, typed as a run with them (one compiled loop)."""
     book = (np.zeros((N_REQUEST_FIELDS, 0), dtype=np.int64), np.zeros((1, 0), dtype=np.int64),
-            np.zeros((n_sites, 0), dtype=np.int64), np.zeros(1, dtype=np.int64))
+            np.zeros((n_sites, 0), dtype=np.int64), np.zeros((n_sites, 1), dtype=np.int64))
     stack = TSKStack.empty()
     rules = (np.zeros(N_CONFIG), np.zeros(n_sites), np.zeros((n_sites, HOURS_PER_WEEK)),
              np.zeros((n_sites, HOURS_PER_WEEK + 1)), (stack.params, stack.meta))
