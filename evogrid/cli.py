@@ -361,8 +361,9 @@ def reserve(
              "answers: restrictive), cpu-count (2), backlog (3), backfill (4), weighted (5, cost "
              "and start); 2-5 read the sites' profiles (information-rich). first-fit: one-site "
              "requests (book-ahead) at the exact earliest fit. Default: the scenario's, else "
-             "backfill. probe: Röblitz et al.'s probe/reserve of one-site (book-ahead) requests, "
-             "plain or elastic ([reservations] elastic = [low, high]). collective: Cankar's placement "
+             "backfill. probe: Röblitz et al.'s probe/reserve of one-part (book-ahead) requests at "
+             "their site or every site (durations scaled by site speed), plain or elastic "
+             "([reservations] elastic = [low, high]). collective: Cankar's placement "
              "of collective requests ([reservations] collective_sites = N; the other algorithms "
              "place the same requests as fixed parts).")] = None,
     workload: Annotated[str | None, typer.Option(
