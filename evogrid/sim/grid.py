@@ -114,7 +114,8 @@ from evogrid.sim.core import (
     start_held,
     stopped_at_cutoff,
 )
-from evogrid.sim.lrms import EASY, START, easy_rule
+from evogrid.sim.lrms import EASY, START
+from evogrid.sim.lrms.easy import easy_rule
 from evogrid.sim.numba_stamp import njit
 from evogrid.sim.reserving import R_SUBMIT, Booked, book_in_mode, new_bookings, no_requests
 from evogrid.sim.sites import SiteArrays

@@ -24,121 +24,29 @@ shortest estimate first (a new job joins behind every waiting job whose
 estimate is not longer): ``sjf`` and ``easy-sjf`` are FCFS and EASY over
 such a queue.
 
-Adding an LRMS: write its rule, :func:`register` an :class:`Lrms` entry (a
-built-in one goes into :data:`REGISTRY` below), and give the reference
-simulator in ``tests/reference_sim.py`` its twin. The dispatch
-:func:`behind_head` over the codes is generated from the registry.
+One file per LRMS holds its rule and its registry entry ``ENTRY`` (an
+:class:`~evogrid.sim.lrms.base.Lrms`): ``fcfs``, ``easy``, ``greedy`` (LIST),
+``conservative``, ``sjf`` and ``easy_sjf``. Adding an LRMS: write its file
+with its rule and entry, :func:`register` the entry (a built-in one goes
+into :data:`BUILT_IN` below), and give the reference simulator in
+``tests/reference_sim.py`` its twin. The dispatch :func:`behind_head` over
+the codes is generated from the registry.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from evogrid.sim import numba_stamp
 from evogrid.sim.dispatch import compile_inline
-from evogrid.sim.numba_stamp import njit
+from evogrid.sim.lrms import conservative, easy, easy_sjf, fcfs, greedy, sjf
+from evogrid.sim.lrms.base import SKIP, START, STOP, Lrms
 
-#: Verdicts of an LRMS rule on a job behind the blocked head.
-SKIP, START, STOP = 0, 1, 2
+__all__ = ["BUILT_IN", "MIXED", "REGISTRY", "SKIP", "START", "STOP", "Lrms", "lrms_code", "register"]
 
-
-@njit(cache=True, inline="always")
-def easy_rule(t, need, estimate, T, extra):
-    """EASY backfilling: start a job that does not delay the head's reservation.
-
-    It ends (by its estimate) by the shadow time ``T``, or it uses only the
-    ``extra`` processors spare at ``T`` (which it then takes).
-    """
-    if t + estimate <= T:
-        return START, extra
-    if need <= extra:
-        return START, extra - need
-    return SKIP, extra
-
-
-@njit(cache=True, inline="always")
-def easy_may_start(t, need, estimate, T, extra):
-    """Might EASY start a job needing at least ``need`` processors for at least ``estimate`` s?"""
-    return t + estimate <= T or need <= extra
-
-
-@njit(cache=True, inline="always")
-def list_rule(t, need, estimate, T, extra):
-    """LIST (greedy): start whatever fits."""
-    return START, extra
-
-
-@njit(cache=True, inline="always")
-def always(t, need, estimate, T, extra):
-    """A rule's ``may_start`` where every job that fits starts."""
-    return True
-
-
-@dataclass(frozen=True)
-class Lrms:
-    """A local scheduler.
-
-    Attributes:
-        name: as users write it (``--lrms easy``).
-        code: its integer in the compiled core (0, 1, ...).
-        help: one line for ``--help`` and docs.
-        rule: the compiled rule for jobs behind a blocked head (module
-            docstring); None: nothing passes a blocked head.
-        uses_shadow: the rule reads the head's reservation (T, extra); the core
-            then keeps the site's running jobs sorted by estimated end.
-        profile: jobs behind the head are judged on the availability profile
-            (module docstring) instead of by a rule; the core keeps the
-            running jobs sorted by estimated end, which the profile starts from.
-        order: ``fifo`` (submission order) or ``sjf`` (shortest estimate first, ties in
-            submission order) for the site's own queue.
-        may_start: ``may_start(t, need, estimate, T, extra) -> bool``, False only if
-            the rule skips every job needing at least ``need`` processors for at
-            least ``estimate`` seconds (the arguments as for ``rule``). With it, a
-            ``fifo`` queue is indexed (evogrid.sim.queue_index) and a pass jumps
-            over such jobs; the rule must then never answer ``STOP`` and must
-            leave ``extra`` as it is when it answers ``SKIP``. None: the pass
-            reads every job.
-        reference: where its twin in the pure-Python reference simulator lives.
-    """
-
-    name: str
-    code: int
-    help: str
-    rule: Callable | None = None
-    uses_shadow: bool = False
-    profile: bool = False
-    order: str = "fifo"
-    may_start: Callable | None = None
-    reference: str = "tests/reference_sim.py"
-
-    @property
-    def backfills(self) -> bool:
-        """Can a job pass the blocked head?"""
-        return self.rule is not None or self.profile
-
-    @property
-    def indexed(self) -> bool:
-        """Does a pass over its own queue use the queue index (``may_start``)?"""
-        return self.rule is not None and self.may_start is not None and self.order == "fifo"
-
-
-REGISTRY: dict[str, Lrms] = {
-    e.name: e
-    for e in (
-        Lrms("fcfs", 0, "first come, first served: the queue head blocks everyone"),
-        Lrms("easy", 1, "EASY backfilling: jobs may pass the head if they do not delay its reservation",
-             easy_rule, uses_shadow=True, may_start=easy_may_start),
-        Lrms("list", 2, "LIST (greedy): every job that fits starts, in queue order", list_rule,
-             may_start=always),
-        Lrms("conservative", 3, "conservative backfilling: every waiting job holds a reservation; "
-             "a job may start early only if it delays none", profile=True),
-        Lrms("sjf", 4, "shortest job first: the queue in order of estimates, its head blocks everyone",
-             order="sjf"),
-        Lrms("easy-sjf", 5, "EASY backfilling over a queue in order of estimates (shortest first)",
-             easy_rule, uses_shadow=True, order="sjf", may_start=easy_may_start),
-    )
-}
+#: The built-in LRMS, one file each.
+BUILT_IN = (fcfs, easy, greedy, conservative, sjf, easy_sjf)
+REGISTRY: dict[str, Lrms] = {module.ENTRY.name: module.ENTRY for module in BUILT_IN}
 FCFS, EASY, LIST, CONSERVATIVE = (REGISTRY[n].code for n in ("fcfs", "easy", "list", "conservative"))
 #: The compilation mode of a grid whose sites run different LRMS (not an LRMS code).
 MIXED = -1
