@@ -95,6 +95,23 @@ def earliest_start(m, t, need, duration, busy):
     raise AssertionError("the last step always has room")
 
 
+def beichter_key(name, site, need):
+    """Beichter's policies (his 3.4 and 7.1.2) as an ascending key of a candidate site, from his code
+    with a slot read as a processor: phase 1 (room now; the new policy: and no job waiting) by the
+    free share before (old) or after (new) the job, ties towards the larger site; phase 2 (a queue
+    under 5 m jobs) by the waiting jobs (new: plus this one) over 5 m; then the sites he refuses."""
+    refused = 3.0, 0.0
+    m, free, waiting = site.m, site.free, len(site.queue)
+    if name == "beichter-old":
+        if free >= need:
+            broken = waiting > 2 * m and free > m // 10 + 2  # his "something wrong with host"
+            return refused if broken else (-free / m, float(-m))
+        return (1.0 + waiting / (5 * m), 0.0) if waiting < 5 * m else refused
+    if free >= need and waiting == 0:
+        return -(free - need) / m, float(-m)
+    return (1.0 + (waiting + 1) / (5 * m), 0.0) if waiting < 5 * m else refused
+
+
 def tsk(rules, x):
     """y of rules [(centers, widths, consequent)] at x, shifted by the largest exponent."""
     exps = [-sum((xh - c) ** 2 / w**2 for xh, c, w in zip(x, cs, ws, strict=True)) for cs, ws, _ in rules]
@@ -321,6 +338,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
             return speed[k] / speed[l], 0.0
         if policy.location in ("mct", "min-min", "max-min"):
             return ready(l, job, t) + jobs[job].estimate * speed[k] / speed[l], 0.0
+        if policy.location in ("beichter-old", "beichter-new"):
+            return beichter_key(policy.location, sites[l], need)
         if policy.location == "rank":
             names, rules = policy.rulebases[(k, k)]
             return -tsk(rules, features(l, job, names, origin=k, t=t)), 0.0

@@ -63,6 +63,60 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     event(f"jobs submitted at one instant: {bool((np.diff(jobs.submit) == 0).any())}")
 
 
+@SETTINGS
+@given(grids(), st.data())
+def test_beichters_policies_equal_reference(sites, data):
+    """Beichter's old and new policies (his 3.4 and 7.1.2) routing every job (brokers at every site,
+    or AWF partners in his order) on 1,000 random grids, a random LRMS per site: the schedule is the
+    reference's (reference_sim.beichter_key). Sites of 1-12 processors take up to 14 jobs each, so
+    queues reach his cap of 5 m waiting jobs."""
+    location = data.draw(st.sampled_from(["beichter-old", "beichter-new"]))
+    transfer = tuple(data.draw(st.sampled_from(["broker", "awf", "local"])) for _ in sites)
+    lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
+    jobs = GridJobs.merge(sites)
+    schedule = simulate_grid(jobs, lrms, Exchange(location, transfer=transfer, location=location))
+    check_schedule(schedule)
+    start, where = _reference(sites, jobs, lrms, Policy("exchange", transfer, location))
+    assert schedule.start.tolist() == start
+    assert schedule.site.tolist() == where
+    submit = jobs.submit
+    full = any(((schedule.site == k) & (submit <= t) & (schedule.start > t)).sum() >= 5 * w.machine_procs
+               for t in submit.tolist() for k, w in enumerate(sites))
+    event(f"{location}: some queue reached 5 m jobs: {full}")
+    event(f"{location}: a job moved: {bool((schedule.site != jobs.origin).any())}")
+
+
+def _beichter_sites(location, sizes, home_jobs, broker_jobs):
+    """The sites (broker at the last one only) and where each job ran: site 0 (``sizes[0]``
+    processors) keeps its ``home_jobs`` one-processor jobs submitted at 0; the last site's
+    ``broker_jobs`` one-processor jobs arrive at 0, 1, 2, ... s and go where ``location`` says."""
+    long = 10_000
+    workloads = [Workload("a", sizes[0], arr([0] * home_jobs), arr([long] * home_jobs), arr([1] * home_jobs),
+                          arr([long] * home_jobs), arr(range(1, home_jobs + 1)), arr([0] * home_jobs))]
+    workloads += [Workload(f"s{k}", m, arr([]), arr([]), arr([]), arr([]), arr([]), arr([]))
+                  for k, m in enumerate(sizes[1:-1], 1)]
+    n = broker_jobs
+    workloads.append(Workload("b", sizes[-1], arr(range(n)), arr([long] * n), arr([1] * n), arr([long] * n),
+                              arr(range(1, n + 1)), arr([0] * n)))
+    transfer = ("local",) * (len(sizes) - 1) + ("broker",)
+    schedule = simulate_grid(GridJobs.merge(workloads), "fcfs", Exchange(location, transfer=transfer,
+                                                                          location=location))
+    check_schedule(schedule)
+    return schedule.site[schedule.jobs.origin == len(sizes) - 1].tolist()
+
+
+@pytest.mark.parametrize("location", ["beichter-old", "beichter-new"])
+def test_beichters_worked_example_and_queue_cap(location):
+    """His 7.1.2 example: A (100 processors) runs 51 jobs and B (2) one; the old policy sends the next
+    job to B (50 % busy against A's 51 %), the new one to A (52 % after the job against B's 100 %).
+    Then two busy one-processor sites: the broker's jobs (from site 1) join the shorter queue, ties at
+    home, up to his cap of 5 m = 5 waiting jobs; once both queues hold 5, the jobs he would refuse
+    stay at their origin."""
+    first, second = _beichter_sites(location, (100, 2), 51, 2)
+    assert first == 1 and second == (1 if location == "beichter-old" else 0)
+    assert _beichter_sites(location, (1, 1), 1, 14) == [1, 1] + [0, 1] * 5 + [1, 1]
+
+
 def _two_sites(speed):
     """Site 0 (4 processors, speed ``speed[0]``) gets two 4-processor jobs at once; site 1 (4
     processors) is idle."""

@@ -41,7 +41,7 @@ def test_registries_are_the_only_name_tables():
                   and all(isinstance(k, str) for k in v) and all(isinstance(c, int) for c in v.values())]
         assert tables == [], module.__name__
     assert LOCATIONS.names(ranks_every_site=True) == (
-        "least-load", "olb", "met", "mct", "min-min", "max-min", "rank")
+        "least-load", "olb", "met", "mct", "min-min", "max-min", "rank", "beichter-old", "beichter-new")
     assert list(STRATEGIES) == ["local", "awf", "rulebase", "broker", "pool", "aa"]
     assert (LOCATIONS.default.name, POOL_ARRIVALS.default.name, STRATEGIES.default.name) == (
         "fixed", "first", "local")
@@ -51,7 +51,8 @@ def test_registries_are_the_only_name_tables():
 def test_unknown_names_are_one_line_errors():
     with pytest.raises(ScenarioError, match=r"^--location near: unknown location policy 'near'; "
                                             r"expected one of fixed, random, awrt, least-load, olb, met, "
-                                            r"mct, min-min, max-min, rank, debt$"):
+                                            r"mct, min-min, max-min, rank, debt, beichter-old, "
+                                            r"beichter-new$"):
         LOCATIONS.lookup("near", "--location near")
     with pytest.raises(RulebaseError, match="unknown feature 'NOPE'; expected one of NWP, NJP"):
         Rulebase.constant(True, ["NWP", "NOPE"])

@@ -18,6 +18,8 @@ L_MET, L_MCT, L_MIN_MIN, L_MAX_MIN, L_RANK = 5, 6, 7, 8, 9
 L_PYTHON = 10
 #: The debt account (Lepping 11.2.1, evogrid's reading).
 L_DEBT = 11
+#: Beichter's original and new policies (his 3.4 and 7.1.2).
+L_BEICHTER_OLD, L_BEICHTER_NEW = 12, 13
 #: How a new job meets the central pool.
 A_FIRST, A_QUEUED = 0, 1
 #: What an active request does with a job it takes: append it to the requesting site's queue (the

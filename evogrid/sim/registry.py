@@ -263,6 +263,14 @@ LOCATIONS: Registry[Location] = Registry("location policy", [
     Location("debt", codes.L_DEBT, "evogrid's reading of Lepping's debt account (11.2.1): partners that "
                                   "used the most processor-seconds here, less what this site used there, "
                                   "first", key=_LOCATION_KEYS + "debt:key", reads_delegated=True),
+    Location("beichter-old", codes.L_BEICHTER_OLD, "information-rich: Beichter's original policy (3.4): "
+                                                  "room now, most free share first; else the shortest "
+                                                  "queue under 5 m jobs; full queues last",
+             key=_LOCATION_KEYS + "beichter_old:key", ranks_every_site=True),
+    Location("beichter-new", codes.L_BEICHTER_NEW, "information-rich: Beichter's new policy (7.1.2): room "
+                                                  "and an empty queue, least load after the job first; "
+                                                  "else the shortest queue under 5 m jobs; full queues last",
+             key=_LOCATION_KEYS + "beichter_new:key", ranks_every_site=True),
 ])
 
 POOL_ARRIVALS: Registry[Choice] = Registry("pool arrival rule", [
