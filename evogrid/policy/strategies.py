@@ -181,7 +181,7 @@ class Broker:
 
     Args:
         location: a location policy that ranks every site (``mct``, ``min-min``, ``max-min``,
-            ``met``, ``olb``, ``least-load``, or ``rank``), or a
+            ``met``, ``olb``, ``least-load``, ``beichter-old``, ``beichter-new``, or ``rank``), or a
             :class:`~evogrid.sim.python_policy.LocationPolicy`.
         rankings: with ``rank``: site index -> its TSK ranking rulebase (features of
             :func:`~evogrid.policy.registry.features_for` ``("ranking")``). A site without
