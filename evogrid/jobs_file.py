@@ -164,13 +164,13 @@ def write_jobs(path: Path, schedule: Schedule, occupied: Sequence[Occupied] | No
 def executed_estimates(schedule: Schedule) -> np.ndarray:
     """Each job's estimate (s) at the site that ran it: scaled by the speeds as its run time is
     (evogrid.sim.sites), the logged one where it ran at home or the speeds are equal."""
-    from evogrid.sim.grid import _scaled
+    from evogrid.sim.grid import scaled_seconds
 
     jobs = schedule.jobs
     speed = jobs.sites.speeds(jobs.n_sites)
     estimate = jobs.estimate.copy()
     for j in np.flatnonzero(speed[jobs.origin] != speed[schedule.site]):
-        estimate[j] = _scaled(jobs.estimate[j], speed[jobs.origin[j]] / speed[schedule.site[j]])
+        estimate[j] = scaled_seconds(jobs.estimate[j], speed[jobs.origin[j]] / speed[schedule.site[j]])
     return estimate
 
 

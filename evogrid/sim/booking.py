@@ -20,7 +20,7 @@ import numpy as np
 from evogrid.errors import EvogridError, ScenarioError
 from evogrid.sim import co_admission as ca
 from evogrid.sim import collective as collective_placement
-from evogrid.sim import probe
+from evogrid.sim import grid, probe
 from evogrid.sim.reserving import N_REQUEST_FIELDS
 from evogrid.sim.schedule import Exchange, GridJobs, Schedule, _lrms_names, run_exchange, warm_up_site
 from evogrid.sim.sites import Sites
@@ -424,10 +424,10 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
 def durations_at_sites(durations: np.ndarray, speed: np.ndarray) -> np.ndarray:
     """int64 (K, len(durations)): each duration (s, given for speed factor 1, Röblitz et al.'s
     pp_ref) at each site, ``d * pp_ref / pp_site`` (their 3.2.1), rounded as a moved job's run time
-    is (a duration that takes time takes at least 1 s). The probe reads them; Meltzer's algorithms
-    and first-fit hold a request for its duration at any site."""
-    scaled = np.floor(durations[None, :] * (1.0 / speed[:, None]) + 0.5).astype(np.int64)
-    return np.ascontiguousarray(np.maximum(scaled, (durations > 0).astype(np.int64)[None, :]))
+    is (evogrid.sim.grid's rule, the one definition of it). The probe reads them; Meltzer's
+    algorithms and first-fit hold a request for its duration at any site."""
+    scaled = np.vectorize(grid.scaled_seconds.py_func, otypes=[np.int64])
+    return np.ascontiguousarray(scaled(durations[None, :], 1.0 / speed[:, None]))
 
 
 def _most_messages(requests: Reservations, rules: ReservationRules, n_sites: int) -> np.ndarray:

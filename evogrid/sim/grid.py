@@ -311,7 +311,7 @@ def _not_after(keys, a, b):
 
 
 @njit(cache=True, inline="always")
-def _scaled(seconds, factor):
+def scaled_seconds(seconds, factor):
     """``seconds * factor`` rounded to whole seconds; a job that takes time still takes at least 1 s."""
     return max(np.int64(seconds > 0), np.int64(np.floor(seconds * factor + 0.5)))
 
@@ -504,7 +504,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
         speed = policy.sites.speed
         if setup[MATCHING] != 0 and speed[target] != speed[k]:  # run time, estimate as at the executing site
             for row in (RUN_TIME, ESTIMATE):
-                jobs[row, job] = _scaled(jobs[row, job], speed[k] / speed[target])
+                jobs[row, job] = scaled_seconds(jobs[row, job], speed[k] / speed[target])
         if _needs_area(setup):
             work.area[target] += jobs[ESTIMATE, job] * jobs[PROCS, job]
     # A pool job enters the pool either at once (queued: behind the older
