@@ -195,7 +195,7 @@ def reservation_study(scenario: Scenario, algorithms: Sequence[str], out: Path |
         elapsed = time.perf_counter() - t0
         batch = schedule.metrics()
         summary.append({
-            "algorithm": algorithm, "information": ALGORITHMS[algorithm][1],
+            "algorithm": algorithm, "information": ALGORITHMS[algorithm].information,
             **reservation_metrics(schedule, requests, bookings),
             "batch_awrt_mean": float(np.mean([m["awrt"] for m in batch])),
             "batch_max_wait": max(m["max_wait"] for m in batch),

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+from evogrid.sim.admission import REGISTRY as ADMISSION
+
 FEATURE_RANGE_HOURS = 3600.0
 #: Twins of LRMS registered beyond the built-in ones (evogrid.sim.lrms.register): name ->
 #: rule(t, job) -> start it?, for a job behind the blocked head that fits the free processors.
@@ -546,13 +548,19 @@ class Desk:
     ``booked``: per request (start or -1, sites, messages, cost or None, ...).
     """
 
+    #: The twins of the algorithms that place requests on their own, by name: a method of Desk.
+    PLACEMENTS = {"first-fit": "admit_first_fit", "probe": "admit_probe", "collective": "admit_collective"}
+
     def __init__(self, sites, jobs, start, where, requests, rules, speed):
         self.sites, self.jobs, self.start, self.where, self.speed = sites, jobs, start, where, speed
         self.requests, self.rules = requests, rules or Rules()
         self.booked = [(-1, (), 0, None)] * len(requests)
         self.held = [_Held() for _ in sites]  # accepted reservations: [start, end, procs, taken?]
-        self.admit = {"first-fit": self.admit_first_fit, "probe": self.admit_probe,
-                      "collective": self.admit_collective}.get(self.rules.algorithm, self.admit_meltzer)
+        self.entry = ADMISSION[self.rules.algorithm]
+        # An algorithm with a placement of its own has its twin here; the others go through the
+        # variant tree with their entries' flags.
+        placed = self.PLACEMENTS.get(self.rules.algorithm)
+        self.admit = self.admit_meltzer if placed is None else getattr(self, placed)
 
     # -- events --
 
@@ -668,18 +676,18 @@ class Desk:
 
     def part_fits(self, k, t, s, req, need):
         """Part of ``need`` processors at site k from s: free there and admitted."""
-        rules = self.rules
+        rules, entry = self.rules, self.entry
         if need > self.sites[k].m:
             return False
         free = earliest_start(self.sites[k].m, s, need, req.duration, self.busy(k, t)) == s
-        if rules.algorithm in ("trivial", "cpu-count"):
-            return free
-        if rules.algorithm == "rulebase":
+        if entry.ruled:
             names, rulebase = rules.admission[k]
             x = [self.admission_feature(f, k, t, s, req.duration, need) for f in names]
-            return free and tsk(rulebase, x) > 0
+            free = free and tsk(rulebase, x) > 0
+        if entry.start_rule == "any":
+            return free
         admitted = s >= t + self.backlog(k, t, s if rules.backlog_rule == "before-start" else math.inf)
-        if rules.algorithm in ("backfill", "weighted"):
+        if entry.start_rule == "backlog-or-backfill":
             if rules.backfill_until == "next-event":  # "t_ende kleiner ... als t_sched"
                 admitted = admitted or s + req.duration < self.scheduling_event(k, t)
             else:
@@ -745,7 +753,7 @@ class Desk:
                 state = (state * LCG_A + LCG_C) % 2**64
                 j = (state >> 33) % (i + 1)
                 tr[i], tr[j] = tr[j], tr[i]
-            if (rules.algorithm == "backfill" and rules.variant_order == "tree") \
+            if (self.entry.start_sorted and rules.variant_order == "tree") \
                     or rules.variant_order == "tree-sorted":
                 tr.sort(key=lambda v: v[0])
 
@@ -766,7 +774,7 @@ class Desk:
         def walk(level, s, path):  # (found (start, path) or None, messages)
             sent = 0
             for vs, k in children(level, s, path):
-                if rules.algorithm == "trivial" or ok[level, k, vs]:
+                if self.entry.asks_every_site or ok[level, k, vs]:
                     sent += 1
                 if not ok[level, k, vs]:
                     continue
@@ -782,11 +790,11 @@ class Desk:
         def cost(s, path):
             return sum(p * rules.price(k, s, s + req.duration) for p, k in zip(parts, path, strict=True))
 
-        messages = 0 if rules.algorithm == "weighted" else walk(0, None, ())[1]
+        messages = 0 if self.entry.pick == "weighted" else walk(0, None, ())[1]
         if not variants:
             self.booked[r] = (-1, (), messages, None, filtered, (-1, -1))
             return
-        if rules.algorithm == "weighted":
+        if self.entry.pick == "weighted":
             costs = [cost(s, path) for s, path in variants]
             lo, hi = min(costs), max(costs)
             first, last = min(s for s, _ in variants), max(s for s, _ in variants)

@@ -1,11 +1,14 @@
-"""The checklists of docs/architecture.md hold: an LRMS, a location policy and a transfer policy
-can be added from outside the package.
+"""The checklists of docs/architecture.md hold: an LRMS, a location policy, a transfer policy and a
+reservation admission algorithm can be added from outside the package.
 
 A toy LRMS ("short": behind a blocked head, only jobs estimated to run at
 most an hour start), a toy location policy ("shortest-queue": the partner
 with the fewest waiting jobs first) and a toy transfer policy ("narrow": keep
 or take only jobs of at most 4 processors that fit) are registered from this
-file, each with its compiled code and its reference-simulator twin, and the
+file, and two toy admission algorithms ("on-time": a one-site request at its
+earliest start or not at all, a placement of its own; "backlog-weighted":
+Meltzer's Algorithm 3's admission with Algorithm 5's pick, flags over his
+variant tree), each with its compiled code and its reference-simulator twin, and the
 compiled core must agree with the twins: the LRMS alone and at a site that
 takes reservations, the location and transfer policies on a grid of such
 sites.
@@ -58,8 +61,45 @@ free = max(codes.T_PYTHON, *(e.code for e in TRANSFERS.values())) + 1
 transfers.register(Transfer("narrow", free, "keep or take only jobs of at most 4 processors that fit",
                             accepts="__main__:narrow_accepts"))
 
+from evogrid.sim import admission
+from evogrid.sim.core import M_PROCS, hold, site_profile
+from evogrid.sim.profile import fit_from
+from evogrid.sim.reserving import R_DEADLINE, R_DURATION, R_EARLIEST, R_SITE
+
+@njit
+def on_time_place(r, t, book, rules, jobs, state, booked):
+    requests, parts = book[0], book[1]
+    k, need, d = requests[R_SITE, r], parts[0, r], requests[R_DURATION, r]
+    s = max(t, requests[R_EARLIEST, r])
+    if need > state.sc[k, M_PROCS] or s + d > requests[R_DEADLINE, r]:
+        return
+    if fit_from(state.profile, site_profile(k, t, jobs, state), need, d, s) != s:
+        return
+    booked.accepted[r], booked.sites[0, r], booked.messages[r] = s, k, 1
+    booked.procs[0, r], booked.length[r] = need, d
+    hold(k, s, s + d, need, state)
+
+admission.register(admission.Algorithm("on-time", len(admission.REGISTRY), "site-side",
+                                       "a one-site request at its earliest start or not at all",
+                                       place=on_time_place))
+admission.register(admission.Algorithm("backlog-weighted", len(admission.REGISTRY), "information-rich",
+                                       "Meltzer 3's admission, Meltzer 5's pick", start_rule="backlog",
+                                       pick="weighted"))
+
 import reference_sim
 from reference_sim import Job, Request, Rules, reference_start_times, simulate_reserved_reference
+
+def admit_on_time(desk, r, t):
+    req = desk.requests[r]
+    k, need, s = req.site, req.parts[0], max(t, req.earliest)
+    m = desk.sites[k].m
+    if need <= m and s + req.duration <= req.deadline \
+            and reference_sim.earliest_start(m, s, need, req.duration, desk.busy(k, t)) == s:
+        desk.booked[r] = (s, (k,), 1, None)
+        desk.held[k].append([s, s + req.duration, need, False])
+
+reference_sim.Desk.admit_on_time = admit_on_time
+reference_sim.Desk.PLACEMENTS["on-time"] = "admit_on_time"
 reference_sim.BEHIND_HEAD["short"] = lambda t, job: job.estimate <= 3600
 reference_sim.LOCATION_KEYS["shortest-queue"] = lambda sites, jobs, l, k, job, t: (len(sites[l].queue), 0.0)
 reference_sim.TRANSFER_DECISIONS["narrow"] = lambda sites, jobs, s, job, partner: (
@@ -68,6 +108,7 @@ from reference_sim import Policy, simulate_reference
 from evogrid.sim.schedule import Exchange
 
 from evogrid.sim.booking import ReservationRules, simulate_reservations
+from test_reservation_loop import _run_against_reference
 from evogrid.sim.schedule import simulate_local
 from evogrid.workload.model import Workload
 from evogrid.workload.reservations import Reservations
@@ -98,6 +139,18 @@ for seed in range(20):
                     (int(parts[r, 0]),), 0, (0,), {int(parts[r, 0]): int(duration[r])}, ())
             for r in range(R)]
     ref_start, ref_booked = simulate_reserved_reference(jobs, [m], ["short"], reqs, Rules("first-fit"))
+    # The toy admission algorithms: a placement of its own, and flags over Meltzer's variant tree.
+    on_time, on_time_booked = simulate_reservations([w], "easy", req, ReservationRules("on-time"))
+    on_time_ref = simulate_reserved_reference(jobs, [m], ["easy"], reqs, Rules("on-time"))
+    first_fit = simulate_reservations([w], "easy", req, ReservationRules("first-fit"))[1]
+    grid_req = Reservations("toy", submit_r, earliest, deadline, duration,
+                            np.concatenate([parts // 2 + 1, rng.integers(0, m // 2, (R, 1))], axis=1),
+                            np.full(R, -1), np.full(R, -1))
+    sites3 = [Workload(f"toy{i}", m, np.sort(rng.integers(0, 20_000, n)), run, procs, run, np.arange(n),
+                       np.full(n, -1)) for i in range(3)]
+    toy_rules = ReservationRules("backlog-weighted", seed=seed)
+    weighted = _run_against_reference(sites3, "easy", grid_req, toy_rules)[1]
+    backlog = simulate_reservations(sites3, "easy", grid_req, ReservationRules("backlog", seed=seed))[1]
     # The toy location policy on three sites that take no requests (the loop compiled for them above).
     ws = [Workload(f"toy{i}", m, np.sort(rng.integers(0, 20_000, n)), run, procs, est, np.arange(n),
                    np.full(n, -1)) for i in range(3)]
@@ -119,7 +172,12 @@ for seed in range(20):
                 "transfer_acted": routed["fixed", "narrow"] != routed["fixed", "awf"],
                 "reserved_equal": held.start.tolist() == ref_start
                 and booked.start.tolist() == [b[0] for b in ref_booked],
-                "reservations_acted": held.start.tolist() != start})
+                "reservations_acted": held.start.tolist() != start,
+                "on_time_equal": on_time.start.tolist() == on_time_ref[0]
+                and on_time_booked.start.tolist() == [b[0] for b in on_time_ref[1]],
+                "on_time_acted": on_time_booked.start.tolist() != first_fit.start.tolist(),
+                "weighted_acted": weighted.sites.tolist() != backlog.sites.tolist()
+                or weighted.start.tolist() != backlog.start.tolist()})
 print(json.dumps(out))
 '''
 
@@ -140,6 +198,11 @@ def test_a_toy_lrms_registered_from_a_test_file_runs_and_matches_its_twin(tmp_pa
     assert all(c["location_equal"] for c in cases), cases  # a toy location policy, compiled and its twin
     assert any(c["location_acted"] for c in cases)
     assert any(c["transfer_acted"] for c in cases)  # and a toy transfer policy
+    # Toy admission algorithms: their own placement (against its twin), and flags over Meltzer's tree
+    # (against the twin's tree, which reads the flags: _run_against_reference raised otherwise).
+    assert all(c["on_time_equal"] for c in cases), cases
+    assert any(c["on_time_acted"] for c in cases)
+    assert any(c["weighted_acted"] for c in cases)
 
 
 def test_registering_after_a_simulation_is_refused():

@@ -4,8 +4,8 @@
 reservations (evogrid.sim.grid, booking by :mod:`evogrid.sim.reserving`) on
 K sites, without job exchange or with one: the batch jobs go to their own
 site's LRMS (or where the exchange sends them), the requests are placed by
-one admission algorithm (:data:`ALGORITHMS`; the rules in
-:mod:`evogrid.sim.co_admission` and docs/reservations.md).
+one admission algorithm (:data:`ALGORITHMS`, :mod:`evogrid.sim.admission`; the rules in
+docs/reservations.md).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from evogrid.errors import EvogridError, ScenarioError
+from evogrid.sim import admission, grid, probe
 from evogrid.sim import co_admission as ca
 from evogrid.sim import collective as collective_placement
-from evogrid.sim import grid, probe
 from evogrid.sim.reserving import N_REQUEST_FIELDS
 from evogrid.sim.schedule import Exchange, GridJobs, Schedule, _lrms_names, run_exchange, warm_up_site
 from evogrid.sim.sites import Sites
@@ -41,25 +41,8 @@ from evogrid.workload.reservations import (
 if TYPE_CHECKING:
     from evogrid.sim.scenario import ReservationsConfig, Scenario
 
-#: Admission algorithms: name -> (code, what the broker must know, what it does).
-ALGORITHMS: dict[str, tuple[int, str, str]] = {
-    "first-fit": (ca.EXACT, "site-side", "one-site requests: the site's exact earliest fit"),
-    "trivial": (ca.TRIVIAL, "restrictive", "Meltzer 1: depth-first over starts and sites, yes/no answers"),
-    "cpu-count": (ca.CPU_COUNT, "information-rich", "Meltzer 2: as 1, skipping variants the profiles refuse"),
-    "backlog": (ca.BACKLOG, "information-rich", "Meltzer 3: as 2, no start before now + the site's backlog"),
-    "backfill": (ca.BACKFILL, "information-rich",
-                 "Meltzer 4: as 3, or ending before the site's next planned start"),
-    "weighted": (ca.WEIGHTED, "information-rich",
-                 "Meltzer 5: as 4's admission, the variant of least k * cost + s * start"),
-    "rulebase": (ca.RULEBASE, "information-rich",
-                 "as 2, each part admitted by its site's TSK admission rulebase (learned)"),
-    "probe": (ca.PROBE, "information-rich",
-              "Röblitz et al.: one-site (elastic) requests, probe start times per processor count, "
-              "estimate success, reserve by preference; no start before the backlog clears"),
-    "collective": (ca.COLLECTIVE, "information-rich",
-                   "Cankar: collective requests on up to N sites, >= d each, >= e in all; earliest start "
-                   "where free processors rise, greedy sites, best and random improving swaps"),
-}
+#: Admission algorithms by name (evogrid.sim.admission, one file each): the registry.
+ALGORITHMS = admission.REGISTRY
 #: Meltzer's readings and ours, side by side (docs/reservations.md): the order of the variant tree,
 #: which held reservations a backlog counts, and the bound of Algorithm 4's backfill reservations.
 VARIANT_ORDERS = {"tree": ca.TREE, "tree-sorted": ca.TREE_SORTED, "tree-unsorted": ca.TREE_UNSORTED,
@@ -165,9 +148,7 @@ class ReservationRules:
     history_seconds: int = 3600
 
     def __post_init__(self) -> None:
-        if self.algorithm not in ALGORITHMS:
-            raise ScenarioError(f"unknown reservation algorithm {self.algorithm!r}; expected one of "
-                                f"{', '.join(ALGORITHMS)}")
+        entry = admission.lookup(self.algorithm)
         if self.minsize < 1 or self.windows < 1:
             raise ScenarioError("reservation rules: minsize and windows must be at least 1")
         if self.cost_weight < 0 or self.start_weight < 0:
@@ -192,9 +173,9 @@ class ReservationRules:
         if self.estimate not in ESTIMATES:
             raise ScenarioError(f"reservation rules: unknown estimate {self.estimate!r}; expected one of "
                                 f"{', '.join(ESTIMATES)}")
-        if (self.algorithm == "rulebase") != (self.rulebases is not None and len(self.rulebases) > 0):
-            raise ScenarioError("reservation rules: the rulebase algorithm needs admission rulebases, and "
-                                "only it takes them")
+        if entry.ruled != (self.rulebases is not None and len(self.rulebases) > 0):
+            raise ScenarioError(f"reservation rules: an algorithm whose sites admit by rulebase needs "
+                                f"admission rulebases, and only it takes them ({self.algorithm})")
 
     def arrays(self, workloads: Sequence[Workload],
                preferences: Sequence[str] = DEFAULT_PREFERENCES) -> tuple:
@@ -203,7 +184,7 @@ class ReservationRules:
         the probe's order of preferences."""
         K = len(workloads)
         config = np.zeros(ca.N_CONFIG)
-        config[ca.C_ALGORITHM] = ALGORITHMS[self.algorithm][0]
+        admission.pack_flags(ALGORITHMS[self.algorithm], config)
         config[ca.C_MINSIZE] = self.minsize
         config[ca.C_WINDOWS] = self.windows
         config[ca.C_COST_WEIGHT] = self.cost_weight
@@ -372,21 +353,16 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
         r = int(np.flatnonzero(requests.site >= K)[0])
         raise ScenarioError(f"{requests.name}: request {r}: field site {requests.site[r]} is not a site "
                             f"of this {K}-site scenario")
-    if rules.algorithm == "first-fit" and (requests.site < 0).any():
-        raise ScenarioError(f"{requests.name}: first-fit books at one site; give every request a site")
+    entry = ALGORITHMS[rules.algorithm]
+    refusal = entry.check(requests) if entry.check is not None else None
+    if refusal:
+        raise ScenarioError(f"{requests.name}: {refusal}")
     widest = int((requests.parts > 0).sum(axis=1).max(initial=1))
     orders = math.perm(K, min(widest, K)) * (2 * rules.windows + 2)
     if orders > MAX_VARIANTS:
         raise ScenarioError(f"{requests.name}: {widest}-part requests on {K} sites with {rules.windows} "
                             f"windows have up to {orders:,} variants each (limit {MAX_VARIANTS:,}); use "
                             "fewer windows, parts or sites")
-    if rules.algorithm == "probe" and ((requests.parts > 0).sum(axis=1) > 1).any():
-        r = int(np.flatnonzero((requests.parts > 0).sum(axis=1) > 1)[0])
-        raise ScenarioError(f"{requests.name}: request {r}: probe places one-part requests, not "
-                            f"{int((requests.parts[r] > 0).sum())} parts")
-    if rules.algorithm == "collective" and (requests.collective is None or (requests.site >= 0).any()):
-        raise ScenarioError(f"{requests.name}: the collective algorithm needs collective requests that "
-                            "the grid places (evogrid.workload.reservations.collective)")
     R = requests.n_requests
     parts = np.ascontiguousarray(-np.sort(-requests.parts, axis=1).T.astype(np.int64))
     packed = np.zeros((N_REQUEST_FIELDS, R), dtype=np.int64)
@@ -406,7 +382,7 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
     run = run_exchange(jobs, names, exchange or Exchange("local", transfer=("local",) * K),
                        requests=(book, rules.arrays(workloads, preferences)))
     booked = run.booked
-    queried = ALGORITHMS[rules.algorithm][1] == "information-rich"
+    queried = entry.information == "information-rich"
     candidates = np.where(requests.site >= 0, 1, K)
     status = (requests.parts > 0).sum(axis=1) * candidates if queried else np.zeros(R, np.int64)
     bookings = Bookings(rules.algorithm, booked.accepted, np.ascontiguousarray(booked.sites.T),

@@ -7,7 +7,8 @@ site, a common start and a duration ``d``. Its *candidate starts* are
 and a site for each part. Part i *fits* site k at start s when k's
 availability profile (running jobs to their estimated end, accepted
 reservations) has ``p_i`` processors free over ``[s, s + d)`` and the
-algorithm's admission rule lets the start in:
+algorithm's admission rule lets the start in (its registry entry's flags,
+evogrid.sim.admission, packed into ``config``: ``C_START_RULE``, ``C_RULED``):
 
 - 1 ``trivial``, 2 ``cpu-count``: any start;
 - 3 ``backlog``: ``s >= now + backlog_k(s)`` (evogrid.sim.reserving: by
@@ -71,12 +72,6 @@ from evogrid.sim.collective import lcg_next, lcg_seed
 from evogrid.sim.numba_stamp import njit
 from evogrid.sim.profile import P_FREE, P_TIME
 
-#: Admission algorithms, by code: 0 is a one-site request's exact earliest fit
-#: (evogrid.sim.reserving.admit); 1-5 are Meltzer's.
-#: 6 places like 2, each part admitted by its site's TSK admission rulebase; 7 is Röblitz et al.'s
-#: probe/reserve of one-site (elastic) requests (evogrid.sim.probe); 8 Cankar's placement of
-#: collective requests (evogrid.sim.collective).
-EXACT, TRIVIAL, CPU_COUNT, BACKLOG, BACKFILL, WEIGHTED, RULEBASE, PROBE, COLLECTIVE = range(9)
 HOURS_PER_WEEK = 168
 SECONDS_PER_HOUR = 3600
 #: Rows of the float64 ``config`` array of an algorithm's parameters: Meltzer's, then probe/reserve's
@@ -99,7 +94,15 @@ C_SLOTS = C_ACC_WAITING + 1
 SLOTS_EARLIEST, SLOTS_COVER = 0, 1
 #: ... and the history estimate's interval delta (s).
 C_HISTORY_SECONDS = C_SLOTS + 1
-N_CONFIG = C_HISTORY_SECONDS + 1
+#: ... and the admission algorithm's flags over the variant tree (evogrid.sim.admission.base.Algorithm:
+#: ``asks_every_site``, ``start_rule``, ``start_sorted``, ``pick``, ``ruled``).
+C_ASKS_EVERY_SITE, C_START_RULE, C_START_SORTED, C_PICK, C_RULED = range(C_HISTORY_SECONDS + 1,
+                                                                         C_HISTORY_SECONDS + 6)
+N_CONFIG = C_RULED + 1
+#: ``C_START_RULE`` and ``C_PICK`` values: the places of the names in
+#: evogrid.sim.admission.base.START_RULES and PICKS.
+ANY_START, BACKLOG_START, BACKLOG_OR_BACKFILL = 0, 1, 2
+FIRST_PICK, WEIGHTED_PICK = 0, 1
 TREE, BY_START, TREE_SORTED, TREE_UNSORTED = 0, 1, 2, 3
 BEFORE_START, EVERY_HELD = 0, 1
 NEXT_EVENT, HEAD_FIT = 0, 1
@@ -181,7 +184,6 @@ def variant_tree(r, orders, nsites, nparts, count, config, tree):
     in the shuffle orders its level. ``BY_START``: the request's site order everywhere.
     """
     first, below = tree
-    algorithm = np.int64(config[C_ALGORITHM])
     if np.int64(config[C_ORDER]) == BY_START:
         for c in range(count):
             for o in range(nsites):
@@ -203,7 +205,7 @@ def variant_tree(r, orders, nsites, nparts, count, config, tree):
     # Algorithm 5 sorts the unsorted tree by its value (his 4.7.4: "Ein unsortierter Variantenbaum
     # wird analog zu dem in Algorithmus 1 verwendeten erzeugt"): ties keep the shuffled order.
     order = np.int64(config[C_ORDER])
-    by_start = (algorithm == BACKFILL and order == TREE) or order == TREE_SORTED
+    by_start = (config[C_START_SORTED] != 0 and order == TREE) or order == TREE_SORTED
     key = np.empty(max(nsites * count, 1), dtype=np.int64)
     for c in range(count):
         for i in range(nparts):
@@ -294,7 +296,7 @@ def choose(request, fits, orders, nsites, starts, duration, config, prices, chos
     """
     r, parts, nparts = request.r, request.parts, request.n
     tariff, cum = prices
-    algorithm = np.int64(config[C_ALGORITHM])
+    weighted = np.int64(config[C_PICK]) == WEIGHTED_PICK
     count = starts[2]
     perms = 1
     for i in range(nparts):
@@ -307,7 +309,7 @@ def choose(request, fits, orders, nsites, starts, duration, config, prices, chos
     tree = (below, np.zeros(fits[0].shape[0], dtype=np.bool_), np.empty(nparts, dtype=np.int64))
     variants = np.empty((count * perms + 1, max(nparts, 1)), dtype=np.int64)
     variant_c = np.empty(count * perms, dtype=np.int64)
-    trivial = algorithm == TRIVIAL
+    trivial = config[C_ASKS_EVERY_SITE] != 0
     n_var = messages = 0
     first_p = -1  # the root of the first variant in tree order
     for p in range(nsites * count):
@@ -321,7 +323,7 @@ def choose(request, fits, orders, nsites, starts, duration, config, prices, chos
             else:  # a broker walking the tree sends these before it gets there
                 messages += sent
         n_var = n_new
-    if algorithm == WEIGHTED:
+    if weighted:
         messages = nparts if n_var else 0
     elif first_p >= 0:  # and these in the first subtree with a variant, up to it
         root = (first[first_p, 0], first[first_p, 1])
@@ -340,7 +342,7 @@ def choose(request, fits, orders, nsites, starts, duration, config, prices, chos
         earliest_c = min(earliest_c, variant_c[v])
         latest_c = max(latest_c, variant_c[v])
     pick = 0  # the enumeration ran in tree order: the first variant is Algorithms 1-4's
-    if algorithm == WEIGHTED:
+    if weighted:
         best = np.inf
         for v in range(n_var):
             norm_cost = (costs[v] - cheapest) / (dearest - cheapest) if dearest > cheapest else 0.0

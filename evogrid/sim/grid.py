@@ -47,7 +47,7 @@ scales alike, both rounded to whole seconds).
 Reservations: compiled for a mode with reservations
 (``core.reserving_mode``), the loop also takes requests (``requests =
 (book, rules)``, evogrid.sim.booking packs them) as events, books them
-(:func:`evogrid.sim.reserving.book_request`) and starts and ends the held
+(:func:`evogrid.sim.admission.book_request`) and starts and ends the held
 reservations; a site holding some judges its queue on its profile with
 them (``core.profile_scan``). Requests go with ``EXCHANGE`` (local,
 transfer policies, brokers), not with the pool or active request.
@@ -62,6 +62,7 @@ import numpy as np
 from numba.extending import overload
 
 from evogrid.sim import locations, queue_index, transfers
+from evogrid.sim.admission import book_in_mode
 from evogrid.sim.codes import (
     A_QUEUED,
     AA_QUEUE,
@@ -117,7 +118,7 @@ from evogrid.sim.core import (
 from evogrid.sim.lrms import EASY, START
 from evogrid.sim.lrms.easy import easy_rule
 from evogrid.sim.numba_stamp import njit
-from evogrid.sim.reserving import R_SUBMIT, Booked, book_in_mode, new_bookings, no_requests
+from evogrid.sim.reserving import R_SUBMIT, Booked, new_bookings, no_requests
 from evogrid.sim.sites import SiteArrays
 
 #: Fields of the ``setup`` array of a grid run (``PY_ORDER``: 1 if a Python queue order keys every

@@ -1,19 +1,16 @@
-"""How the compiled loop books reservation requests (:func:`book_request`; the loop is
-:mod:`evogrid.sim.grid`'s, compiled for a mode with reservations, ``evogrid.sim.core.reserving_mode``).
+"""How the compiled loop books reservation requests: what the admission algorithms
+(evogrid.sim.admission, one file each; the loop is :mod:`evogrid.sim.grid`'s, compiled for a mode
+with reservations, ``evogrid.sim.core.reserving_mode``) read of the sites and share.
 
-Requests (docs/reservations.md) arrive next to the batch jobs. With the
-EXACT algorithm a one-site request is accepted at its earliest fit at or
-after ``max(now, earliest start)`` on its site's availability profile
-(running jobs to their estimated end, and the reservations accepted
-before), if it then ends by its deadline (:func:`admit`); otherwise one of
-Meltzer's algorithms places its parts on distinct sites at a common start
-(:func:`co_admit`, rules in :mod:`evogrid.sim.co_admission`), or each
-site's TSK admission rulebase admits the parts offered to it (features:
-:func:`admission_feature`), or Röblitz et al.'s probe/reserve places a
-one-site, possibly elastic, request (:func:`probe_reserve`, rules in
-:mod:`evogrid.sim.probe`). An accepted
-part holds its processors over ``[start, start + duration)``
-(``State.held``, evogrid.sim.core).
+Requests (docs/reservations.md) arrive next to the batch jobs. An algorithm
+places a request on its own (first fit, Röblitz et al.'s probe/reserve,
+Cankar's collective placement) or through Meltzer's variant tree
+(:func:`co_admit`, rules in :mod:`evogrid.sim.co_admission`), where its
+flags say which starts a site admits (the backlog, :func:`backlog_from`;
+backfill reservations) or that each site's TSK admission rulebase admits the
+parts offered to it (features: :func:`admission_feature`). An accepted part
+holds its processors over ``[start, start + duration)`` (``State.held``,
+evogrid.sim.core).
 
 The sites' LRMS are the core's (:func:`evogrid.sim.core.lrms_scan`, any
 registered LRMS): a site that holds reservations judges its queue on its
@@ -31,49 +28,26 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba.extending import overload
 
 from evogrid.sim.co_admission import (
-    BACKFILL,
-    BACKLOG,
-    C_ACC_RUNNING,
-    C_ACC_WAITING,
-    C_ALGORITHM,
+    ANY_START,
+    BACKLOG_OR_BACKFILL,
     C_BACKFILL_BOUND,
     C_BACKLOG_RULE,
-    C_ESTIMATE,
-    C_HISTORY_SECONDS,
-    C_L1,
-    C_L2,
-    C_LOAD_RULE,
     C_MINSIZE,
-    C_PREFERENCES,
-    C_SEED,
-    C_SLOTS,
-    C_SUCCESS_SECONDS,
-    C_THRESHOLD,
-    C_TSN_MAX,
-    C_TSS_GAP,
+    C_RULED,
+    C_START_RULE,
     C_WINDOWS,
-    COLLECTIVE,
     EVERY_HELD,
-    EXACT,
     HOURS_PER_WEEK,
     N_CONFIG,
-    N_PREFERENCES,
     NEXT_EVENT,
-    PROBE,
-    RULEBASE,
-    WEIGHTED,
-    WORKLOAD_END,
     RequestParts,
     candidate_starts,
     choose,
     fill_fits,
-    interval_price,
 )
 from evogrid.sim.codes import F_BEFORE_NEXT, F_LEAD, F_NWP, F_PART, F_RESERVED
-from evogrid.sim.collective import lcg_seed, place
 from evogrid.sim.core import (
     ESTIMATE,
     H_END,
@@ -88,31 +62,13 @@ from evogrid.sim.core import (
     Q_TAIL,
     RUN_EST_END,
     RUN_JOB,
-    RUN_TIME,
-    SITE,
-    START_TIME,
     W_PROCS,
-    compiles_reservations,
     hold,
     site_profile,
-    take_starting,
 )
 from evogrid.sim.numba_stamp import njit
-from evogrid.sim.probe import (
-    HISTORY,
-    K_COST,
-    K_DURATION,
-    K_PROCS,
-    K_SITE,
-    K_START,
-    N_CANDIDATE_ROWS,
-    preference_order,
-    probe_candidates,
-)
 from evogrid.sim.profile import (
-    P_FREE,
     P_TIME,
-    breakpoint_at,
     earliest_fit,
 )
 from evogrid.sim.tsk import META_CODES, META_FEATURES, TSKStack, rulebase_output
@@ -237,32 +193,6 @@ def next_scheduling_event(k, t, state):
     return t_sched
 
 
-@njit(cache=True, _nrt=False)
-def admit(r, t, book, jobs, state, booked):
-    """Accept one-site request ``r`` at time ``t`` at its exact earliest fit if that meets its deadline."""
-    requests, parts = book[0], book[1]
-    sc, profile = state.sc, state.profile
-    k = requests[R_SITE, r]
-    need = parts[0, r]
-    if need > sc[k, M_PROCS]:
-        return
-    not_before = max(t, requests[R_EARLIEST, r])
-    n = site_profile(k, t, jobs, state)
-    first, n = breakpoint_at(profile, n, not_before)
-    duration = requests[R_DURATION, r]
-    start = profile[P_TIME, earliest_fit(profile, n, need, duration, first)]
-    if start + duration > requests[R_DEADLINE, r]:
-        return
-    accepted, sites, messages, procs, length = booked.accepted, booked.sites, booked.messages, booked.procs, \
-        booked.length
-    accepted[r] = start
-    sites[0, r] = k
-    messages[r] = 1
-    procs[0, r] = need
-    length[r] = duration
-    hold(k, start, start + duration, need, state)
-
-
 @njit(cache=True)
 def _next_planned_start(k, jobs, state, n):
     """Site k's next planned start after now: its queue head's earliest fit on the profile, or its
@@ -330,22 +260,22 @@ def _fill_allow(k, t, request, starts, duration, lead_room, fits, rulebases, sta
 @njit(cache=True)
 def admitted_starts(k, t, starts, duration, rule, jobs, state, n, admitted):
     """``admitted[c]``: does site k's admission rule let candidate c of ``starts = (earliest, inc,
-    count)`` in (Meltzer's Algorithms 3-5; every start for the others)? ``rule = (config, acc)``;
-    site k's profile (``n`` breakpoints) is in ``state.profile``.
+    count)`` in (the algorithm's ``C_START_RULE``: every start, or Meltzer's Algorithms 3-5)?
+    ``rule = (config, acc)``; site k's profile (``n`` breakpoints) is in ``state.profile``.
 
-    Algorithm 3: ``s >= t + backlog(s)``, the backlog by ``C_BACKLOG_RULE``. Algorithms 4 and 5
-    also admit a variant ending before t_sched (``NEXT_EVENT``) or by the next planned start
-    (``HEAD_FIT``).
+    ``BACKLOG_START`` (Algorithm 3): ``s >= t + backlog(s)``, the backlog by ``C_BACKLOG_RULE``.
+    ``BACKLOG_OR_BACKFILL`` (Algorithms 4 and 5) also admits a variant ending before t_sched
+    (``NEXT_EVENT``) or by the next planned start (``HEAD_FIT``).
     """
     config, acc = rule
     earliest, inc, count = starts
-    algorithm = np.int64(config[C_ALGORITHM])
-    if algorithm != BACKLOG and algorithm != BACKFILL and algorithm != WEIGHTED:
+    start_rule = np.int64(config[C_START_RULE])
+    if start_rule == ANY_START:
         for c in range(count):
             admitted[c] = True
         return
     until = np.int64(-1)  # a variant ending by then is a backfill reservation
-    if algorithm != BACKLOG:
+    if start_rule == BACKLOG_OR_BACKFILL:
         if np.int64(config[C_BACKFILL_BOUND]) == NEXT_EVENT:
             until = next_scheduling_event(k, t, state) - 1  # "t_ende kleiner ... als t_sched"
         else:
@@ -379,13 +309,13 @@ def _filter_degree(k, r, parts, nparts, count, fits, sc):
 
 @njit(cache=True)
 def co_admit(r, t, book, rules, jobs, state, booked):
-    """Place request ``r`` (parts on distinct sites, a common start) at time ``t`` by one of
-    Meltzer's algorithms or the sites' admission rulebases (evogrid.sim.co_admission); a one-site
-    request has its site fixed."""
+    """Place request ``r`` (parts on distinct sites, a common start) at time ``t`` through Meltzer's
+    variant tree, with the admission algorithm's flags (``C_START_RULE``, ``C_RULED``, ... of
+    evogrid.sim.co_admission, from its registry entry, evogrid.sim.admission); a one-site request
+    has its site fixed."""
     requests, parts, orders, _ = book
     config, acc, tariff, cum, rulebases = rules
     sc, profile = state.sc, state.profile
-    algorithm = np.int64(config[C_ALGORITHM])
     duration = requests[R_DURATION, r]
     earliest = requests[R_EARLIEST, r]
     inc, count = candidate_starts(earliest, requests[R_DEADLINE, r] - duration, np.int64(config[C_MINSIZE]),
@@ -397,7 +327,7 @@ def co_admit(r, t, book, rules, jobs, state, booked):
     request = RequestParts(r, parts, nparts)
     starts = (earliest, inc, count)
     fit = np.full((sc.shape[0], count), -1, dtype=np.int64)
-    ruled = algorithm == RULEBASE
+    ruled = config[C_RULED] != 0
     shape = (nparts, sc.shape[0], count) if ruled else (0, 0, 0)
     allow = np.zeros(shape, dtype=np.bool_)
     admitted = np.empty(count, dtype=np.bool_)
@@ -426,225 +356,6 @@ def co_admit(r, t, book, rules, jobs, state, booked):
         sites[i, r] = chosen[i]
         procs[i, r] = parts[i, r]
         hold(chosen[i], start, start + duration, parts[i, r], state)
-
-
-@njit(cache=True, inline="always")
-def _add_busy(busy, n, delta, start, end, procs):
-    """Count ``procs`` busy at the samples ``i * delta`` (i < n) within ``[start, end)`` (s), as
-    changes in ``busy``."""
-    first, after = (start + delta - 1) // delta, min((end + delta - 1) // delta, n)
-    if first < after:
-        busy[first] += procs
-        busy[after] -= procs
-
-
-@njit(cache=True)
-def idle_history(k, t, delta, jobs, state, booked):
-    """Röblitz et al.'s history H of site k at time ``t`` (their 3.2.3: "For a time interval [begin,
-    end) the number of idle processors is taken at time begin"): ``(idle, n, delta, m)`` with
-    ``idle[i]`` the processors neither running a job nor held by a reservation at ``i * delta`` (s),
-    for the n samples before t. Rebuilt from the schedule so far (O(jobs + requests) per call)."""
-    n = (t + delta - 1) // delta
-    busy = np.zeros(n + 1)
-    out = state.out
-    for j in range(jobs.shape[1]):
-        start = out[START_TIME, j]
-        if start >= 0 and out[SITE, j] == k:
-            _add_busy(busy, n, delta, start, start + jobs[RUN_TIME, j], jobs[PROCS, j])
-    for q in range(booked.accepted.shape[0]):
-        if booked.accepted[q] >= 0:
-            for i in range(booked.sites.shape[0]):
-                if booked.sites[i, q] == k:
-                    _add_busy(busy, n, delta, booked.accepted[q], booked.accepted[q] + booked.length[q],
-                              booked.procs[i, q])
-    m = state.sc[k, M_PROCS]
-    idle = np.empty(n)
-    level = 0.0
-    for i in range(n):
-        level += busy[i]
-        idle[i] = m - level
-    return idle, n, delta, m
-
-
-@njit(cache=True)
-def probe_reserve(r, t, book, rules, jobs, state, booked):
-    """Röblitz et al.'s probe/reserve of request ``r`` at time ``t`` (evogrid.sim.probe): its site, or
-    (site -1) every site in the request's order that has its fewest processors, is probed with the
-    request's durations at that site's speed (``durations[k]``); the candidates of all of them go
-    into one preference order, and the first whose site accepts it (it starts once the site's known
-    workload has ended: :func:`workload_end`, theirs, or Meltzer's backlog, ``C_LOAD_RULE``) is
-    reserved."""
-    requests, _, orders, durations = book
-    config, acc, tariff, cum, _ = rules
-    sc, profile = state.sc, state.profile
-    K = state.running.shape[1]
-    nsites = 1 if requests[R_SITE, r] >= 0 else orders.shape[0]
-    tsn_max = np.int64(config[C_TSN_MAX])
-    counts = max(0, requests[R_PROCS_MAX, r] - requests[R_PROCS_MIN, r] + 1)
-    cand = np.empty((N_CANDIDATE_ROWS, nsites * counts * tsn_max))
-    clear = np.zeros(K, dtype=np.int64)
-    found = sent = probed = 0
-    for o in range(nsites):
-        k = orders[o, r]
-        low, high = requests[R_PROCS_MIN, r], min(requests[R_PROCS_MAX, r], sc[k, M_PROCS])
-        if high < low:
-            continue  # not a resource candidate: the site is smaller than the request
-        if np.int64(config[C_LOAD_RULE]) == WORKLOAD_END:
-            clear[k] = workload_end(k, t, (config[C_ACC_RUNNING], config[C_ACC_WAITING]), jobs, state)
-        else:
-            clear[k] = t + backlog_seconds(k, acc[k], jobs, state)
-        n = site_profile(k, t, jobs, state)
-        table = durations[k, requests[R_TABLE, r]:requests[R_TABLE, r] + high - low + 1]
-        if np.int64(config[C_ESTIMATE]) == HISTORY:
-            history = idle_history(k, t, np.int64(config[C_HISTORY_SECONDS]), jobs, state, booked)
-        else:
-            history = (np.zeros(0), np.int64(0), np.int64(1), sc[k, M_PROCS])
-        window = (t, requests[R_EARLIEST, r], requests[R_DEADLINE, r], clear[k])
-        new, probes, slots = probe_candidates(
-            profile, n, window, (low, high), table,
-            (tsn_max, np.int64(config[C_TSS_GAP]), np.int64(config[C_ESTIMATE]), config[C_SUCCESS_SECONDS],
-             config[C_THRESHOLD], np.int64(config[C_SLOTS])),
-            (tariff, cum, k), cand[:, found:], history)
-        cand[K_SITE, found:found + new] = k
-        found += new
-        sent += probes
-        probed += slots
-    accepted, sites, messages, prices = booked.accepted, booked.sites, booked.messages, booked.prices
-    held_procs, length = booked.procs, booked.length
-    booked.funnel[0, r], booked.funnel[1, r] = probed, found
-    for c in preference_order(cand, found, config[C_PREFERENCES:C_PREFERENCES + N_PREFERENCES]):
-        sent += 1
-        start = np.int64(cand[K_START, c])
-        k = np.int64(cand[K_SITE, c])
-        if start < clear[k]:
-            booked.funnel[2, r] += 1
-            continue  # the site refuses a start before its backlog clears
-        procs, duration = np.int64(cand[K_PROCS, c]), np.int64(cand[K_DURATION, c])
-        accepted[r] = start
-        sites[0, r] = k
-        prices[0, r] = cand[K_COST, c]
-        held_procs[0, r] = procs
-        length[r] = duration
-        hold(k, start, start + duration, procs, state)
-        break
-    messages[r] = sent
-
-
-@njit(cache=True, inline="always")
-def _least_free(steps, n, s, duration):
-    """The fewest processors free over ``[s, s + duration)`` on one site's copied profile ``steps``
-    (rows time, free; ``n`` breakpoints, the first at or before ``s``)."""
-    i = 0
-    while i + 1 < n and steps[0, i + 1] <= s:
-        i += 1
-    low = steps[1, i]
-    i += 1
-    while i < n and steps[0, i] < s + duration:
-        low = min(low, steps[1, i])
-        i += 1
-    return low
-
-
-@njit(cache=True)
-def collective_admit(r, t, book, rules, jobs, state, booked):
-    """Place collective request ``r`` at time ``t`` (evogrid.sim.collective): at the earliest
-    candidate start, the instants where some site's free processors rise (and the earliest start
-    itself), that has a feasible set of sites."""
-    requests = book[0]
-    config, _, tariff, cum, _ = rules
-    sc, profile, held_n = state.sc, state.profile, state.held_n
-    K = held_n.shape[0]
-    duration = requests[R_DURATION, r]
-    first = max(t, requests[R_EARLIEST, r])
-    last = requests[R_DEADLINE, r] - duration
-    cap = 2
-    for k in range(K):
-        cap = max(cap, sc[k, N_RUN] + 2 * held_n[k] + 2)
-    steps = np.empty((K, 2, cap), dtype=np.int64)
-    counts = np.empty(K, dtype=np.int64)
-    starts = np.empty(K * cap + 1, dtype=np.int64)
-    starts[0] = first
-    found = 1
-    for k in range(K):
-        n = site_profile(k, t, jobs, state)
-        counts[k] = n
-        for i in range(n):
-            steps[k, 0, i] = profile[P_TIME, i]
-            steps[k, 1, i] = profile[P_FREE, i]
-            if i > 0 and profile[P_FREE, i] > profile[P_FREE, i - 1] and first < profile[P_TIME, i] <= last:
-                starts[found] = profile[P_TIME, i]
-                found += 1
-    starts = np.sort(starts[:found])
-    machine = np.empty(K, dtype=np.int64)
-    for k in range(K):
-        machine[k] = sc[k, M_PROCS]
-    need = (requests[R_SITE_MIN, r], requests[R_TOTAL_MIN, r], requests[R_SITES_MAX, r])
-    limits = (np.int64(config[C_L1]), np.int64(config[C_L2]))
-    rng = lcg_seed(np.int64(config[C_SEED]), r)
-    avail = np.empty(K, dtype=np.int64)
-    chosen = np.empty(K, dtype=np.int64)
-    alloc = np.empty(K, dtype=np.int64)
-    for c in range(found):
-        s = starts[c]
-        if s > last or (c > 0 and s == starts[c - 1]):
-            continue
-        for k in range(K):
-            avail[k] = _least_free(steps[k], counts[k], s, duration)
-        n, _, rng = place(avail, machine, need, limits, rng, chosen, alloc)
-        if n == 0:
-            continue
-        accepted, sites, messages, prices = booked.accepted, booked.sites, booked.messages, booked.prices
-        procs, length = booked.procs, booked.length
-        accepted[r] = s
-        messages[r] = n
-        length[r] = duration
-        cost = 0.0
-        for i in range(n):
-            k = chosen[i]
-            sites[i, r] = k
-            procs[i, r] = alloc[i]
-            cost += alloc[i] * interval_price(tariff, cum, k, s, s + duration)
-            hold(k, s, s + duration, alloc[i], state)
-        prices[0, r] = cost
-        prices[1, r] = cost
-        prices[2, r] = cost
-        return
-
-
-@njit(cache=True, _nrt=True)
-def book_request(r, t, book, rules, jobs, state, booked):
-    """Request ``r`` arrives at time ``t``: its admission algorithm places it or refuses it, and
-    reservations accepted to start now take their processors. A call, not inlined: one compiled
-    copy serves every loop that takes requests. With numba's runtime, unlike the loop that calls
-    it (which would pass its ``_nrt=False`` on): the algorithms allocate scratch arrays."""
-    algorithm = np.int64(rules[0][C_ALGORITHM])
-    if algorithm == EXACT:
-        admit(r, t, book, jobs, state, booked)
-    elif algorithm == PROBE:
-        probe_reserve(r, t, book, rules, jobs, state, booked)
-    elif algorithm == COLLECTIVE:
-        collective_admit(r, t, book, rules, jobs, state, booked)
-    else:
-        co_admit(r, t, book, rules, jobs, state, booked)
-    take_starting(t, state)
-
-
-def book_in_mode(mode, r, t, book, rules, jobs, state, booked):
-    """:func:`book_request` in a loop compiled for ``mode`` (a literal); compiled for modes whose
-    sites may hold reservations only (the overload below), so the other loops never compile the
-    admission algorithms."""
-
-
-@overload(book_in_mode, prefer_literal=True)
-def _book_in_mode(mode, r, t, book, rules, jobs, state, booked):
-    if not compiles_reservations(mode):
-        def never(mode, r, t, book, rules, jobs, state, booked):
-            return None
-        return never
-
-    def book_it(mode, r, t, book, rules, jobs, state, booked):
-        book_request(r, t, book, rules, jobs, state, booked)
-    return book_it
 
 
 def new_bookings(book: tuple) -> Booked:
