@@ -642,8 +642,16 @@ def test_bad_reservation_inputs():
     none = _one_site("none", [], [], [], [], [])
     with pytest.raises(ScenarioError, match="unknown LRMS 'mine'"):
         simulate_reservations([w], "mine", none)
-    with pytest.raises(ScenarioError, match="unknown reservation algorithm 'lottery'"):
-        ReservationRules("lottery")
+    with pytest.raises(ScenarioError, match="^reservation rules: algorithm: unknown reservation algorithm"):
+        ReservationRules("lottery")  # by position, named
+    # Each setting's type says what it takes; the first mistake is one line naming the field.
+    for bad, message in ((dict(windows=0), "windows: Input should be greater than or equal to 1"),
+                         (dict(threshold=1.5), "threshold: Input should be less than or equal to 1"),
+                         (dict(variant_order="random"), "variant_order: Input should be 'tree', "),
+                         (dict(swaps=(1, -1)), "swaps.1: Input should be greater than or equal to 0"),
+                         (dict(windos=5), "windos: Unexpected keyword argument")):
+        with pytest.raises(ScenarioError, match=f"^reservation rules: {message}"):
+            ReservationRules(**bad)
     anywhere = Reservations("anywhere", *(arr(v) for v in ([0], [0], [9], [5], [[1]])))
     with pytest.raises(ScenarioError, match="anywhere: first-fit books at one site"):
         simulate_reservations([w], "easy", anywhere, ReservationRules("first-fit"))

@@ -15,14 +15,15 @@ imports neither DEAP nor pymoo, so building a configuration is cheap.
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import AfterValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, ConfigDict, Field, ValidationError
 from pydantic.dataclasses import dataclass
 
 from evogrid.errors import EvogridError
 from evogrid.optimize.evaluator import ScenarioRef
 from evogrid.policy.registry import DEFAULT_FEATURES, LOCATIONS, features_for
+from evogrid.validation import OneLineErrors
 
 #: Every configuration refuses settings it does not have: a typo in config.toml is a mistake, not a
 #: default.
@@ -42,26 +43,18 @@ def _known_location(name: str) -> str:
 Location = Annotated[str, AfterValidator(_known_location)]
 
 
-class _Validated:
-    """The one-line errors of every configuration (module docstring).
+class _Validated(OneLineErrors):
+    """The one-line errors of every configuration (module docstring), naming options.
 
     ``OPTIONS`` maps a field to its command-line option where the two are not spelled alike
     (``lambda_`` -> ``--lambda``)."""
 
     OPTIONS: ClassVar[dict[str, str]] = {}
 
-    @model_validator(mode="wrap")
-    @classmethod
-    def _one_line(cls, data: Any, handler: Any) -> Any:
-        try:
-            return handler(data)
-        except ValidationError as exc:
-            raise EvogridError(cls._describe(exc)) from None
-
     @classmethod
     def _describe(cls, exc: ValidationError) -> str:
         err = exc.errors()[0]
-        name = str(err["loc"][0]) if err["loc"] else ""
+        name = cls._field(err).partition(".")[0] if err["loc"] else ""
         if err["type"] in ("unexpected_keyword_argument", "extra_forbidden"):
             return f"{name}: not a setting of {cls.__name__}"
         if err["type"] in ("missing_argument", "missing"):

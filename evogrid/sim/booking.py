@@ -13,9 +13,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 import numpy as np
+from pydantic import AfterValidator, ConfigDict, Field
+from pydantic.dataclasses import dataclass as validated
 
 from evogrid.errors import EvogridError, ScenarioError
 from evogrid.sim import admission, grid, probe
@@ -25,6 +27,7 @@ from evogrid.sim.reserving import N_REQUEST_FIELDS
 from evogrid.sim.schedule import Exchange, GridJobs, Schedule, _lrms_names, run_exchange, warm_up_site
 from evogrid.sim.sites import Sites
 from evogrid.sim.tsk import TSKStack
+from evogrid.validation import OneLineErrors
 from evogrid.workload.model import Workload
 from evogrid.workload.reservations import (
     DEFAULT_PREFERENCES,
@@ -92,8 +95,17 @@ def peak_tariffs(n_sites: int, off_peak: float = 1.0, peak: float = 2.0, spread:
     return scale[:, None] * day[None, :]
 
 
-@dataclass(frozen=True)
-class ReservationRules:
+def _names(table: dict) -> Any:
+    """The pydantic type of a field holding one of ``table``'s names."""
+    return Literal[tuple(table)]
+
+
+Count = Annotated[int, Field(ge=1)]
+NonNegative = Annotated[float, Field(ge=0)]
+
+
+@validated(frozen=True, config=ConfigDict(arbitrary_types_allowed=True, extra="forbid"))
+class ReservationRules(OneLineErrors):
     """How a grid admits reservation requests.
 
     Attributes:
@@ -123,57 +135,37 @@ class ReservationRules:
             (Cankar's L1 and L2).
     """
 
-    algorithm: str = "backfill"
-    minsize: int = 300
-    windows: int = 20
-    cost_weight: float = 0.5
-    start_weight: float = 0.5
-    acc: tuple[float, ...] | None = None
+    ERROR: ClassVar[type[Exception]] = ScenarioError
+    PREFIX: ClassVar[str] = "reservation rules: "
+
+    algorithm: Annotated[str, AfterValidator(ALGORITHMS.check)] = "backfill"
+    minsize: Count = 300
+    windows: Count = 20
+    cost_weight: NonNegative = 0.5
+    start_weight: NonNegative = 0.5
+    acc: tuple[NonNegative, ...] | None = None
     tariffs: np.ndarray | None = field(default=None, repr=False)
     seed: int = 0
     rulebases: TSKStack | None = field(default=None, repr=False)
-    tsn_max: int = 5
-    tss_gap: int = 1800
-    estimate: str = "load"
-    success_hours: float = 5.0
-    threshold: float = 0.85
-    swaps: tuple[int, int] = (collective_placement.L1_SWAPS, collective_placement.L2_SWAPS)
-    variant_order: str = "tree"
-    backlog_rule: str = "before-start"
-    backfill_until: str = "next-event"
-    load_rule: str = "workload-end"
-    acc_running: float = 0.5
-    acc_waiting: float = 0.5
-    probe_slots: str = "cover"
-    history_seconds: int = 3600
+    tsn_max: Count = 5
+    tss_gap: Count = 1800
+    estimate: _names(ESTIMATES) = "load"
+    success_hours: Annotated[float, Field(gt=0)] = 5.0
+    threshold: Annotated[float, Field(ge=0, le=1)] = 0.85
+    swaps: tuple[Annotated[int, Field(ge=0)], Annotated[int, Field(ge=0)]] = (
+        collective_placement.L1_SWAPS, collective_placement.L2_SWAPS)
+    variant_order: _names(VARIANT_ORDERS) = "tree"
+    backlog_rule: _names(BACKLOG_RULES) = "before-start"
+    backfill_until: _names(BACKFILL_BOUNDS) = "next-event"
+    load_rule: _names(LOAD_RULES) = "workload-end"
+    acc_running: NonNegative = 0.5
+    acc_waiting: NonNegative = 0.5
+    probe_slots: _names(PROBE_SLOTS) = "cover"
+    history_seconds: Count = 3600
 
     def __post_init__(self) -> None:
-        entry = admission.lookup(self.algorithm)
-        if self.minsize < 1 or self.windows < 1:
-            raise ScenarioError("reservation rules: minsize and windows must be at least 1")
-        if self.cost_weight < 0 or self.start_weight < 0:
-            raise ScenarioError("reservation rules: cost_weight and start_weight must not be negative")
-        if self.acc_running < 0 or self.acc_waiting < 0:
-            raise ScenarioError("reservation rules: acc_running and acc_waiting must not be negative")
-        if self.tsn_max < 1 or self.tss_gap < 1 or self.success_hours <= 0 or not 0 <= self.threshold <= 1:
-            raise ScenarioError("reservation rules: tsn_max and tss_gap must be at least 1, success_hours "
-                                "positive and threshold in [0, 1]")
-        if self.history_seconds < 1:
-            raise ScenarioError("reservation rules: history_seconds must be at least 1")
-        if min(self.swaps) < 0:
-            raise ScenarioError("reservation rules: swaps must not be negative")
-        for name, value, table in (("variant_order", self.variant_order, VARIANT_ORDERS),
-                                   ("backlog_rule", self.backlog_rule, BACKLOG_RULES),
-                                   ("backfill_until", self.backfill_until, BACKFILL_BOUNDS),
-                                   ("load_rule", self.load_rule, LOAD_RULES),
-                                   ("probe_slots", self.probe_slots, PROBE_SLOTS)):
-            if value not in table:
-                raise ScenarioError(f"reservation rules: unknown {name} {value!r}; expected one of "
-                                    f"{', '.join(table)}")
-        if self.estimate not in ESTIMATES:
-            raise ScenarioError(f"reservation rules: unknown estimate {self.estimate!r}; expected one of "
-                                f"{', '.join(ESTIMATES)}")
-        if entry.ruled != (self.rulebases is not None and len(self.rulebases) > 0):
+        # The one rule between two settings (the others are the fields' types).
+        if ALGORITHMS[self.algorithm].ruled != (self.rulebases is not None and len(self.rulebases) > 0):
             raise ScenarioError(f"reservation rules: an algorithm whose sites admit by rulebase needs "
                                 f"admission rulebases, and only it takes them ({self.algorithm})")
 
