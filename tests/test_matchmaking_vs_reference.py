@@ -117,6 +117,28 @@ def test_beichters_worked_example_and_queue_cap(location):
     assert _beichter_sites(location, (1, 1), 1, 14) == [1, 1] + [0, 1] * 5 + [1, 1]
 
 
+def test_beichters_old_policy_skips_a_host_that_looks_broken():
+    """His 3.4 code skips a site with room for the job when its queue holds more than twice its size
+    and more than a tenth of it plus two slots stand free ("something wrong with host"). Site 0 (10
+    processors) runs a 6-processor job and holds ``waiting`` 5-processor jobs it cannot start (4
+    free); the broker at site 1 (10 processors, 9 busy) routes a 2-processor job: with 21 waiting
+    the old policy skips site 0 and queues the job at home, with 20 it sends it to site 0; the new
+    policy, which ranks only empty queues first, keeps it at home either way."""
+    def route(location, waiting):
+        n = waiting + 1
+        a = Workload("a", 10, arr([0] * n), arr([10_000] * n), arr([6] + [5] * waiting), arr([10_000] * n),
+                     arr(range(1, n + 1)), arr([0] * n))
+        b = Workload("b", 10, arr([0, 1]), arr([10_000, 100]), arr([9, 2]), arr([10_000, 100]), arr([1, 2]),
+                     arr([0, 0]))
+        schedule = simulate_grid(GridJobs.merge([a, b]), "fcfs",
+                                 Exchange(location, transfer=("local", "broker"), location=location))
+        check_schedule(schedule)
+        return schedule.site[-1]
+
+    assert route("beichter-old", 21) == 1 and route("beichter-old", 20) == 0
+    assert route("beichter-new", 21) == 1 and route("beichter-new", 20) == 1
+
+
 def _two_sites(speed):
     """Site 0 (4 processors, speed ``speed[0]``) gets two 4-processor jobs at once; site 1 (4
     processors) is idle."""
