@@ -8,9 +8,9 @@ from evogrid._lazy import lazy_exports
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "evogrid._version": ("__version__",),
     "evogrid.errors": ("EvogridError",),
-    "evogrid.policy": ("AcceptWhenFit", "ActiveRequest", "Broker", "CentralPool", "FuzzyPolicy", "GridView",
-                       "Local", "LocationPolicy", "PythonPolicy", "QueueOrder", "Result", "Rulebase",
-                       "TransferPolicy",
+    "evogrid.policy": ("AcceptWhenFit", "ActiveRequest", "AdmissionPolicy", "Broker", "CentralPool",
+                       "FuzzyPolicy", "GridView", "Local", "LocationPolicy", "PythonPolicy", "QueueOrder",
+                       "Result", "Rulebase", "TransferPolicy",
                        "simulate"),
     "evogrid.sim.schedule": ("GridJobs", "Schedule", "simulate_local"),
     "evogrid.sim.scenario": ("Scenario",),

@@ -501,6 +501,7 @@ class Rules:
     acc_waiting: float = 0.5
     probe_slots: str = "cover"  # probe: starts spread over the window (theirs) or packed from the first
     history_seconds: int = 3600  # probe: the history estimate's sampling interval delta
+    admits: object = None  # python algorithm: admits(desk, k, t, s, duration, need) -> bool
 
 
 class _Held(list):
@@ -684,6 +685,8 @@ class Desk:
             names, rulebase = rules.admission[k]
             x = [self.admission_feature(f, k, t, s, req.duration, need) for f in names]
             free = free and tsk(rulebase, x) > 0
+        if entry.asks_python:
+            free = free and rules.admits(self, k, t, s, req.duration, need)
         if entry.start_rule == "any":
             return free
         admitted = s >= t + self.backlog(k, t, s if rules.backlog_rule == "before-start" else math.inf)

@@ -178,8 +178,10 @@ def test_the_tutorial_runs():
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "python_policies.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     namespace: dict = {}
     exec(compile("\n".join(blocks), "python_policies.md", "exec"), namespace)  # noqa: S102
     assert namespace["result"].metrics()[0]["awrt"] > 0
     assert namespace["alone"].schedule.start.tolist() != namespace["with_awf"].schedule.start.tolist()
+    booked = namespace["booked"].bookings
+    assert (booked.start >= 0).any() and (booked.start < 0).any()  # the admission policy admitted and refused

@@ -26,6 +26,7 @@ from evogrid.sim.booking import (
     simulate_reservations,
 )
 from evogrid.sim.metrics import reservation_metrics, unfairness, utilization_until
+from evogrid.sim.python_policy import AdmissionPolicy
 from evogrid.sim.schedule import simulate_local
 from evogrid.sim.sites import Sites
 from evogrid.workload.model import Workload
@@ -68,13 +69,14 @@ def _price(tariff, cum):
     return lambda k, a, b: before(k, b) - before(k, a)
 
 
-def _reference(workloads, lrms, req, rules, bookings_order, rulebases=(), speed=()):
+def _reference(workloads, lrms, req, rules, bookings_order, rulebases=(), speed=(), admits=None):
     jobs = [Job(*row) for k, w in enumerate(workloads)
             for row in zip(w.submit.tolist(), w.run_time.tolist(), w.procs.tolist(), w.estimate.tolist(),
                            [k] * w.n_jobs, strict=True)]
     order = sorted(range(len(jobs)), key=lambda j: (jobs[j].submit, jobs[j].origin))
     jobs = [jobs[j] for j in order]
     reqs, ref_rules = reference_requests(workloads, req, rules, bookings_order, rulebases)
+    ref_rules = replace(ref_rules, admits=admits)
     return simulate_reserved_reference(jobs, [w.machine_procs for w in workloads], [lrms] * len(workloads),
                                        reqs, ref_rules, speed)
 
@@ -95,7 +97,7 @@ def reference_requests(workloads, req, rules, bookings_order, rulebases=()):
                     tuple(bookings_order[:, r].tolist()), counts(r),
                     (int(c.max_sites[r]), int(c.site_min[r]), int(c.total_min[r])) if c is not None else ())
             for r in range(req.n_requests)]
-    _, acc, tariff, cum, _ = rules.arrays(workloads)
+    _, acc, tariff, cum, _, _ = rules.arrays(workloads)
     if len(rulebases) == 1:
         rulebases = rulebases * len(workloads)
     admission = tuple((list(rb.features), [(c.tolist(), w.tolist(), float(b)) for c, w, b
@@ -141,15 +143,16 @@ def _check_capacity_with_reservations(schedule, req, bookings):
         assert np.cumsum(procs[order]).max(initial=0) <= w.machine_procs[k], "reserved processors used twice"
 
 
-def _run_against_reference(workloads, lrms, req, rules, rulebases=(), sites=None):
+def _run_against_reference(workloads, lrms, req, rules, rulebases=(), sites=None, admits=None):
     """``rulebases``: the Rulebase objects behind ``rules.rulebases`` (the rulebase algorithm);
-    ``sites``: their speeds (evogrid.sim.sites.Sites; default all 1)."""
+    ``sites``: their speeds (evogrid.sim.sites.Sites; default all 1); ``admits``: the twin of
+    ``rules.policy`` (the python algorithm)."""
     schedule, bookings = simulate_reservations(workloads, lrms, req, rules, sites=sites)
     check_schedule(schedule)
     _check_capacity_with_reservations(schedule, req, bookings)
     orders = site_orders(len(workloads), req.n_requests, rules.seed)
     speed = () if sites is None else tuple(sites.speeds(len(workloads)).tolist())
-    start, booked = _reference(workloads, lrms, req, rules, orders, list(rulebases), speed)
+    start, booked = _reference(workloads, lrms, req, rules, orders, list(rulebases), speed, admits)
     assert schedule.start.tolist() == start
     check_bookings(bookings, booked, req, rules, len(workloads))
     return schedule, bookings
@@ -164,7 +167,7 @@ def check_bookings(bookings, booked, req, rules, K):
     cost = [np.nan if b[3] is None else b[3] for b in booked]
     if rules.algorithm != "first-fit":
         np.testing.assert_array_equal(bookings.cost, np.array(cost, dtype=float))
-    if rules.algorithm in (*MELTZER, "rulebase"):  # Meltzer's Filterungsgrad per request and site
+    if rules.algorithm in (*MELTZER, "rulebase", "python"):  # Meltzer's Filterungsgrad per request and site
         expected = np.full((req.n_requests, K), np.nan)
         for r, b in enumerate(booked):
             for k, degree in b[4].items():
@@ -386,6 +389,49 @@ def test_collective_placement_equals_reference():
     seen = {"accepted": 0, "several sites": 0, "refused": 0}
     run()
     assert min(seen.values()) > 50, seen
+
+
+class _QueueAware(AdmissionPolicy):
+    """A toy admission policy in Python: a part may start no sooner than 5 s per job waiting at the
+    site, and take at most three quarters of its processors."""
+
+    def admits(self, view, site, procs, start, duration):
+        return start - view.time >= 5 * view.n_waiting(site) and 4 * procs <= 3 * view.machine_procs[site]
+
+
+def _queue_aware_twin(desk, k, t, s, duration, need):
+    return s - t >= 5 * len(desk.sites[k].queue) and 4 * need <= 3 * desk.sites[k].m
+
+
+class _Always(AdmissionPolicy):
+    def admits(self, view, site, procs, start, duration):
+        return True
+
+
+def test_python_admission_policy_equals_reference():
+    """500 random grids as above, each part admitted by a Python AdmissionPolicy (the loop pauses at
+    each request and asks it); its twin in the reference simulator gives the same bookings."""
+    asked = []
+
+    @settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.data())
+    def run(data):
+        sites, req = data.draw(grids())
+        rules = ReservationRules("python", minsize=data.draw(st.integers(1, 8)),
+                                 windows=data.draw(st.integers(1, 6)), seed=data.draw(st.integers(0, 3)),
+                                 policy=_QueueAware())
+        lrms = data.draw(st.sampled_from(LRMS))
+        _, bookings = _run_against_reference(sites, lrms, req, rules, admits=_queue_aware_twin)
+        always = simulate_reservations(sites, lrms, req, replace(rules, policy=_Always()))[1]
+        cpu_count = simulate_reservations(sites, lrms, req, replace(rules, algorithm="cpu-count",
+                                                                     policy=None))[1]
+        # Admitting everything is Meltzer's Algorithm 2, the compiled one.
+        assert always.start.tolist() == cpu_count.start.tolist()
+        assert always.sites.tolist() == cpu_count.sites.tolist()
+        asked.append(bookings.start.tolist() != cpu_count.start.tolist())
+
+    run()
+    assert sum(asked) > 50  # the policy changed what Algorithm 2 would have booked, in many cases
 
 
 def test_admission_rulebase_that_always_accepts_is_cpu_count():
@@ -706,6 +752,14 @@ def test_simulate_runs_a_scenarios_reservations(capsys):
     assert awf.schedule.moves.sum() > 0 and (booked.start >= 0).any()
     with pytest.raises(ScenarioError, match="not with the pool scheme"):
         simulate(scenario, CentralPool())
+    # A Python admission policy through the same door: admitting every part is Meltzer's Algorithm 2.
+    python = simulate(scenario, admission=_Always())
+    algorithm_2 = simulate_reservations(workloads, scenario.lrms, requests,
+                                        replace(rules, algorithm="cpu-count"))[1]
+    assert np.array_equal(python.bookings.start, algorithm_2.start)
+    assert np.array_equal(python.bookings.sites, algorithm_2.sites)
+    with pytest.raises(ScenarioError, match=r"admission= needs a \[reservations\] table"):
+        simulate(Scenario.from_spec("KTH-1"), admission=_Always())
     with pytest.raises(SystemExit) as done:
         main(["simulate", str(config), "--json"])
     assert done.value.code == 0

@@ -34,7 +34,8 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
         "strategy_config",
     ),
     "evogrid.policy.rulebase": ("Rulebase", "RulebaseError"),
-    "evogrid.sim.python_policy": ("GridView", "LocationPolicy", "QueueOrder", "TransferPolicy"),
+    "evogrid.sim.python_policy": ("AdmissionPolicy", "GridView", "LocationPolicy", "QueueOrder",
+                                  "TransferPolicy"),
     "evogrid.policy.strategies": (
         "AcceptWhenFit",
         "ActiveRequest",

@@ -32,7 +32,7 @@ the registries of :mod:`evogrid.policy.registry`. A scenario file's
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -49,7 +49,7 @@ from evogrid.sim.metrics import (
     reservation_metrics,
     site_reservation_metrics,
 )
-from evogrid.sim.python_policy import LocationPolicy, QueueOrder, TransferPolicy
+from evogrid.sim.python_policy import AdmissionPolicy, LocationPolicy, QueueOrder, TransferPolicy
 from evogrid.sim.scenario import Scenario
 from evogrid.sim.schedule import Exchange, GridJobs, Schedule, simulate_grid, simulate_local
 from evogrid.sim.tsk import TSKStack
@@ -379,7 +379,8 @@ class Result:
 
 
 def simulate(
-    scenario: Scenario, strategy: Strategy | None = None, *, record_decisions: bool = False
+    scenario: Scenario, strategy: Strategy | None = None, *, record_decisions: bool = False,
+    admission: AdmissionPolicy | None = None,
 ) -> Result:
     """Simulate ``scenario`` with ``strategy`` and its local baseline.
 
@@ -391,14 +392,18 @@ def simulate(
     (:func:`evogrid.policy.config.scenario_strategy`), else :class:`Local`. A scenario with a
     ``[reservations]`` table runs its requests too (:func:`~evogrid.sim.booking.simulate_reservations`
     with the table's admission algorithm; with the strategy's exchange unless it is :class:`Local`;
-    a central pool or active request refuses requests).
+    a central pool or active request refuses requests). ``admission``: a Python
+    :class:`~evogrid.sim.python_policy.AdmissionPolicy` that admits the requests' parts instead (the
+    ``python`` admission algorithm, with the table's other settings).
     """
+    if admission is not None and scenario.reservations is None:
+        raise ScenarioError(f"{scenario.source or scenario.name}: admission= needs a [reservations] table")
     if strategy is None:
         from evogrid.policy.config import scenario_strategy  # config builds on this module
 
         strategy = scenario_strategy(scenario)
     if scenario.reservations is not None:
-        return _simulate_reservations(scenario, strategy)
+        return _simulate_reservations(scenario, strategy, admission)
     jobs = scenario.grid_jobs()
     baseline = simulate_local(jobs, scenario.lrms)
     if isinstance(strategy, Local):
@@ -407,10 +412,13 @@ def simulate(
     return Result(scenario, schedule, baseline)
 
 
-def _simulate_reservations(scenario: Scenario, strategy: Strategy) -> Result:
+def _simulate_reservations(scenario: Scenario, strategy: Strategy,
+                           admission: AdmissionPolicy | None) -> Result:
     """:func:`simulate` for a scenario with a ``[reservations]`` table: the strategy's exchange (none
     for :class:`Local`) with the requests; the baseline is local scheduling without requests."""
     workloads, requests, rules = reservation_setup(scenario)
+    if admission is not None:
+        rules = replace(rules, algorithm="python", policy=admission)
     jobs = GridJobs.merge(workloads, scenario.sites)
     exchange = None if isinstance(strategy, Local) else strategy.exchange(jobs)
     try:

@@ -23,7 +23,8 @@ from evogrid.errors import EvogridError, ScenarioError
 from evogrid.sim import admission, grid, probe
 from evogrid.sim import co_admission as ca
 from evogrid.sim import collective as collective_placement
-from evogrid.sim.reserving import N_REQUEST_FIELDS
+from evogrid.sim.python_policy import AdmissionPolicy
+from evogrid.sim.reserving import N_REQUEST_FIELDS, no_answers
 from evogrid.sim.schedule import Exchange, GridJobs, Schedule, _lrms_names, run_exchange, warm_up_site
 from evogrid.sim.sites import Sites
 from evogrid.sim.tsk import TSKStack
@@ -123,6 +124,8 @@ class ReservationRules(OneLineErrors):
         rulebases: the ``rulebase`` algorithm's admission rulebases, one per
             site or one for every site (evogrid.policy.admission builds it
             from rulebase files).
+        policy: the ``python`` algorithm's admission policy
+            (:class:`~evogrid.sim.python_policy.AdmissionPolicy`).
         tsn_max, tss_gap: probe: start times probed per processor count, and
             their least distance (s); ``probe_slots``: where they lie (:data:`PROBE_SLOTS`).
         estimate: probe: the success estimate, ``load``, ``static`` or ``history``
@@ -162,12 +165,17 @@ class ReservationRules(OneLineErrors):
     acc_waiting: NonNegative = 0.5
     probe_slots: _names(PROBE_SLOTS) = "cover"
     history_seconds: Count = 3600
+    policy: AdmissionPolicy | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         # The one rule between two settings (the others are the fields' types).
-        if ALGORITHMS[self.algorithm].ruled != (self.rulebases is not None and len(self.rulebases) > 0):
+        entry = ALGORITHMS[self.algorithm]
+        if entry.ruled != (self.rulebases is not None and len(self.rulebases) > 0):
             raise ScenarioError(f"reservation rules: an algorithm whose sites admit by rulebase needs "
                                 f"admission rulebases, and only it takes them ({self.algorithm})")
+        if entry.asks_python != (self.policy is not None):
+            raise ScenarioError(f"reservation rules: an algorithm that asks a Python admission policy needs "
+                                f"one (policy=), and only it takes one ({self.algorithm})")
 
     def arrays(self, workloads: Sequence[Workload],
                preferences: Sequence[str] = DEFAULT_PREFERENCES) -> tuple:
@@ -216,7 +224,7 @@ class ReservationRules(OneLineErrors):
         if len(stack) not in (0, K):
             raise ScenarioError(f"reservation rules: {len(stack)} admission rulebases for {K} sites; give "
                                 "one per site or one for all")
-        return config, acc, np.ascontiguousarray(tariff), cum, (stack.params, stack.meta)
+        return config, acc, np.ascontiguousarray(tariff), cum, (stack.params, stack.meta), no_answers()
 
 
 @dataclass(frozen=True)
@@ -371,8 +379,14 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
     book = (packed, parts, np.ascontiguousarray(orders.astype(np.int64)),
             durations_at_sites(durations, jobs.site_arrays.speed))
     preferences = requests.elastic.preferences if requests.elastic is not None else DEFAULT_PREFERENCES
+    arrays = rules.arrays(workloads, preferences)
+    if entry.asks_python:  # the table the Python policy answers into, per part, site and candidate start
+        span = requests.deadline - requests.duration - requests.earliest_start
+        inc = np.maximum(max(rules.minsize, 1), span // rules.windows)
+        most = int(np.max(span // inc + 1, initial=1))
+        arrays = (*arrays[:5], np.zeros((parts.shape[0], K, max(most, 1)), dtype=np.bool_))
     run = run_exchange(jobs, names, exchange or Exchange("local", transfer=("local",) * K),
-                       requests=(book, rules.arrays(workloads, preferences)))
+                       requests=(book, arrays), admission=rules.policy)
     booked = run.booked
     queried = entry.information == "information-rich"
     candidates = np.where(requests.site >= 0, 1, K)

@@ -8,7 +8,8 @@ and a site for each part. Part i *fits* site k at start s when k's
 availability profile (running jobs to their estimated end, accepted
 reservations) has ``p_i`` processors free over ``[s, s + d)`` and the
 algorithm's admission rule lets the start in (its registry entry's flags,
-evogrid.sim.admission, packed into ``config``: ``C_START_RULE``, ``C_RULED``):
+evogrid.sim.admission, packed into ``config``: ``C_START_RULE``, ``C_RULED``,
+``C_ASKS_PYTHON``):
 
 - 1 ``trivial``, 2 ``cpu-count``: any start;
 - 3 ``backlog``: ``s >= now + backlog_k(s)`` (evogrid.sim.reserving: by
@@ -21,7 +22,10 @@ evogrid.sim.admission, packed into ``config``: ``C_START_RULE``, ``C_RULED``):
   head's earliest fit or its next reservation's start);
 - 6 ``rulebase``: the site's TSK admission rulebase accepts part i at start s
   (``allow[i, k, c]``, computed by evogrid.sim.reserving from the
-  site's state: a learned replacement for the fixed backlog rule).
+  site's state: a learned replacement for the fixed backlog rule);
+- 9 ``python``: a Python admission policy's answer for part i at site k and
+  start s (``allow[i, k, c]``, asked before the request is placed:
+  evogrid.sim.python_policy.AdmissionPolicy).
 
 Algorithms 1-4 and 6 take the first variant in the order of the variant
 tree, depth first. Level i of the tree places part i on a site not yet on
@@ -95,10 +99,10 @@ SLOTS_EARLIEST, SLOTS_COVER = 0, 1
 #: ... and the history estimate's interval delta (s).
 C_HISTORY_SECONDS = C_SLOTS + 1
 #: ... and the admission algorithm's flags over the variant tree (evogrid.sim.admission.base.Algorithm:
-#: ``asks_every_site``, ``start_rule``, ``start_sorted``, ``pick``, ``ruled``).
-C_ASKS_EVERY_SITE, C_START_RULE, C_START_SORTED, C_PICK, C_RULED = range(C_HISTORY_SECONDS + 1,
-                                                                         C_HISTORY_SECONDS + 6)
-N_CONFIG = C_RULED + 1
+#: ``asks_every_site``, ``start_rule``, ``start_sorted``, ``pick``, ``ruled``, ``asks_python``).
+C_ASKS_EVERY_SITE, C_START_RULE, C_START_SORTED, C_PICK, C_RULED, C_ASKS_PYTHON = range(
+    C_HISTORY_SECONDS + 1, C_HISTORY_SECONDS + 7)
+N_CONFIG = C_ASKS_PYTHON + 1
 #: ``C_START_RULE`` and ``C_PICK`` values: the places of the names in
 #: evogrid.sim.admission.base.START_RULES and PICKS.
 ANY_START, BACKLOG_START, BACKLOG_OR_BACKFILL = 0, 1, 2

@@ -63,6 +63,7 @@ from numba.extending import overload
 
 from evogrid.sim import locations, queue_index, transfers
 from evogrid.sim.admission import book_in_mode
+from evogrid.sim.co_admission import C_ASKS_PYTHON
 from evogrid.sim.codes import (
     A_QUEUED,
     AA_QUEUE,
@@ -135,10 +136,11 @@ N_SETUP_FIELDS = 7
 #: transfer decision in the arrival (-1: the origin's own); ``P_ANSWER``: its answer (1 take, 0
 #: decline, -1 none yet); ``P_KEYED``: the last job whose queue key Python gave (in ``work.queue_key``).
 P_NEXT, P_TIME, P_JOB, P_ASK, P_SITE, P_PARTNER, P_COUNT, P_RANKED, P_AT, P_ANSWER, P_KEYED = range(11)
-#: ... and ``P_REQUEST``: the next reservation request.
-P_REQUEST = 11
-N_PAUSE_FIELDS = 12
-ASK_LOCATION, ASK_TRANSFER, ASK_KEY = 1, 2, 3
+#: ... and ``P_REQUEST``: the next reservation request; ``P_ADMITTED``: the last request whose
+#: admission a Python policy answered (in the rules' ``asked`` table, evogrid.sim.admission.python).
+P_REQUEST, P_ADMITTED = 11, 12
+N_PAUSE_FIELDS = 13
+ASK_LOCATION, ASK_TRANSFER, ASK_KEY, ASK_ADMISSION = 1, 2, 3, 4
 #: What the grid loop returns: it ran to the end, stopped at its AWRT cutoff, paused for Python, or
 #: (sites alone, plain loop) left a queue long enough for the indexed loop (:func:`_grid_loop`).
 DONE, STOPPED, PAUSED, LONG = 0, 1, 2, 3
@@ -572,6 +574,7 @@ def grid_setup(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, p
     pause = np.zeros(N_PAUSE_FIELDS, dtype=np.int64)
     pause[P_JOB] = -1
     pause[P_KEYED] = -1
+    pause[P_ADMITTED] = -1
     batched = setup[SCHEME] == EXCHANGE and locations.routes_batches.py_func(setup[LOCATION])
     work = Work(np.empty(K, dtype=np.int64), np.zeros(K, dtype=np.bool_), np.zeros((2, K, K)),
                 np.zeros(max(1, NF)), np.empty(n_rules), np.zeros((2, K)), np.zeros((3, K)),
@@ -694,6 +697,12 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed):
                 complete_jobs(site, te, codes[site], jobs, sc, running, mode)
         else:
             if tr < ta:
+                if rules[0][C_ASKS_PYTHON] != 0 and pause[P_ADMITTED] != r:
+                    pause[P_ASK] = ASK_ADMISSION  # a Python policy answers before the request is placed
+                    pause[P_NEXT] = i
+                    pause[P_REQUEST] = r
+                    pause[P_TIME] = tr
+                    return PAUSED
                 book_in_mode(mode, r, tr, book, rules, jobs, state, work.booked)
                 r += 1
                 continue

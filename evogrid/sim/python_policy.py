@@ -1,10 +1,12 @@
-"""Transfer and location policies and queue orders written as plain Python classes
-(docs/python_policies.md).
+"""Transfer and location policies, queue orders and reservation admission written as plain Python
+classes (docs/python_policies.md).
 
 Subclass :class:`TransferPolicy` (does a site run a job?),
 :class:`LocationPolicy` (in which order does a site offer a job to the
 others?) or :class:`QueueOrder` (where does a job join a queue?) and hand an
-instance to :class:`evogrid.policy.PythonPolicy`. The
+instance to :class:`evogrid.policy.PythonPolicy`, or :class:`AdmissionPolicy`
+(does a site admit a reservation part?) to
+``ReservationRules("python", policy=...)``. The
 compiled grid loop runs every other decision itself; at each decision of a
 Python policy it pauses, this module asks the policy with a read-only
 :class:`GridView` of the grid at that moment, and the loop goes on with the
@@ -28,6 +30,8 @@ import numpy as np
 
 from evogrid.errors import ScenarioError
 from evogrid.sim import core, grid
+from evogrid.sim.co_admission import C_MINSIZE, C_WINDOWS, candidate_starts
+from evogrid.sim.reserving import R_DEADLINE, R_DURATION, R_EARLIEST, R_SITE
 
 
 class GridView:
@@ -110,12 +114,43 @@ class QueueOrder(ABC):
         """``view.job``'s key (smaller: nearer the head). Shortest job first: ``view.estimate[view.job]``."""
 
 
+class AdmissionPolicy(ABC):
+    """Does a site admit a part of a reservation request (the ``python`` admission algorithm,
+    evogrid.sim.admission)? Asked for every part of a request at each of its candidate sites and
+    candidate starts when the request arrives (``view.time``; ``view.job`` is -1), before Meltzer's
+    variant tree places it as his Algorithm 2 does: the first variant whose parts all fit the sites'
+    profiles and are admitted. Only the answers where a part fits count."""
+
+    @abstractmethod
+    def admits(self, view: GridView, site: int, procs: int, start: int, duration: int) -> bool:
+        """Does ``site`` admit ``procs`` processors over ``[start, start + duration)`` (s)?"""
+
+
+def _ask_admission(admission: AdmissionPolicy, view: GridView, r: int, requests: tuple) -> None:
+    """Fill the rules' ``asked`` table for request ``r`` (``requests = (book, rules)`` as the loop
+    takes them) with ``admission``'s answers."""
+    book, rules = requests
+    packed, parts, orders = book[0], book[1], book[2]
+    config, asked = rules[0], rules[5]
+    earliest, duration = int(packed[R_EARLIEST, r]), int(packed[R_DURATION, r])
+    inc, count = candidate_starts.py_func(earliest, int(packed[R_DEADLINE, r]) - duration,
+                                          int(config[C_MINSIZE]), int(config[C_WINDOWS]))
+    sites = [int(packed[R_SITE, r])] if packed[R_SITE, r] >= 0 else orders[:, r].tolist()
+    asked[...] = False
+    for i in range(int((parts[:, r] > 0).sum())):
+        procs = int(parts[i, r])
+        for k in sites:
+            for c in range(count):
+                asked[i, k, c] = bool(admission.admits(view, k, procs, earliest + c * inc, duration))
+
+
 def decider(jobs: np.ndarray, speed: np.ndarray, transfer: Mapping[int, TransferPolicy],
             location: LocationPolicy | None, order: QueueOrder | None = None,
-            ) -> Callable[[tuple, tuple], None]:
+            admission: tuple[AdmissionPolicy, tuple] | None = None) -> Callable[[tuple, tuple], None]:
     """The ``decide(state, work)`` of :func:`evogrid.sim.grid.run_grid`: asks the Python policy
     named in the pause record (``work.pause``) and writes its answer there (a location policy's into the
-    order ``work.order``, a queue order's key into ``work.queue_key``)."""
+    order ``work.order``, a queue order's key into ``work.queue_key``, an admission policy's into
+    the rules' ``asked`` table). ``admission``: ``(policy, (book, rules))`` of a run with requests."""
     views: list[GridView] = []
 
     def decide(state: tuple, work: tuple) -> None:
@@ -125,6 +160,11 @@ def decider(jobs: np.ndarray, speed: np.ndarray, transfer: Mapping[int, Transfer
         ranking, pause = work.order, work.pause
         view.time, view.job = int(pause[grid.P_TIME]), int(pause[grid.P_JOB])
         site = int(pause[grid.P_SITE])
+        if pause[grid.P_ASK] == grid.ASK_ADMISSION:
+            view.job = -1
+            _ask_admission(admission[0], view, int(pause[grid.P_REQUEST]), admission[1])
+            pause[grid.P_ADMITTED] = pause[grid.P_REQUEST]
+            return
         if pause[grid.P_ASK] == grid.ASK_KEY:
             work.queue_key[view.job] = float(order.key(view))
             pause[grid.P_KEYED] = view.job

@@ -32,6 +32,7 @@ import numpy as np
 from evogrid.sim.co_admission import (
     ANY_START,
     BACKLOG_OR_BACKFILL,
+    C_ASKS_PYTHON,
     C_BACKFILL_BOUND,
     C_BACKLOG_RULE,
     C_MINSIZE,
@@ -314,7 +315,7 @@ def co_admit(r, t, book, rules, jobs, state, booked):
     evogrid.sim.co_admission, from its registry entry, evogrid.sim.admission); a one-site request
     has its site fixed."""
     requests, parts, orders, _ = book
-    config, acc, tariff, cum, rulebases = rules
+    config, acc, tariff, cum, rulebases, asked = rules
     sc, profile = state.sc, state.profile
     duration = requests[R_DURATION, r]
     earliest = requests[R_EARLIEST, r]
@@ -329,7 +330,8 @@ def co_admit(r, t, book, rules, jobs, state, booked):
     fit = np.full((sc.shape[0], count), -1, dtype=np.int64)
     ruled = config[C_RULED] != 0
     shape = (nparts, sc.shape[0], count) if ruled else (0, 0, 0)
-    allow = np.zeros(shape, dtype=np.bool_)
+    # A Python policy's answers were written into ``asked`` before the request (evogrid.sim.grid).
+    allow = asked if config[C_ASKS_PYTHON] != 0 else np.zeros(shape, dtype=np.bool_)
     admitted = np.empty(count, dtype=np.bool_)
     for o in range(nsites):
         k = orders[o, r]
@@ -368,11 +370,16 @@ def new_bookings(book: tuple) -> Booked:
                   np.zeros((3, R), dtype=np.int64))
 
 
+def no_answers() -> np.ndarray:
+    """The ``asked`` table of rules whose algorithm asks no Python policy (the rules' last array)."""
+    return np.zeros((0, 0, 0), dtype=np.bool_)
+
+
 def no_requests(n_sites: int) -> tuple:
     """``(book, rules)`` of a run without requests, typed as a run with them (one compiled loop)."""
     book = (np.zeros((N_REQUEST_FIELDS, 0), dtype=np.int64), np.zeros((1, 0), dtype=np.int64),
             np.zeros((n_sites, 0), dtype=np.int64), np.zeros((n_sites, 1), dtype=np.int64))
     stack = TSKStack.empty()
     rules = (np.zeros(N_CONFIG), np.zeros(n_sites), np.zeros((n_sites, HOURS_PER_WEEK)),
-             np.zeros((n_sites, HOURS_PER_WEEK + 1)), (stack.params, stack.meta))
+             np.zeros((n_sites, HOURS_PER_WEEK + 1)), (stack.params, stack.meta), no_answers())
     return book, rules

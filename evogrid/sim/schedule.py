@@ -12,7 +12,7 @@ import numpy as np
 from evogrid.errors import ScenarioError
 from evogrid.sim import codes, core, grid, locations, lrms, transfers
 from evogrid.sim.metrics import awrt_per_site, site_metrics
-from evogrid.sim.python_policy import LocationPolicy, QueueOrder, TransferPolicy, decider
+from evogrid.sim.python_policy import AdmissionPolicy, LocationPolicy, QueueOrder, TransferPolicy, decider
 from evogrid.sim.registry import ACTIVE_TAKE, LOCATIONS, POOL_ARRIVALS, SCHEMES, TRANSFERS
 from evogrid.sim.reserving import no_requests
 from evogrid.sim.sites import SiteArrays, Sites
@@ -349,10 +349,12 @@ class GridRun(NamedTuple):
 
 
 def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record_decisions: bool = False,
-                 awrt_cutoff: float | Sequence[float] = 0.0, requests: tuple | None = None) -> GridRun:
+                 awrt_cutoff: float | Sequence[float] = 0.0, requests: tuple | None = None,
+                 admission: AdmissionPolicy | None = None) -> GridRun:
     """:func:`simulate_grid` on merged jobs and LRMS names, with ``requests = (book, rules)`` of
-    reservation requests as evogrid.sim.booking packs them (None: none); the one path to the
-    compiled grid loop."""
+    reservation requests as evogrid.sim.booking packs them (None: none) and the Python policy that
+    admits their parts (the ``python`` admission algorithm); the one path to the compiled grid
+    loop."""
     codes = np.array([lrms_code(name) for name in names], dtype=np.int64)
     if exchange.scheme == "active" and exchange.active_take == "start" and set(names) != {"easy"}:
         raise ScenarioError("the active request's start rule needs EASY at every site (--lrms easy)")
@@ -371,9 +373,10 @@ def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record
     else:  # one loop for every LRMS: a grid loop with reservations compiles for a minute and more
         mode = core.reserving_mode(lrms.MIXED)
     arguments = (mode, packed, jobs.machine_procs, codes, policy, capacity, cutoff, requests)
-    if exchange.in_python:
+    if exchange.in_python or admission is not None:
         location = exchange.location if isinstance(exchange.location, LocationPolicy) else None
-        decide = decider(packed, jobs.site_arrays.speed, exchange.python_transfer, location, exchange.order)
+        decide = decider(packed, jobs.site_arrays.speed, exchange.python_transfer, location, exchange.order,
+                         None if admission is None else (admission, requests))
     else:
         decide = None
     out, d_site, d_partner, d_x, d_y, bounds, booked = grid.run_grid(*arguments, decide)

@@ -8,7 +8,7 @@ its own compiled placement (``place``: ``first_fit``, ``probe``,
 ``collective``) or a set of flags over Meltzer's variant tree
 (:func:`evogrid.sim.reserving.co_admit`, the rules in
 :mod:`evogrid.sim.co_admission`): ``trivial``, ``cpu_count``, ``backlog``,
-``backfill``, ``weighted`` (his Algorithms 1-5) and ``rulebase``.
+``backfill``, ``weighted`` (his Algorithms 1-5), ``rulebase`` and ``python``.
 
 Adding one: write its file with its entry ``ENTRY`` (and its placement, if
 it has one), :func:`register` the entry (a built-in one goes into
@@ -36,6 +36,7 @@ from evogrid.sim.admission import (
     cpu_count,
     first_fit,
     probe,
+    python,
     rulebase,
     trivial,
     weighted,
@@ -50,7 +51,7 @@ from evogrid.sim.reserving import co_admit
 __all__ = ["BUILT_IN", "REGISTRY", "Algorithm", "book_in_mode", "book_request", "pack_flags", "register"]
 
 #: The built-in admission algorithms, one file each.
-BUILT_IN = (first_fit, trivial, cpu_count, backlog, backfill, weighted, rulebase, probe, collective)
+BUILT_IN = (first_fit, trivial, cpu_count, backlog, backfill, weighted, rulebase, probe, collective, python)
 REGISTRY: Registry[Algorithm] = Registry("reservation algorithm", (m.ENTRY for m in BUILT_IN))
 
 
@@ -109,6 +110,7 @@ def pack_flags(entry: Algorithm, config: np.ndarray) -> None:
     config[ca.C_START_SORTED] = entry.start_sorted
     config[ca.C_PICK] = PICKS.index(entry.pick)
     config[ca.C_RULED] = entry.ruled
+    config[ca.C_ASKS_PYTHON] = entry.asks_python
 
 
 @njit(cache=True, _nrt=True)

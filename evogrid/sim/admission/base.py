@@ -41,6 +41,9 @@ class Algorithm:
         pick: which admissible variant is booked (:data:`PICKS`).
         ruled: each part is admitted by its site's TSK admission rulebase (the rules then need
             one).
+        asks_python: each part is admitted by a Python admission policy
+            (evogrid.sim.python_policy.AdmissionPolicy; the rules then need one), asked before the
+            request is placed.
         check: ``check(requests) -> message or None``: what the algorithm refuses to place (a
             :class:`~evogrid.workload.reservations.Reservations`), checked before the run.
         reference: where its twin in the pure-Python reference simulator lives.
@@ -56,6 +59,7 @@ class Algorithm:
     start_sorted: bool = False
     pick: str = "first"
     ruled: bool = False
+    asks_python: bool = False
     check: Callable[[Any], str | None] | None = None
     reference: str = "tests/reference_sim.py"
 

@@ -37,7 +37,7 @@ def place(r, t, book, rules, jobs, state, booked):
     candidate start, the instants where some site's free processors rise (and the earliest start
     itself), that has a feasible set of sites."""
     requests = book[0]
-    config, _, tariff, cum, _ = rules
+    config, _, tariff, cum, _, _ = rules
     sc, profile, held_n = state.sc, state.profile, state.held_n
     K = held_n.shape[0]
     duration = requests[R_DURATION, r]

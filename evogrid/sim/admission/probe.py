@@ -94,7 +94,7 @@ def place(r, t, book, rules, jobs, state, booked):
     workload has ended: :func:`workload_end`, theirs, or Meltzer's backlog, ``C_LOAD_RULE``) is
     reserved."""
     requests, _, orders, durations = book
-    config, acc, tariff, cum, _ = rules
+    config, acc, tariff, cum, _, _ = rules
     sc, profile = state.sc, state.profile
     K = state.running.shape[1]
     nsites = 1 if requests[R_SITE, r] >= 0 else orders.shape[0]
