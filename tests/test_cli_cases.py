@@ -53,6 +53,7 @@ def files(tmp_path_factory):
     (root / "afile").write_text("not a directory\n")
     (root / "reserving.toml").write_text('[[sites]]\nwindow = "KTH-1"\n[[sites]]\nwindow = "SDSC03-1"\n'
                                          '[reservations]\nworkload = "rw1"\n')
+    (root / "badrules.toml").write_text('[[sites]]\nwindow = "KTH-1"\n[reservations]\nwindows = 0\n')
     (root / "broken.toml").write_text("[[sites]\n")
     (root / "big.swf").write_text("; MaxProcs: 16\n1 0 0 1e23 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n")
     (root / "export").mkdir()
@@ -103,6 +104,8 @@ CASES = [
     (["simulate", "{root}/reserving.toml", "--strategy", "awf"], 0, []),  # exchange with reservations
     (["simulate", "{root}/reserving.toml", "--strategy", "pool"], 2,
      ["reserving.toml", "not with the pool scheme"]),
+    (["simulate", "{root}/badrules.toml"], 2,  # the rules' own types check the table
+     ["badrules.toml", "reservations.windows", "greater than or equal to 1"]),
     (["train"], 2, ["SCENARIO", "--resume"]),
     (["pareto"], 2, ["SCENARIO", "--resume"]),
     # scenarios and windows

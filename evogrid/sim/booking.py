@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import AfterValidator, ConfigDict, Field
+from pydantic import AfterValidator, ConfigDict, Field, ValidationError
 from pydantic.dataclasses import dataclass as validated
 
-from evogrid.errors import EvogridError, ScenarioError
+from evogrid.errors import EvogridError, ScenarioError, validation_message
 from evogrid.sim import admission, grid, probe
 from evogrid.sim import co_admission as ca
 from evogrid.sim import collective as collective_placement
@@ -101,8 +101,19 @@ def _names(table: dict) -> Any:
     return Literal[tuple(table)]
 
 
+#: The types of the rules' settings, which the scenario's ``[reservations]`` table declares with
+#: them too (evogrid.sim.scenario.ReservationsConfig): one declaration of what each takes.
 Count = Annotated[int, Field(ge=1)]
 NonNegative = Annotated[float, Field(ge=0)]
+Positive = Annotated[float, Field(gt=0)]
+Probability = Annotated[float, Field(ge=0, le=1)]
+AlgorithmName = Annotated[str, AfterValidator(ALGORITHMS.check)]
+EstimateName = _names(ESTIMATES)
+VariantOrder = _names(VARIANT_ORDERS)
+BacklogRule = _names(BACKLOG_RULES)
+BackfillBound = _names(BACKFILL_BOUNDS)
+LoadRule = _names(LOAD_RULES)
+ProbeSlots = _names(PROBE_SLOTS)
 
 
 @validated(frozen=True, config=ConfigDict(arbitrary_types_allowed=True, extra="forbid"))
@@ -141,7 +152,7 @@ class ReservationRules(OneLineErrors):
     ERROR: ClassVar[type[Exception]] = ScenarioError
     PREFIX: ClassVar[str] = "reservation rules: "
 
-    algorithm: Annotated[str, AfterValidator(ALGORITHMS.check)] = "backfill"
+    algorithm: AlgorithmName = "backfill"
     minsize: Count = 300
     windows: Count = 20
     cost_weight: NonNegative = 0.5
@@ -152,18 +163,18 @@ class ReservationRules(OneLineErrors):
     rulebases: TSKStack | None = field(default=None, repr=False)
     tsn_max: Count = 5
     tss_gap: Count = 1800
-    estimate: _names(ESTIMATES) = "load"
-    success_hours: Annotated[float, Field(gt=0)] = 5.0
-    threshold: Annotated[float, Field(ge=0, le=1)] = 0.85
+    estimate: EstimateName = "load"
+    success_hours: Positive = 5.0
+    threshold: Probability = 0.85
     swaps: tuple[Annotated[int, Field(ge=0)], Annotated[int, Field(ge=0)]] = (
         collective_placement.L1_SWAPS, collective_placement.L2_SWAPS)
-    variant_order: _names(VARIANT_ORDERS) = "tree"
-    backlog_rule: _names(BACKLOG_RULES) = "before-start"
-    backfill_until: _names(BACKFILL_BOUNDS) = "next-event"
-    load_rule: _names(LOAD_RULES) = "workload-end"
+    variant_order: VariantOrder = "tree"
+    backlog_rule: BacklogRule = "before-start"
+    backfill_until: BackfillBound = "next-event"
+    load_rule: LoadRule = "workload-end"
     acc_running: NonNegative = 0.5
     acc_waiting: NonNegative = 0.5
-    probe_slots: _names(PROBE_SLOTS) = "cover"
+    probe_slots: ProbeSlots = "cover"
     history_seconds: Count = 3600
     policy: AdmissionPolicy | None = field(default=None, repr=False)
 
@@ -501,8 +512,11 @@ def reservation_setup(scenario: Scenario, **overrides: object
     from evogrid.sim.scenario import ReservationsConfig
 
     base = scenario.reservations or ReservationsConfig()
-    config = ReservationsConfig.model_validate({**base.model_dump(),
-                                                **{k: v for k, v in overrides.items() if v is not None}})
+    try:
+        config = ReservationsConfig.model_validate({**base.model_dump(),
+                                                    **{k: v for k, v in overrides.items() if v is not None}})
+    except ValidationError as exc:
+        raise ScenarioError(f"[reservations] {validation_message(exc)}") from None
     workloads = list(scenario.workloads)
     if config.source >= len(workloads):
         raise ScenarioError(f"[reservations] source: site {config.source} is not one of the "

@@ -59,6 +59,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evogrid.errors import ScenarioError, validation_message
+from evogrid.sim import booking as rules
 from evogrid.sim.schedule import GridJobs, Schedule, lrms_code, simulate_local
 from evogrid.sim.sites import Sites, sites_from_config
 from evogrid.workload.model import Workload
@@ -105,7 +106,8 @@ class TariffConfig(_Strict):
 
 
 class ReservationsConfig(_Strict):
-    """The scenario's ``[reservations]`` table (evogrid.sim.booking.reservation_setup)."""
+    """The scenario's ``[reservations]`` table (evogrid.sim.booking.reservation_setup); the
+    admission settings take the types :class:`evogrid.sim.booking.ReservationRules` declares."""
 
     workload: str = Field(default="rw1", description="rw1, rw2, rw3, rw1-6h, rw1-6h-3 (Meltzer), book-ahead "
                                                      "(Röblitz) or "
@@ -122,30 +124,32 @@ class ReservationsConfig(_Strict):
     every: int = Field(default=10, ge=1, description="book-ahead: every n-th job becomes a request")
     elastic: tuple[float, float] | None = Field(
         default=None, description="book-ahead: elastic requests from low to high times the job's processors")
-    algorithm: str = "backfill"
-    minsize: int = Field(default=300, ge=1, description="least step between candidate starts (s)")
-    windows: int = Field(default=20, ge=1, description="candidate starts per request's range")
-    cost_weight: float = Field(default=0.5, ge=0, description="Algorithm 5's k")
-    start_weight: float = Field(default=0.5, ge=0, description="Algorithm 5's s")
-    tsn_max: int = Field(default=5, ge=1, description="probe: start times probed per processor count")
-    tss_gap: int = Field(default=1800, ge=1, description="probe: least gap between probed starts (s)")
-    estimate: str = Field(default="load", description="probe: success estimate, load, static or history")
-    history_seconds: int = Field(default=3600, ge=1, description="probe: the history estimate's interval "
-                                                                  "delta (s; our choice, not given)")
-    success_hours: float = Field(default=5.0, gt=0,
-                                 description="probe: the static estimate's h (hours; Röblitz et al.: 5)")
-    threshold: float = Field(default=0.85, ge=0, le=1,
-                             description="probe: least estimated success (Röblitz et al.: 0.85)")
-    load_rule: str = Field(default="workload-end",
-                           description="probe: when a site's known workload ends, Röblitz et al.'s T_wkl "
-                                       "(workload-end) or Meltzer's backlog")
-    acc_running: float = Field(default=0.5, ge=0, description="probe: T_wkl's accuracy of running jobs' "
-                                                               "remaining times (acc_r)")
-    acc_waiting: float = Field(default=0.5, ge=0, description="probe: T_wkl's accuracy of waiting jobs' "
-                                                               "wall times (acc_w)")
-    probe_slots: str = Field(default="cover", description="probe: start times spread over the request's "
-                                                          "window (cover, Röblitz et al.) or packed "
-                                                          "tss_gap apart from the earliest fit (earliest)")
+    algorithm: rules.AlgorithmName = "backfill"
+    minsize: rules.Count = Field(default=300, description="least step between candidate starts (s)")
+    windows: rules.Count = Field(default=20, description="candidate starts per request's range")
+    cost_weight: rules.NonNegative = Field(default=0.5, description="Algorithm 5's k")
+    start_weight: rules.NonNegative = Field(default=0.5, description="Algorithm 5's s")
+    tsn_max: rules.Count = Field(default=5, description="probe: start times probed per processor count")
+    tss_gap: rules.Count = Field(default=1800, description="probe: least gap between probed starts (s)")
+    estimate: rules.EstimateName = Field(
+        default="load", description="probe: success estimate, load, static or history")
+    history_seconds: rules.Count = Field(
+        default=3600, description="probe: the history estimate's interval delta (s; our choice, not given)")
+    success_hours: rules.Positive = Field(
+        default=5.0, description="probe: the static estimate's h (hours; Röblitz et al.: 5)")
+    threshold: rules.Probability = Field(
+        default=0.85, description="probe: least estimated success (Röblitz et al.: 0.85)")
+    load_rule: rules.LoadRule = Field(
+        default="workload-end", description="probe: when a site's known workload ends, Röblitz et al.'s "
+                                            "T_wkl (workload-end) or Meltzer's backlog")
+    acc_running: rules.NonNegative = Field(
+        default=0.5, description="probe: T_wkl's accuracy of running jobs' remaining times (acc_r)")
+    acc_waiting: rules.NonNegative = Field(
+        default=0.5, description="probe: T_wkl's accuracy of waiting jobs' wall times (acc_w)")
+    probe_slots: rules.ProbeSlots = Field(
+        default="cover", description="probe: start times spread over the request's window (cover, "
+                                     "Röblitz et al.) or packed tss_gap apart from the earliest fit "
+                                     "(earliest)")
     collective_sites: int | None = Field(
         default=None, ge=1, description="make the requests collective too: on up to this many sites")
     wide_slack_hours: float = Field(default=168.0, ge=0, description="wide: room after the run time")
@@ -160,15 +164,15 @@ class ReservationsConfig(_Strict):
         default=0, ge=0, lt=168,
         description="the hour of the tariff week (0: Monday 0:00) at the scenario's time 0; 66 puts a "
                     "weekend at 799,200 s, where Meltzer's 6.9.2 places his first one (800,000 s)")
-    variant_order: str = Field(
+    variant_order: rules.VariantOrder = Field(
         default="tree", description="Meltzer's variant tree in shuffled order (Algorithm 4: sorted by "
                                     "start), tree-sorted (sorted by start for every algorithm, his 6.8), "
                                     "tree-unsorted (never sorted: with backfill, his 4.5 backfill "
                                     "algorithm of 6.7), or by-start with each request's site order")
-    backlog_rule: str = Field(
+    backlog_rule: rules.BacklogRule = Field(
         default="before-start", description="which held reservations a backlog counts: Meltzer's, those "
                                             "starting before the candidate, or every one")
-    backfill_until: str = Field(
+    backfill_until: rules.BackfillBound = Field(
         default="next-event", description="Algorithm 4's backfill reservations end before the site's next "
                                           "scheduling event (Meltzer's t_sched) or by its queue head's "
                                           "earliest fit")
