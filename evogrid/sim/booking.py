@@ -179,7 +179,7 @@ class ReservationRules(OneLineErrors):
     policy: AdmissionPolicy | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        # The one rule between two settings (the others are the fields' types).
+        # The rules between two settings (the others are the fields' types).
         entry = ALGORITHMS[self.algorithm]
         if entry.ruled != (self.rulebases is not None and len(self.rulebases) > 0):
             raise ScenarioError(f"reservation rules: an algorithm whose sites admit by rulebase needs "

@@ -27,7 +27,7 @@ evogrid.sim.admission, packed into ``config``: ``C_START_RULE``, ``C_RULED``,
   start s (``allow[i, k, c]``, asked before the request is placed:
   evogrid.sim.python_policy.AdmissionPolicy).
 
-Algorithms 1-4 and 6 take the first variant in the order of the variant
+Algorithms 1-4, 6 and 9 take the first variant in the order of the variant
 tree, depth first. Level i of the tree places part i on a site not yet on
 the path, at the start of the level above. The order of the tree's
 branches (``C_ORDER``):
