@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from pydantic import ValidationError, model_validator
 
-from evogrid.errors import EvogridError
+from evogrid.errors import EvogridError, validation_message
 
 
 class OneLineErrors:
@@ -34,14 +34,9 @@ class OneLineErrors:
 
     @classmethod
     def _describe(cls, exc: ValidationError) -> str:
-        err = exc.errors()[0]
-        what = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
-        return f"{cls.PREFIX}{cls._field(err)}: {what.removeprefix('Value error, ')}"
+        return cls.PREFIX + validation_message(exc, cls._fields())
 
     @classmethod
-    def _field(cls, err: dict) -> str:
-        """Where the error is, ``field.path``; a setting given by position is named too."""
-        loc = list(err["loc"])
-        if loc and isinstance(loc[0], int) and dataclasses.is_dataclass(cls):
-            loc[0] = dataclasses.fields(cls)[loc[0]].name
-        return ".".join(str(part) for part in loc) or "(top level)"
+    def _fields(cls) -> tuple[str, ...]:
+        """The field names in order (they name a setting given by position)."""
+        return tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else ()

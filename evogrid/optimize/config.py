@@ -20,7 +20,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import AfterValidator, ConfigDict, Field, ValidationError
 from pydantic.dataclasses import dataclass
 
-from evogrid.errors import EvogridError
+from evogrid.errors import EvogridError, validation_error
 from evogrid.optimize.evaluator import ScenarioRef
 from evogrid.policy.registry import DEFAULT_FEATURES, LOCATIONS, features_for
 from evogrid.validation import OneLineErrors
@@ -54,7 +54,7 @@ class _Validated(OneLineErrors):
     @classmethod
     def _describe(cls, exc: ValidationError) -> str:
         err = exc.errors()[0]
-        name = cls._field(err).partition(".")[0] if err["loc"] else ""
+        name = validation_error(exc, cls._fields())[0].partition(".")[0] if err["loc"] else ""
         if err["type"] in ("unexpected_keyword_argument", "extra_forbidden"):
             return f"{name}: not a setting of {cls.__name__}"
         if err["type"] in ("missing_argument", "missing"):

@@ -392,9 +392,9 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
     preferences = requests.elastic.preferences if requests.elastic is not None else DEFAULT_PREFERENCES
     arrays = rules.arrays(workloads, preferences)
     if entry.asks_python:  # the table the Python policy answers into, per part, site and candidate start
-        span = requests.deadline - requests.duration - requests.earliest_start
-        inc = np.maximum(max(rules.minsize, 1), span // rules.windows)
-        most = int(np.max(span // inc + 1, initial=1))
+        most = max((ca.candidate_starts.py_func(int(e), int(d - n), rules.minsize, rules.windows)[1]
+                    for e, d, n in zip(requests.earliest_start, requests.deadline, requests.duration,
+                                       strict=True)), default=1)
         arrays = (*arrays[:5], np.zeros((parts.shape[0], K, max(most, 1)), dtype=np.bool_))
     run = run_exchange(jobs, names, exchange or Exchange("local", transfer=("local",) * K),
                        requests=(book, arrays), admission=rules.policy)

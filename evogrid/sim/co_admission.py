@@ -103,10 +103,17 @@ C_HISTORY_SECONDS = C_SLOTS + 1
 C_ASKS_EVERY_SITE, C_START_RULE, C_START_SORTED, C_PICK, C_RULED, C_ASKS_PYTHON = range(
     C_HISTORY_SECONDS + 1, C_HISTORY_SECONDS + 7)
 N_CONFIG = C_ASKS_PYTHON + 1
-#: ``C_START_RULE`` and ``C_PICK`` values: the places of the names in
-#: evogrid.sim.admission.base.START_RULES and PICKS.
-ANY_START, BACKLOG_START, BACKLOG_OR_BACKFILL = 0, 1, 2
-FIRST_PICK, WEIGHTED_PICK = 0, 1
+#: Which candidate starts a site admits in the variant tree (evogrid.sim.reserving.admitted_starts):
+#: ``any``; ``backlog``: none before now + the site's backlog (Meltzer's Algorithm 3);
+#: ``backlog-or-backfill``: as ``backlog``, or the variant ends before the site's next planned start
+#: (his Algorithms 4 and 5). ``C_START_RULE`` holds the place of the name.
+START_RULES = ("any", "backlog", "backlog-or-backfill")
+#: Which admissible variant the tree gives: ``first`` in tree order, or ``weighted``: the least
+#: ``k * norm_cost + s * norm_start`` (his Algorithm 5). ``C_PICK`` holds the place of the name.
+PICKS = ("first", "weighted")
+#: The values the compiled code tests.
+ANY_START, BACKLOG_OR_BACKFILL = START_RULES.index("any"), START_RULES.index("backlog-or-backfill")
+WEIGHTED_PICK = PICKS.index("weighted")
 TREE, BY_START, TREE_SORTED, TREE_UNSORTED = 0, 1, 2, 3
 BEFORE_START, EVERY_HELD = 0, 1
 NEXT_EVENT, HEAD_FIT = 0, 1

@@ -51,9 +51,10 @@ def branch_on(name: str, selector: str, args: str, targets: Mapping[str, Sequenc
     return [*lines, f"    return {default}"], namespace
 
 
-def register_component(registry: Any, entry: Any, function: Callable) -> None:
-    """Add ``entry``, whose compiled code is ``function``, to ``registry`` and fold both into the
-    package's cache stamp, so that loops compiled without it are never served for it.
+def register_component(registry: Any, entry: Any, function: Callable | None) -> None:
+    """Add ``entry``, whose compiled code is ``function`` (None: it has none, only its settings), to
+    ``registry`` and fold both into the package's cache stamp, so that loops compiled without it are
+    never served for it.
 
     Raises:
         EvogridError: the name or code is taken.
@@ -61,7 +62,8 @@ def register_component(registry: Any, entry: Any, function: Callable) -> None:
     """
     registry.register(entry)
     try:
-        numba_stamp.add_to_stamp(f"{registry.kind} {entry!r} {function.py_func.__code__.co_code.hex()}")
+        code = function.py_func.__code__.co_code.hex() if function is not None else "-"
+        numba_stamp.add_to_stamp(f"{registry.kind} {entry!r} {code}")
     except RuntimeError:
         registry.unregister(entry.name)
         raise

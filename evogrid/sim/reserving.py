@@ -264,8 +264,8 @@ def admitted_starts(k, t, starts, duration, rule, jobs, state, n, admitted):
     count)`` in (the algorithm's ``C_START_RULE``: every start, or Meltzer's Algorithms 3-5)?
     ``rule = (config, acc)``; site k's profile (``n`` breakpoints) is in ``state.profile``.
 
-    ``BACKLOG_START`` (Algorithm 3): ``s >= t + backlog(s)``, the backlog by ``C_BACKLOG_RULE``.
-    ``BACKLOG_OR_BACKFILL`` (Algorithms 4 and 5) also admits a variant ending before t_sched
+    ``backlog`` (Algorithm 3): ``s >= t + backlog(s)``, the backlog by ``C_BACKLOG_RULE``.
+    ``backlog-or-backfill`` (Algorithms 4 and 5) also admits a variant ending before t_sched
     (``NEXT_EVENT``) or by the next planned start (``HEAD_FIT``).
     """
     config, acc = rule

@@ -59,7 +59,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evogrid.errors import ScenarioError, validation_message
-from evogrid.sim import booking as rules
+from evogrid.sim import booking
 from evogrid.sim.schedule import GridJobs, Schedule, lrms_code, simulate_local
 from evogrid.sim.sites import Sites, sites_from_config
 from evogrid.workload.model import Workload
@@ -124,29 +124,29 @@ class ReservationsConfig(_Strict):
     every: int = Field(default=10, ge=1, description="book-ahead: every n-th job becomes a request")
     elastic: tuple[float, float] | None = Field(
         default=None, description="book-ahead: elastic requests from low to high times the job's processors")
-    algorithm: rules.AlgorithmName = "backfill"
-    minsize: rules.Count = Field(default=300, description="least step between candidate starts (s)")
-    windows: rules.Count = Field(default=20, description="candidate starts per request's range")
-    cost_weight: rules.NonNegative = Field(default=0.5, description="Algorithm 5's k")
-    start_weight: rules.NonNegative = Field(default=0.5, description="Algorithm 5's s")
-    tsn_max: rules.Count = Field(default=5, description="probe: start times probed per processor count")
-    tss_gap: rules.Count = Field(default=1800, description="probe: least gap between probed starts (s)")
-    estimate: rules.EstimateName = Field(
+    algorithm: booking.AlgorithmName = "backfill"
+    minsize: booking.Count = Field(default=300, description="least step between candidate starts (s)")
+    windows: booking.Count = Field(default=20, description="candidate starts per request's range")
+    cost_weight: booking.NonNegative = Field(default=0.5, description="Algorithm 5's k")
+    start_weight: booking.NonNegative = Field(default=0.5, description="Algorithm 5's s")
+    tsn_max: booking.Count = Field(default=5, description="probe: start times probed per processor count")
+    tss_gap: booking.Count = Field(default=1800, description="probe: least gap between probed starts (s)")
+    estimate: booking.EstimateName = Field(
         default="load", description="probe: success estimate, load, static or history")
-    history_seconds: rules.Count = Field(
+    history_seconds: booking.Count = Field(
         default=3600, description="probe: the history estimate's interval delta (s; our choice, not given)")
-    success_hours: rules.Positive = Field(
+    success_hours: booking.Positive = Field(
         default=5.0, description="probe: the static estimate's h (hours; Röblitz et al.: 5)")
-    threshold: rules.Probability = Field(
+    threshold: booking.Probability = Field(
         default=0.85, description="probe: least estimated success (Röblitz et al.: 0.85)")
-    load_rule: rules.LoadRule = Field(
+    load_rule: booking.LoadRule = Field(
         default="workload-end", description="probe: when a site's known workload ends, Röblitz et al.'s "
                                             "T_wkl (workload-end) or Meltzer's backlog")
-    acc_running: rules.NonNegative = Field(
+    acc_running: booking.NonNegative = Field(
         default=0.5, description="probe: T_wkl's accuracy of running jobs' remaining times (acc_r)")
-    acc_waiting: rules.NonNegative = Field(
+    acc_waiting: booking.NonNegative = Field(
         default=0.5, description="probe: T_wkl's accuracy of waiting jobs' wall times (acc_w)")
-    probe_slots: rules.ProbeSlots = Field(
+    probe_slots: booking.ProbeSlots = Field(
         default="cover", description="probe: start times spread over the request's window (cover, "
                                      "Röblitz et al.) or packed tss_gap apart from the earliest fit "
                                      "(earliest)")
@@ -164,15 +164,15 @@ class ReservationsConfig(_Strict):
         default=0, ge=0, lt=168,
         description="the hour of the tariff week (0: Monday 0:00) at the scenario's time 0; 66 puts a "
                     "weekend at 799,200 s, where Meltzer's 6.9.2 places his first one (800,000 s)")
-    variant_order: rules.VariantOrder = Field(
+    variant_order: booking.VariantOrder = Field(
         default="tree", description="Meltzer's variant tree in shuffled order (Algorithm 4: sorted by "
                                     "start), tree-sorted (sorted by start for every algorithm, his 6.8), "
                                     "tree-unsorted (never sorted: with backfill, his 4.5 backfill "
                                     "algorithm of 6.7), or by-start with each request's site order")
-    backlog_rule: rules.BacklogRule = Field(
+    backlog_rule: booking.BacklogRule = Field(
         default="before-start", description="which held reservations a backlog counts: Meltzer's, those "
                                             "starting before the candidate, or every one")
-    backfill_until: rules.BackfillBound = Field(
+    backfill_until: booking.BackfillBound = Field(
         default="next-event", description="Algorithm 4's backfill reservations end before the site's next "
                                           "scheduling event (Meltzer's t_sched) or by its queue head's "
                                           "earliest fit")

@@ -26,9 +26,7 @@ from collections.abc import Callable
 import numpy as np
 from numba.extending import overload
 
-from evogrid.errors import ScenarioError
 from evogrid.sim import co_admission as ca
-from evogrid.sim import numba_stamp
 from evogrid.sim.admission import (
     backfill,
     backlog,
@@ -43,7 +41,7 @@ from evogrid.sim.admission import (
 )
 from evogrid.sim.admission.base import PICKS, START_RULES, Algorithm
 from evogrid.sim.core import compiles_reservations, take_starting
-from evogrid.sim.dispatch import compile_inline
+from evogrid.sim.dispatch import compile_inline, register_component
 from evogrid.sim.numba_stamp import njit
 from evogrid.sim.registry import Registry
 from evogrid.sim.reserving import co_admit
@@ -73,32 +71,17 @@ place_request = _generate_dispatch(tuple(REGISTRY.values()))
 
 
 def register(entry: Algorithm) -> None:
-    """Add an admission algorithm (before the first simulation of this process compiles the loop).
+    """Add an admission algorithm (before the first simulation of this process compiles the loop:
+    the numba cache stamp takes the new entry in, so loops compiled without it are never served
+    for it).
 
-    Its code must be the next free one. The numba cache stamp takes the new
-    entry in, so compiled loops without it are never served for it.
+    Raises:
+        EvogridError: the name or code is taken.
+        RuntimeError: this process has compiled a loop already.
     """
     global place_request
-    if entry.name in REGISTRY or entry.code != len(REGISTRY):
-        raise ValueError(f"admission algorithm {entry.name!r}: the name must be new and the code "
-                         f"{len(REGISTRY)}")
-    code = entry.place.py_func.__code__.co_code.hex() if entry.place is not None else "-"
-    numba_stamp.add_to_stamp(f"admission {entry!r} {code}")
-    REGISTRY.register(entry)
+    register_component(REGISTRY, entry, entry.place)
     place_request = _generate_dispatch(tuple(REGISTRY.values()))
-
-
-def unregister(name: str) -> Algorithm:
-    """Remove a registered algorithm (a toy one a test registered) and regenerate the dispatch."""
-    global place_request
-    entry = REGISTRY.unregister(name)
-    place_request = _generate_dispatch(tuple(REGISTRY.values()))
-    return entry
-
-
-def lookup(name: str) -> Algorithm:
-    """The entry of ``name``; ScenarioError names the known ones."""
-    return REGISTRY.lookup(name, error=ScenarioError)
 
 
 def pack_flags(entry: Algorithm, config: np.ndarray) -> None:

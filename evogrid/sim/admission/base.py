@@ -6,18 +6,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from evogrid.sim.co_admission import PICKS, START_RULES
+
 #: What the broker must know of the sites (Meltzer's information policies; docs/reservations.md):
 #: ``site-side`` (the site places the request itself), ``restrictive`` (yes/no answers) or
 #: ``information-rich`` (the sites' profiles).
 INFORMATION = ("site-side", "restrictive", "information-rich")
-#: Which candidate starts a site admits in the variant tree (evogrid.sim.reserving.admitted_starts):
-#: ``any``; ``backlog``: none before now + the site's backlog (Meltzer's Algorithm 3);
-#: ``backlog-or-backfill``: as ``backlog``, or the variant ends before the site's next planned start
-#: (his Algorithms 4 and 5).
-START_RULES = ("any", "backlog", "backlog-or-backfill")
-#: Which admissible variant the tree gives: ``first`` in tree order, or ``weighted``: the least
-#: ``k * norm_cost + s * norm_start`` (his Algorithm 5).
-PICKS = ("first", "weighted")
 
 
 @dataclass(frozen=True)
