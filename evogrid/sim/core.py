@@ -147,8 +147,18 @@ def _run_insert(running, k, n_run, est_end, job):
 
 
 @njit(cache=True, inline="always")
-def _run_remove(running, k, n_run, job):
-    i = 0
+def _run_remove(running, k, n_run, est_end, job):
+    """Remove ``job``, whose estimated end is ``est_end``, from site k's run list of length n_run: found
+    by bisection, then among the jobs with that end (a linear search cost EASY a tenth of its time on
+    a large site, docs/benchmarks.md)."""
+    lo, hi = 0, n_run
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if running[RUN_EST_END, k, mid] < est_end:
+            lo = mid + 1
+        else:
+            hi = mid
+    i = lo
     while running[RUN_JOB, k, i] != job:
         i += 1
     while i < n_run - 1:
@@ -880,7 +890,8 @@ def complete_jobs(k, t, code, jobs, sc, running, mode):
         sc[k, N_HEAP] -= 1
         sc[k, FREE] += jobs[PROCS, job]
         if keeps_run_list(mode, code):
-            _run_remove(running, k, sc[k, N_RUN], job)
+            # its estimated end as start_job listed it: t is its start plus its run time
+            _run_remove(running, k, sc[k, N_RUN], t - jobs[RUN_TIME, job] + jobs[ESTIMATE, job], job)
             sc[k, N_RUN] -= 1
         released += 1
     return released
@@ -972,6 +983,12 @@ def next_completion(sc, running):
             tc = running[HEAP_END, k, 0]
             site = k
     return tc, site
+
+
+@njit(cache=True, inline="always")
+def next_completion_at(k, sc, running):
+    """The earliest actual end time of a running job at site ``k`` (``NEVER`` if nothing runs there)."""
+    return running[HEAP_END, k, 0] if sc[k, N_HEAP] > 0 else np.int64(NEVER)
 
 
 def lrms_mode(codes: np.ndarray) -> int:

@@ -109,6 +109,7 @@ from evogrid.sim.core import (
     mode_name,
     new_state,
     next_completion,
+    next_completion_at,
     next_held_event,
     schedule_site,
     shadow_time,
@@ -621,7 +622,7 @@ def _next_in_batch(i, t, jobs, state, policy, work):
 
 
 @njit(cache=True, _nrt=False)
-def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed):
+def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, one_site):
     """The event loop of every run over the state of :func:`grid_setup`: ``DONE``, ``STOPPED``
     early at the AWRT cutoff, ``PAUSED`` for a Python policy's decision (``work.pause`` says which;
     call again with the answer there to go on), or ``LONG`` (below).
@@ -642,7 +643,8 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed):
     (``indexed`` False) returns ``LONG`` after the pass that left an EASY or LIST queue long
     (``core.long_queue``), and the indexed loop goes on from the next event exactly, passing long
     queues to ``core.indexed_pass``; a run whose queues stay short never compiles the index (3-4 s
-    cold).
+    cold). ``one_site`` (a literal) True: the plain loop of a single site alone, compiled knowing
+    that every event is site 0's (a sixth of its time on FCFS, docs/benchmarks.md).
     """
     sc, running = state.sc, state.running
     freed, bounds = work.freed, work.bounds
@@ -669,7 +671,10 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed):
     # numba compile the callee once more for the literal's type.
     never = np.int64(NEVER)
     while True:
-        tc, first = next_completion(sc, running)
+        if one_site:
+            tc, first = next_completion_at(0, sc, running), 0
+        else:
+            tc, first = next_completion(sc, running)
         ta = jobs[SUBMIT, i] if i < n else never
         te, tr = tc, never  # alone: no reservations (and the tests on tr fold away)
         if indexed is None:
@@ -720,7 +725,7 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed):
                     return PAUSED
             else:
                 arrived = i
-                site = jobs[HOME, i]
+                site = 0 if one_site else jobs[HOME, i]
                 enqueue_own(site, i, codes[site], jobs, state, work.index, mode)
             i += 1
             now = ta
@@ -751,28 +756,29 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed):
                 return LONG
 
 
-def _entry(mode: int, alone: bool, indexed: bool):
+def _entry(mode: int, alone: bool, indexed: bool, one_site: bool):
     """The loop compiled for these literals (or loaded from numba's cache), under its own cache name;
     alone: without a ``policy`` argument (the loop's ``None``)."""
     if alone:
         def entry(jobs, codes, state, requests, work, log):
-            return _grid_loop(jobs, codes, state, requests, None, work, log, mode, indexed)
+            return _grid_loop(jobs, codes, state, requests, None, work, log, mode, indexed, one_site)
     else:
         def entry(jobs, codes, state, requests, policy, work, log):
-            return _grid_loop(jobs, codes, state, requests, policy, work, log, mode, None)
+            return _grid_loop(jobs, codes, state, requests, policy, work, log, mode, None, False)
 
-    kind = "indexed" if indexed else "alone" if alone else "grid"
+    kind = "indexed" if indexed else "one_site" if one_site else "alone" if alone else "grid"
     return cached_entry(entry, f"loop_{kind}_{mode_name(mode)}")
 
 
-_LOOPS: dict[tuple[int, bool, bool], object] = {}
+_LOOPS: dict[tuple[int, bool, bool, bool], object] = {}
 
 
-def loop(mode: int, alone: bool, indexed: bool = False):
-    """:func:`_grid_loop` compiled for ``(mode, alone, indexed)``, made on first use."""
-    if (mode, alone, indexed) not in _LOOPS:
-        _LOOPS[mode, alone, indexed] = _entry(mode, alone, indexed)
-    return _LOOPS[mode, alone, indexed]
+def loop(mode: int, alone: bool, indexed: bool = False, one_site: bool = False):
+    """:func:`_grid_loop` compiled for ``(mode, alone, indexed, one_site)``, made on first use."""
+    key = (mode, alone, indexed, one_site)
+    if key not in _LOOPS:
+        _LOOPS[key] = _entry(*key)
+    return _LOOPS[key]
 
 
 def run_local(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray,
@@ -795,7 +801,7 @@ def run_local(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray,
     stop = (jobs[HOME] if group is None else group, np.full(K, float(cutoff)))
     requests = no_requests(K)
     state, work, log = grid_setup(jobs, machine_procs, codes, None, 0, stop, requests, index_span)
-    status = loop(mode, True)(jobs, codes, state, requests, work, log)
+    status = loop(mode, True, one_site=K == 1)(jobs, codes, state, requests, work, log)
     if status == LONG:
         work = work._replace(index=queue_index.new_index(jobs.shape[1], K, index_span))
         status = loop(mode, True, True)(jobs, codes, state, requests, work, log)

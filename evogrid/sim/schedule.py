@@ -397,7 +397,8 @@ def warm_up_site(m: int) -> Workload:
 
 def warm_up(lrms: Sequence[str | Sequence[str]] = ("fcfs", "easy", "list", "conservative",
                                                   ("fcfs", "easy"))) -> None:
-    """Compile, or load from numba's cache, the local and grid loops for these LRMS choices.
+    """Compile, or load from numba's cache, the local loops (one site, several) and the grid loop for
+    these LRMS choices.
 
     Each item is one LRMS for every site, or one per site (a mixed grid).
     Run it once in one process before starting parallel workers on a cold
@@ -408,5 +409,7 @@ def warm_up(lrms: Sequence[str | Sequence[str]] = ("fcfs", "easy", "list", "cons
     for choice in lrms:
         per_site = (choice, choice) if isinstance(choice, str) else tuple(choice)
         sites = [warm_up_site(2 * (k + 1)) for k in range(len(per_site))]
+        if isinstance(choice, str):  # a single site has a loop of its own (evogrid.sim.grid.run_local)
+            simulate_local(sites[:1], per_site[:1])
         simulate_local(sites, per_site)
         simulate_grid(sites, per_site, Exchange("warm-up"))
