@@ -26,6 +26,9 @@ LOCATION_KEYS: dict = {}
 #: Twins of transfer policies registered beyond the built-in ones (evogrid.sim.transfers.register):
 #: name -> accepts(sites, jobs, s, job, partner) -> does site s take (or keep) the job?
 TRANSFER_DECISIONS: dict = {}
+#: Twins of transfer features registered beyond the built-in ones (evogrid.sim.features.register):
+#: name -> value(sites, jobs, s, job), the feature of the job as site s sees it.
+FEATURE_VALUES: dict = {}
 
 
 @dataclass
@@ -295,6 +298,7 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
             "UTIL": 1.0 - site.free / site.m,
             "QLEN": float(len(site.queue)),
             "EST_HOURS": j.estimate / FEATURE_RANGE_HOURS,
+            **{name: value(sites, jobs, s, job) for name, value in FEATURE_VALUES.items()},
         }
         if origin is not None:
             values["EST_HOURS"] = j.estimate * speed[origin] / speed[s] / FEATURE_RANGE_HOURS

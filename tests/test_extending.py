@@ -61,6 +61,16 @@ free = max(codes.T_PYTHON, *(e.code for e in TRANSFERS.values())) + 1
 transfers.register(Transfer("narrow", free, "keep or take only jobs of at most 4 processors that fit",
                             accepts="__main__:narrow_accepts"))
 
+from evogrid.sim import features
+from evogrid.sim.registry import Feature
+
+@njit(inline="always")
+def wide_value(k, job, jobs, sc):
+    return 1.0 if jobs[core.PROCS, job] > 4 else 0.0
+
+features.register(Feature("WIDE", max(e.code for e in features.FEATURES.values()) + 1, (0.0, 1.0),
+                          "1 for a job of more than 4 processors", value="__main__:wide_value"))
+
 from evogrid.sim import admission
 from evogrid.sim.core import M_PROCS, hold, site_profile
 from evogrid.sim.profile import fit_from
@@ -104,6 +114,7 @@ reference_sim.BEHIND_HEAD["short"] = lambda t, job: job.estimate <= 3600
 reference_sim.LOCATION_KEYS["shortest-queue"] = lambda sites, jobs, l, k, job, t: (len(sites[l].queue), 0.0)
 reference_sim.TRANSFER_DECISIONS["narrow"] = lambda sites, jobs, s, job, partner: (
     jobs[job].procs <= min(4, sites[s].free))
+reference_sim.FEATURE_VALUES["WIDE"] = lambda sites, jobs, s, job: 1.0 if jobs[job].procs > 4 else 0.0
 from reference_sim import Policy, simulate_reference
 from evogrid.sim.schedule import Exchange
 
@@ -166,7 +177,27 @@ for seed in range(20):
         ref = simulate_reference(ref_jobs, [m] * 3, ["short"] * 3,
                                  Policy("exchange", (transfer,) * 3, where))
         routed[where, transfer, "equal"] = grid.start.tolist() == ref[0] and grid.site.tolist() == ref[1]
-    out.append({"equal": start == want, "differs_from_fcfs": start != fcfs,
+    # The toy feature: every site's rulebase with each partner reads WIDE (and UTIL): keep or take
+    # narrow jobs, send wide ones on.
+    from evogrid.policy.rulebase import Rulebase
+    from evogrid.sim.tsk import TSKStack
+    rb = Rulebase.from_arrays([[0.0, 0.5], [1.0, 0.5]], [[0.3, 2.0], [0.3, 2.0]], [1.0, -1.0],
+                              ("WIDE", "UTIL"))
+    rulebase_of = np.array([[-1 if k == l else 0 for l in range(3)] for k in range(3)], dtype=np.int64)
+    ruled = Exchange("toy", transfer=("rulebase",) * 3, location="fixed",
+                     rulebases=TSKStack.stack([rb.arrays()]), rulebase_of=rulebase_of)
+    grid, _ = simulate_reservations(ws, "easy", none, ReservationRules("first-fit"), ruled)
+    g = grid.jobs
+    ref_jobs = [Job(*map(int, row)) for row in zip(g.submit, g.run_time, g.procs, g.estimate, g.origin)]
+    rules = list(zip(rb.centers.tolist(), rb.widths.tolist(), rb.consequents.tolist(), strict=True))
+    ref = simulate_reference(ref_jobs, [m] * 3, ["easy"] * 3,
+                             Policy("exchange", ("rulebase",) * 3, "fixed",
+                                    rulebases={(k, l): (rb.features, rules)
+                                               for k in range(3) for l in range(3) if k != l}))
+    feature_equal = grid.start.tolist() == ref[0] and grid.site.tolist() == ref[1]
+    out.append({"equal": start == want, "feature_equal": feature_equal,
+                "feature_acted": grid.site.tolist() != routed["fixed", "awf"],
+                "differs_from_fcfs": start != fcfs,
                 "location_equal": all(v for k, v in routed.items() if k[-1] == "equal"),
                 "location_acted": routed["shortest-queue", "awf"] != routed["fixed", "awf"],
                 "transfer_acted": routed["fixed", "narrow"] != routed["fixed", "awf"],
@@ -198,6 +229,8 @@ def test_a_toy_lrms_registered_from_a_test_file_runs_and_matches_its_twin(tmp_pa
     assert all(c["location_equal"] for c in cases), cases  # a toy location policy, compiled and its twin
     assert any(c["location_acted"] for c in cases)
     assert any(c["transfer_acted"] for c in cases)  # and a toy transfer policy
+    assert all(c["feature_equal"] for c in cases), cases  # a toy feature read by rulebases, and its twin
+    assert any(c["feature_acted"] for c in cases)
     # Toy admission algorithms: their own placement (against its twin), and flags over Meltzer's tree
     # (against the twin's tree, which reads the flags: _run_against_reference raised otherwise).
     assert all(c["on_time_equal"] for c in cases), cases

@@ -27,7 +27,7 @@ from evogrid.policy import (
     strategy_config,
 )
 from evogrid.policy.registry import StrategyKind
-from evogrid.sim import features, grid, schedule
+from evogrid.sim import codes, features, grid, schedule
 from evogrid.sim.registry import Location
 from evogrid.sim.scenario import Scenario
 
@@ -149,7 +149,7 @@ def test_registering_toy_entries(toys, tmp_path):
     from evogrid.policy.registry import feature_ranges
 
     rb = Rulebase.random(3, ["NWP", "TOY"], seed=1)
-    assert rb.arrays()[3] == [features.F_NWP, 99]
+    assert rb.arrays()[3] == [codes.F_NWP, 99]
     assert Rulebase.from_dict(rb.to_dict()).features == ("NWP", "TOY")
     assert feature_ranges(["TOY"]).tolist() == [[0.0, 2.0]]
     TrainConfig("KTH-2+SDSC03-2", features=["TOY"], location="toy")

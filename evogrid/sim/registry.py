@@ -14,10 +14,8 @@ names) and the optimisers read the same entries
 - :data:`POOL_ARRIVALS`: how a new job meets the central pool, codes ``A_*``;
 - :data:`ACTIVE_TAKE`: what an active request does with a job it takes, codes ``AA_*``;
 - :data:`FEATURES`: decision features of fuzzy rulebases with their default
-  ranges and the decisions they can inform: transfer decisions
-  (:func:`evogrid.sim.features.feature_value`), rankings
-  (:func:`evogrid.sim.features.ranking_feature`) and reservation admission
-  (:func:`evogrid.sim.reserving.admission_feature`), codes ``F_*``.
+  ranges and the decisions they can inform (transfer decisions, rankings,
+  reservation admission; :mod:`evogrid.sim.features`, one file each), codes ``F_*``.
 
 A registry is a read-only mapping name -> entry in registration order (the
 first entry is the default where an option has one). An unknown name is an
@@ -26,12 +24,11 @@ error naming the known ones, never a fallback::
     LOCATIONS.lookup("near", "--location near")
     # ScenarioError: --location near: unknown location policy 'near'; expected one of fixed, random, awrt, ...
 
-Adding a feature: give the compiled loop a branch for a new code in
-:func:`evogrid.sim.features.feature_value`, then
-``FEATURES.register(Feature("NAME", code, (low, high), "meaning"))``, here
-for a built-in one or from your own code (a test may register a toy entry
-and ``unregister`` it afterwards). Location and transfer policies alike,
-with a branch in :mod:`evogrid.sim.grid`.
+Adding a component (a feature, a location or a transfer policy): its file
+with its compiled functions and its entry here for a built-in one, or
+``register`` from its package from your own code (``features.register``,
+``locations.register``, ``transfers.register``); the compiled dispatch over
+the codes is generated from these entries.
 
 Importable without numpy or numba: the CLI's ``--help`` reads these.
 """
@@ -116,16 +113,21 @@ class Location(Choice):
 
 @dataclass(frozen=True)
 class Feature:
-    """A named input of a fuzzy transfer policy.
+    """A named input of a fuzzy rulebase (:mod:`evogrid.sim.features`, one file per feature).
 
     Attributes:
         name: as rulebase JSON files and ``--feature`` spell it.
-        code: the branch of :func:`evogrid.sim.features.feature_value` that computes it.
+        code: its integer in the compiled dispatch (:mod:`evogrid.sim.codes`).
         range: [low, high], used to initialise, bound and plot rulebases.
         help: what it measures, one line.
         decisions: which decisions it can inform: ``transfer`` (a job on
             offer), ``admission`` (a reservation part at a start) and/or
-            ``ranking`` (a site as a home for a job, evogrid.sim.features.ranking_feature).
+            ``ranking`` (a site as a home for a job).
+        value, ranking, admission: ``"module:function"`` of its compiled value for a job at a site,
+            for a ranked site (default: ``value`` as that site sees the job) and for a reservation
+            part (:mod:`evogrid.sim.features`).
+        reads_ready: its ranking reads the ranked site's ready time (MCT's work ahead), which the
+            caller then computes.
     """
 
     name: str
@@ -133,6 +135,10 @@ class Feature:
     range: tuple[float, float]
     help: str
     decisions: tuple[str, ...] = ("transfer",)
+    value: str = ""
+    ranking: str = ""
+    admission: str = ""
+    reads_ready: bool = False
 
 
 E = TypeVar("E", bound=Entry)
@@ -295,27 +301,35 @@ ACTIVE_TAKE: Registry[Choice] = Registry("active request rule", [
 
 #: Features of a job at a site: for transfer decisions (the deciding site) and rankings (the ranked site).
 _JOB_SITE = ("transfer", "ranking")
+_F = "evogrid.sim.features."
 FEATURES: Registry[Feature] = Registry("feature", [
     Feature("NWP", codes.F_NWP, (0.0, 10.0),
             "waiting jobs' processors / m_k (normalised waiting parallelism)",
-            ("transfer", "admission", "ranking")),
-    Feature("NJP", codes.F_NJP, (0.0, 1.0), "m_j / m_k (normalised job parallelism)", _JOB_SITE),
-    Feature("UTIL", codes.F_UTIL, (0.0, 1.0), "busy processors / m_k now", _JOB_SITE),
-    Feature("QLEN", codes.F_QLEN, (0.0, 100.0), "number of jobs waiting in the site's queue", _JOB_SITE),
+            ("transfer", "admission", "ranking"), value=_F + "nwp:value", admission=_F + "nwp:admission"),
+    Feature("NJP", codes.F_NJP, (0.0, 1.0), "m_j / m_k (normalised job parallelism)", _JOB_SITE,
+            value=_F + "njp:value"),
+    Feature("UTIL", codes.F_UTIL, (0.0, 1.0), "busy processors / m_k now", _JOB_SITE,
+            value=_F + "util:value"),
+    Feature("QLEN", codes.F_QLEN, (0.0, 100.0), "number of jobs waiting in the site's queue", _JOB_SITE,
+            value=_F + "qlen:value"),
     Feature("EST_HOURS", codes.F_EST_HOURS, (0.0, 48.0), "the job's run-time estimate in hours (at the "
-            "site's speed)", _JOB_SITE),
+            "site's speed)", _JOB_SITE, value=_F + "est_hours:value", ranking=_F + "est_hours:ranking"),
     Feature("LOAD_AFTER", codes.F_LOAD_AFTER, (0.0, 1.5), "the site's load after taking the job, "
-            "1 - (free - m_j) / m_k", ("ranking",)),
+            "1 - (free - m_j) / m_k", ("ranking",), ranking=_F + "load_after:ranking"),
     Feature("SPEED", codes.F_SPEED, (0.0, 4.0), "the site's speed / the job's home site's speed",
-            ("ranking",)),
+            ("ranking",), ranking=_F + "speed:ranking"),
     Feature("WAIT_HOURS", codes.F_WAIT_HOURS, (0.0, 48.0), "information-rich: MCT's estimated wait at "
-            "the site in hours, the work ahead (estimates) / m_k", ("ranking",)),
+            "the site in hours, the work ahead (estimates) / m_k", ("ranking",),
+            ranking=_F + "wait_hours:ranking", reads_ready=True),
     Feature("LEAD", codes.F_LEAD, (0.0, 1.0), "reservation start's lead over now, (s - t) / (s - t + "
-            "backlog_k): 0.5 where the site's backlog clears", ("admission",)),
-    Feature("PART", codes.F_PART, (0.0, 1.0), "the part's processors / m_k", ("admission",)),
+            "backlog_k): 0.5 where the site's backlog clears", ("admission",),
+            admission=_F + "lead:admission"),
+    Feature("PART", codes.F_PART, (0.0, 1.0), "the part's processors / m_k", ("admission",),
+            admission=_F + "part:admission"),
     Feature("RESERVED", codes.F_RESERVED, (0.0, 1.0),
-            "share of m_k x duration already reserved over the part's interval", ("admission",)),
+            "share of m_k x duration already reserved over the part's interval", ("admission",),
+            admission=_F + "reserved:admission"),
     Feature("BEFORE_NEXT", codes.F_BEFORE_NEXT, (0.0, 1.0),
             "1 if the part ends by the site's next planned start (Meltzer's backfill test), else 0",
-            ("admission",)),
+            ("admission",), admission=_F + "before_next:admission"),
 ])

@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from evogrid.sim import features
 from evogrid.sim.co_admission import (
     ANY_START,
     BACKLOG_OR_BACKFILL,
@@ -48,7 +49,6 @@ from evogrid.sim.co_admission import (
     choose,
     fill_fits,
 )
-from evogrid.sim.codes import F_BEFORE_NEXT, F_LEAD, F_NWP, F_PART, F_RESERVED
 from evogrid.sim.core import (
     ESTIMATE,
     H_END,
@@ -63,7 +63,6 @@ from evogrid.sim.core import (
     Q_TAIL,
     RUN_EST_END,
     RUN_JOB,
-    W_PROCS,
     hold,
     site_profile,
 )
@@ -212,28 +211,10 @@ def _next_planned_start(k, jobs, state, n):
 @njit(cache=True)
 def admission_feature(code, k, t, s, duration, need, lead_room, state):
     """Admission feature ``code`` of a part of ``need`` processors at site k over ``[s, s + duration)``,
-    asked at time ``t`` (docs/reservations.md; NaN for an unknown code, which no rulebase accepts).
-
-    ``lead_room = (backlog, next planned start)`` of the site (s).
-    """
-    sc, held, held_n = state.sc, state.held, state.held_n
-    m = sc[k, M_PROCS]
-    if code == F_NWP:
-        return sc[k, W_PROCS] / m
-    if code == F_LEAD:  # 0: starts now, 0.5: when the backlog clears, -> 1 far beyond it
-        lead = s - t
-        return 1.0 if lead + lead_room[0] == 0 else lead / (lead + lead_room[0])
-    if code == F_PART:
-        return need / m
-    if code == F_RESERVED:
-        overlap = 0
-        for h in range(held_n[k]):
-            inside = min(held[H_END, k, h], s + duration) - max(held[H_START, k, h], s)
-            overlap += max(inside, 0) * held[H_PROCS, k, h]
-        return overlap / (m * duration)
-    if code == F_BEFORE_NEXT:
-        return 1.0 if s + duration <= lead_room[1] else 0.0
-    return np.nan
+    asked at time ``t`` (:func:`evogrid.sim.features.admission_value`; NaN for an unknown code, which
+    no rulebase accepts). ``lead_room = (backlog, next planned start)`` of the site (s). Not inlined:
+    one call site in the admission's loop over candidate starts."""
+    return features.admission_value(code, k, t, s, duration, need, lead_room, state)
 
 
 @njit(cache=True)

@@ -3,8 +3,7 @@ highest first (docs/grid.md)."""
 
 from __future__ import annotations
 
-from evogrid.sim.codes import F_WAIT_HOURS
-from evogrid.sim.features import SECONDS_PER_HOUR, ranking_feature
+from evogrid.sim import features
 from evogrid.sim.locations.work_ahead import ready_time_called
 from evogrid.sim.numba_stamp import njit
 from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
@@ -18,12 +17,10 @@ def key(k, l, job, t, jobs, state, policy, work):
     r = policy.rulebase_of[k, k]
     waits = False  # does the rulebase read the wait at l?
     for h in range(rb_meta[r, META_FEATURES]):
-        waits = waits or rb_meta[r, META_CODES + h] == F_WAIT_HOURS
+        waits = waits or features.reads_ready(rb_meta[r, META_CODES + h])
     sc, speed = state.sc, policy.sites.speed
     ready = ready_time_called(l, job, t, jobs, sc, state.running, state.out, work.area) if waits else 0.0
     x, scratch = work.x, work.exponents
     for h in range(rb_meta[r, META_FEATURES]):
-        code = rb_meta[r, META_CODES + h]
-        x[h] = ((ready - t) / SECONDS_PER_HOUR if code == F_WAIT_HOURS
-                else ranking_feature(code, k, l, job, jobs, sc, speed))
+        x[h] = features.ranking_value(rb_meta[r, META_CODES + h], k, l, job, t, jobs, sc, speed, ready)
     return -rulebase_output(rb_params, rb_meta, r, x, scratch), 0.0

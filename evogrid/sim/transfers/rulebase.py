@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evogrid.sim.features import feature_value
+from evogrid.sim import features
 from evogrid.sim.numba_stamp import njit
 from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
 
@@ -20,7 +20,7 @@ def accepts(s, job, partner, jobs, sc, policy, work, log):
     r = rulebase_of[s, partner]
     nf = rb_meta[r, META_FEATURES]
     for h in range(nf):
-        x[h] = feature_value(rb_meta[r, META_CODES + h], s, job, jobs, sc)
+        x[h] = features.transfer_value(rb_meta[r, META_CODES + h], s, job, jobs, sc)
     y = rulebase_output(rb_params, rb_meta, r, x, scratch)
     log_ids, log_vals, n_log = log
     if n_log[0] < log_ids.shape[0]:
