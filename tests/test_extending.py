@@ -177,12 +177,12 @@ for seed in range(20):
         ref = simulate_reference(ref_jobs, [m] * 3, ["short"] * 3,
                                  Policy("exchange", (transfer,) * 3, where))
         routed[where, transfer, "equal"] = grid.start.tolist() == ref[0] and grid.site.tolist() == ref[1]
-    # The toy feature: every site's rulebase with each partner reads WIDE (and UTIL): keep or take
-    # narrow jobs, send wide ones on.
+    # The toy feature: every site's rulebase with each partner reads WIDE and UTIL: keep or take
+    # every narrow job, and a wide one only while under half busy (so wide jobs move to idle sites).
     from evogrid.policy.rulebase import Rulebase
     from evogrid.sim.tsk import TSKStack
-    rb = Rulebase.from_arrays([[0.0, 0.5], [1.0, 0.5]], [[0.3, 2.0], [0.3, 2.0]], [1.0, -1.0],
-                              ("WIDE", "UTIL"))
+    rb = Rulebase.from_arrays([[0.0, 0.5], [1.0, 1.0], [1.0, 0.0]], [[0.3, 2.0], [0.3, 0.3], [0.3, 0.3]],
+                              [1.0, -1.0, 1.0], ("WIDE", "UTIL"))
     rulebase_of = np.array([[-1 if k == l else 0 for l in range(3)] for k in range(3)], dtype=np.int64)
     ruled = Exchange("toy", transfer=("rulebase",) * 3, location="fixed",
                      rulebases=TSKStack.stack([rb.arrays()]), rulebase_of=rulebase_of)
@@ -196,7 +196,7 @@ for seed in range(20):
                                                for k in range(3) for l in range(3) if k != l}))
     feature_equal = grid.start.tolist() == ref[0] and grid.site.tolist() == ref[1]
     out.append({"equal": start == want, "feature_equal": feature_equal,
-                "feature_acted": grid.site.tolist() != routed["fixed", "awf"],
+                "feature_acted": grid.site.tolist() != g.origin.tolist(),
                 "differs_from_fcfs": start != fcfs,
                 "location_equal": all(v for k, v in routed.items() if k[-1] == "equal"),
                 "location_acted": routed["shortest-queue", "awf"] != routed["fixed", "awf"],
