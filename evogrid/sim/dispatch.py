@@ -51,10 +51,11 @@ def branch_on(name: str, selector: str, args: str, targets: Mapping[str, Sequenc
     return [*lines, f"    return {default}"], namespace
 
 
-def register_component(registry: Any, entry: Any, function: Callable | None) -> None:
-    """Add ``entry``, whose compiled code is ``function`` (None: it has none, only its settings), to
-    ``registry`` and fold both into the package's cache stamp, so that loops compiled without it are
-    never served for it.
+def register_component(registry: Any, entry: Any, *functions: Callable | None) -> None:
+    """Add ``entry``, whose compiled code is ``functions`` (None: it has none, only its settings), to
+    ``registry`` and fold the entry and every function's bytecode into the package's cache stamp, so
+    that loops compiled without it, or with an older body of one of its functions, are never served
+    for it.
 
     Raises:
         EvogridError: the name or code is taken.
@@ -62,7 +63,7 @@ def register_component(registry: Any, entry: Any, function: Callable | None) -> 
     """
     registry.register(entry)
     try:
-        code = function.py_func.__code__.co_code.hex() if function is not None else "-"
+        code = " ".join(f.py_func.__code__.co_code.hex() if f is not None else "-" for f in functions)
         numba_stamp.add_to_stamp(f"{registry.kind} {entry!r} {code}")
     except RuntimeError:
         registry.unregister(entry.name)

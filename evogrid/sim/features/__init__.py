@@ -92,6 +92,6 @@ def register(entry: Feature) -> None:
     global transfer_value, ranking_value, admission_value, reads_ready
     check(entry)
     functions = [component(p) for p in (entry.value, entry.ranking, entry.admission) if p]
-    register_component(FEATURES, entry, functions[0] if functions else None)
+    register_component(FEATURES, entry, *functions)
     transfer_value, ranking_value, admission_value, reads_ready = _generate_dispatch(
         tuple(FEATURES.values()))
