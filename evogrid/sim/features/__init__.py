@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evogrid.sim.dispatch import any_of, compile_inline, component, register_component
+from evogrid.sim.dispatch import any_of, branch_on, compile_inline, component, register_component
 from evogrid.sim.features.est_hours import SECONDS_PER_HOUR
 from evogrid.sim.registry import FEATURES, Feature
 
@@ -43,27 +43,25 @@ _SIGNATURES = {"value": "k, job, jobs, sc",
 def _generate_dispatch(entries: tuple[Feature, ...]) -> tuple:
     """The compiled ``transfer_value``, ``ranking_value``, ``admission_value`` and ``reads_ready``
     over ``entries`` (module docstring)."""
-    namespace: dict = {"NAN": np.nan}
-    lines: list[str] = []
-
-    def branch(code: int, path: str, call: str) -> None:
-        name = f"f{len(namespace)}"
-        namespace[name] = component(path)
-        lines.extend([f"    if code == {code}:", f"        return {name}({call})"])
-
-    for function, decision in (("transfer_value", "value"), ("ranking_value", "ranking"),
-                               ("admission_value", "admission")):
-        lines.append(f"def {function}(code, {_SIGNATURES[decision]}):")
+    compiled: dict = {}
+    as_seen = [e.code for e in entries if "ranking" in e.decisions and not e.ranking]
+    for function, decision, default in (
+            ("transfer_value", "value", "NAN"),
+            # a ranking feature without a ranking of its own: its value as the ranked site sees the job
+            ("ranking_value", "ranking",
+             f"transfer_value(code, l, job, jobs, sc) if {any_of('code', as_seen)} else NAN"),
+            ("admission_value", "admission", "NAN")):
+        targets: dict[str, list[int]] = {}
         for e in entries:
-            if decision == "ranking" and not e.ranking and e.value and "ranking" in e.decisions:
-                branch(e.code, e.value, "l, job, jobs, sc")  # the job as the ranked site sees it
-            elif getattr(e, decision):
-                branch(e.code, getattr(e, decision), _SIGNATURES[decision])
-        lines.append("    return NAN")
+            if getattr(e, decision):
+                targets.setdefault(getattr(e, decision), []).append(e.code)
+        lines, namespace = branch_on(function, "code", _SIGNATURES[decision], targets, default)
+        namespace.update(NAN=np.nan, transfer_value=compiled.get("transfer_value"))
+        compiled[function], = compile_inline(lines, namespace, __file__, (function,))
     ready = [e.code for e in entries if e.reads_ready]
-    lines += ["def reads_ready(code):", f"    return {any_of('code', ready)}"]
-    return compile_inline(lines, namespace, __file__,
-                          ("transfer_value", "ranking_value", "admission_value", "reads_ready"))
+    compiled["reads_ready"], = compile_inline(
+        ["def reads_ready(code):", f"    return {any_of('code', ready)}"], {}, __file__, ("reads_ready",))
+    return tuple(compiled.values())
 
 
 def check(entry: Feature) -> None:
