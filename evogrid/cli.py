@@ -38,6 +38,7 @@ from evogrid.policy.registry import (
     features_for,
     plain_transfers,
 )
+from evogrid.sim.requests import REGISTRY as REQUEST_KINDS
 
 if TYPE_CHECKING:
     from evogrid.policy.rulebase import Rulebase
@@ -367,8 +368,8 @@ def reserve(
              "of collective requests ([reservations] collective_sites = N; the other algorithms "
              "place the same requests as fixed parts).")] = None,
     workload: Annotated[str | None, typer.Option(
-        help="Requests made from the source site's jobs: rw1, rw2, rw3 (Meltzer's co-reservations, "
-             "two parts each) or book-ahead (Röblitz et al.: every 10th job, one site).")] = None,
+        help="Request kind (the requests made from the sites' jobs): "
+             + "; ".join(f"{k.name}: {k.help}" for k in REQUEST_KINDS.values()) + ".")] = None,
     source: Annotated[int | None, typer.Option(
         min=0, help="Index of the site whose jobs become requests.")] = None,
     seed: Annotated[int | None, typer.Option(

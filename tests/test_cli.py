@@ -306,7 +306,7 @@ def test_reserve_bad_input(capsys, tmp_path):
     code, _, err = run(capsys, "reserve", "SDSC03@d14-28", "--algorithm", "lottery")
     assert_one_line_error(code, err, "unknown reservation algorithm 'lottery'")
     code, _, err = run(capsys, "reserve", "SDSC03@d14-28", "--workload", "rw9")
-    assert_one_line_error(code, err, "unknown 'rw9'")
+    assert_one_line_error(code, err, "[reservations] workload: unknown request kind 'rw9'")
     code, _, err = run(capsys, "reserve", "SDSC03@d14-28", "--algorithm", "first-fit")
     assert_one_line_error(code, err, "first-fit books at one site")
     scenario = tmp_path / "bad.toml"

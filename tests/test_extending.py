@@ -246,3 +246,63 @@ def test_registering_after_a_simulation_is_refused():
     with pytest.raises(RuntimeError, match="before the first simulation"):
         lrms.register(lrms.Lrms("late", len(lrms.REGISTRY), "too late", None))
     assert "late" not in lrms.REGISTRY
+
+
+def test_a_request_kind_registered_from_a_test_file_makes_a_scenarios_requests(tmp_path):
+    """A toy request kind ("every-nth": every n-th job of the source site, a one-part request at its
+    own submission with an hour of slack) with a setting of its own, named by a scenario file: the
+    requests are the jobs it chose, those jobs leave the batch workload (counted), the grid books
+    them, and a bad setting is one line naming it. Request kinds are not compiled, so this runs in
+    the test's own process."""
+    from dataclasses import replace
+
+    import numpy as np
+    from pydantic import BaseModel, ConfigDict, Field
+
+    import evogrid as eg
+    from evogrid.errors import ScenarioError
+    from evogrid.sim import requests as request_kinds
+    from evogrid.sim.booking import reservation_setup
+    from evogrid.workload.reservations import Reservations
+
+    class Options(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        every: int = Field(ge=1)
+
+    def make(workloads, config, options):
+        workloads = list(workloads)
+        w = workloads[config.source]
+        chosen = np.arange(w.n_jobs) % options.every == options.every - 1
+        idx = np.flatnonzero(chosen)
+        submit = w.submit[idx].astype(np.int64)
+        run = np.maximum(1, w.run_time[idx].astype(np.int64))
+        rest = w.select(~chosen)
+        workloads[config.source] = replace(rest, dropped={**rest.dropped, "became_reservation": idx.size})
+        return workloads, Reservations("every-nth", submit, submit.copy(), submit + run + 3600, run,
+                                       w.procs[idx].astype(np.int64)[:, None], idx.astype(np.int64),
+                                       np.full(idx.size, config.source, dtype=np.int64))
+
+    request_kinds.register(request_kinds.RequestKind("every-nth", "every n-th job, at once", make, Options))
+    try:
+        path = tmp_path / "toy.toml"
+        path.write_text('lrms = "easy"\n[[sites]]\nwindow = "SDSC03@d14-28"\n[reservations]\n'
+                        'workload = "every-nth"\nalgorithm = "first-fit"\noptions = { every = 7 }\n')
+        scenario = eg.Scenario.from_spec(str(path))
+        whole = scenario.workloads[0]
+        workloads, requests, _ = reservation_setup(scenario)
+        assert requests.source_job.tolist() == list(range(6, whole.n_jobs, 7))
+        assert workloads[0].n_jobs == whole.n_jobs - requests.n_requests
+        assert workloads[0].dropped["became_reservation"] == requests.n_requests
+        result = eg.simulate(scenario)
+        accepted = result.bookings.start >= 0
+        assert 0 < accepted.sum() <= requests.n_requests
+        assert (result.bookings.start[accepted] >= requests.earliest_start[accepted]).all()
+        for bad, field in (("{ every = 0 }", "every"), ("{ every = 7, each = 1 }", "each")):
+            path.write_text(path.read_text().replace(path.read_text().splitlines()[-1], f"options = {bad}"))
+            with pytest.raises(ScenarioError, match=rf"^\[reservations\] options: .*{field}") as err:
+                reservation_setup(eg.Scenario.from_spec(str(path)))
+            assert "\n" not in str(err.value)
+    finally:
+        request_kinds.REGISTRY.unregister("every-nth")
+    with pytest.raises(ScenarioError, match="unknown request kind 'every-nth'"):
+        eg.Scenario.from_spec(str(path))

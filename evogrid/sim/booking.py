@@ -19,10 +19,11 @@ import numpy as np
 from pydantic import AfterValidator, ConfigDict, Field, ValidationError
 from pydantic.dataclasses import dataclass as validated
 
-from evogrid.errors import EvogridError, ScenarioError, validation_message
+from evogrid.errors import ScenarioError, validation_message
 from evogrid.sim import admission, grid, probe
 from evogrid.sim import co_admission as ca
 from evogrid.sim import collective as collective_placement
+from evogrid.sim import requests as request_kinds
 from evogrid.sim.python_policy import AdmissionPolicy
 from evogrid.sim.reserving import N_REQUEST_FIELDS, no_answers
 from evogrid.sim.schedule import Exchange, GridJobs, Schedule, _lrms_names, run_exchange, warm_up_site
@@ -32,14 +33,9 @@ from evogrid.validation import OneLineErrors
 from evogrid.workload.model import Workload
 from evogrid.workload.reservations import (
     DEFAULT_PREFERENCES,
-    MELTZER_VARIANTS,
     PREFERENCES,
     Reservations,
     collective,
-    meltzer,
-    merge_requests,
-    roblitz,
-    wide_jobs,
 )
 
 if TYPE_CHECKING:
@@ -486,24 +482,6 @@ def _weekly_tariffs(config: ReservationsConfig, n_sites: int) -> np.ndarray:
     return np.stack(rows)
 
 
-def _wide_jobs(workloads: list[Workload], config: ReservationsConfig) -> Reservations:
-    """Every site's jobs wider than its machine (which preprocessing dropped) as collective requests
-    on up to ``collective_sites`` sites (default all); ``workloads`` get each site's other jobs."""
-    from evogrid.workload.traces import load_window
-
-    pairs = []
-    for k, w in enumerate(workloads):
-        try:  # the window again at its log's own machine size, which keeps the wide jobs
-            whole = load_window(w.name)
-        except EvogridError as exc:
-            raise ScenarioError(f"[reservations] workload wide: site {k} ({w.name}) is not a window "
-                                f"of a log: {exc}") from None
-        workloads[k], requests = wide_jobs(whole, w.machine_procs, config.collective_sites or len(workloads),
-                                           config.collective_site_min, config.wide_slack_hours)
-        pairs.append(requests)
-    return merge_requests("wide jobs", pairs)
-
-
 def reservation_setup(scenario: Scenario, **overrides: object
                       ) -> tuple[tuple[Workload, ...], Reservations, ReservationRules]:
     """``(workloads, requests, rules)`` from a scenario's ``[reservations]`` table (defaults if it
@@ -521,22 +499,19 @@ def reservation_setup(scenario: Scenario, **overrides: object
     if config.source >= len(workloads):
         raise ScenarioError(f"[reservations] source: site {config.source} is not one of the "
                             f"{len(workloads)} sites")
-    window = workloads[config.source]
-    if config.workload == "wide":
-        requests = _wide_jobs(workloads, config)
-    else:
-        if config.workload in MELTZER_VARIANTS:
-            batch, requests = meltzer(window, config.workload, config.seed, config.probability,
-                                      draw=config.meltzer_draw)
-        elif config.workload == "book-ahead":
-            batch, requests = roblitz(window, config.book_ahead_hours, config.slack_hours, config.every,
-                                      site=config.source, elastic=config.elastic)
-        else:
-            raise ScenarioError(f"[reservations] workload: unknown {config.workload!r}; expected "
-                                f"{', '.join(MELTZER_VARIANTS)}, book-ahead or wide")
-        workloads[config.source] = batch
-        if config.collective_sites is not None:
-            requests = collective(requests, config.collective_sites, config.collective_site_min)
+    kind = request_kinds.REGISTRY[config.workload]  # a registered name: the table was validated
+    options = None
+    if kind.options is not None:
+        try:
+            options = kind.options.model_validate(config.options)
+        except ValidationError as exc:
+            raise ScenarioError(f"[reservations] options: {validation_message(exc)}") from None
+    elif config.options:
+        raise ScenarioError(f"[reservations] options: request kind {kind.name!r} takes none, got "
+                            f"{', '.join(config.options)}")
+    workloads, requests = kind.make(workloads, config, options)
+    if config.collective_sites is not None and requests.collective is None:
+        requests = collective(requests, config.collective_sites, config.collective_site_min)
     rules = ReservationRules(config.algorithm, config.minsize, config.windows, config.cost_weight,
                              config.start_weight, tariffs=_tariffs(config, len(workloads)), seed=config.seed,
                              tsn_max=config.tsn_max, tss_gap=config.tss_gap, estimate=config.estimate,

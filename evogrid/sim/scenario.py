@@ -30,7 +30,7 @@ Two forms:
       # pool_arrivals = "first"     # pool only: first (default) or queued
       # active_take = "queue"       # aa only: queue (default) or start
       [reservations]                # optional: requests booked ahead (evogrid reserve)
-      workload = "rw1"              # rw1, rw2, rw3 or book-ahead, made from site `source`'s jobs
+      workload = "rw1"              # the request kind: rw1, rw2, rw3, rw1-6h, rw1-6h-3, book-ahead, wide
       algorithm = "backfill"        # trivial, cpu-count, backlog, backfill, weighted, first-fit
       tariffs = "meltzer"           # or flat, peak, or one entry per site
       variant_order = "tree"        # Meltzer's readings (defaults) or ours: by-start, every-held,
@@ -54,12 +54,13 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from evogrid.errors import ScenarioError, validation_message
 from evogrid.sim import booking
+from evogrid.sim import requests as request_kinds
 from evogrid.sim.schedule import GridJobs, Schedule, lrms_code, simulate_local
 from evogrid.sim.sites import Sites, sites_from_config
 from evogrid.workload.model import Workload
@@ -99,6 +100,10 @@ class PreprocessingConfig(_Strict):
     drop_unknown_estimate: bool = False
 
 
+#: A registered request kind's name (checked when the table is validated).
+RequestKindName = Annotated[str, AfterValidator(request_kinds.REGISTRY.check)]
+
+
 class TariffConfig(_Strict):
     off_peak: float = Field(default=1.0, ge=0, description="price per processor-hour off peak")
     peak: float = Field(default=2.0, ge=0, description="price per processor-hour on weekdays at peak hours")
@@ -109,10 +114,11 @@ class ReservationsConfig(_Strict):
     """The scenario's ``[reservations]`` table (evogrid.sim.booking.reservation_setup); the
     admission settings take the types :class:`evogrid.sim.booking.ReservationRules` declares."""
 
-    workload: str = Field(default="rw1", description="rw1, rw2, rw3, rw1-6h, rw1-6h-3 (Meltzer), book-ahead "
-                                                     "(Röblitz) or "
-                                                     "wide (every site's jobs wider than its machine, as "
-                                                     "collective requests)")
+    workload: RequestKindName = Field(
+        default="rw1", description=f"the request kind (evogrid.sim.requests): "
+                                   f"{', '.join(request_kinds.REGISTRY)}")
+    options: dict[str, Any] = Field(
+        default_factory=dict, description="the request kind's own settings (its entry's options model)")
     source: int = Field(default=0, ge=0, description="index of the site whose jobs become the requests")
     seed: int = 0
     probability: float = Field(default=0.1, gt=0, le=1, description="Meltzer: share of jobs drawn")
