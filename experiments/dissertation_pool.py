@@ -2,7 +2,8 @@
 side, on its own cuts of the logs, with both pool arrival rules (docs/results.md, "Tables 8.2, 8.3,
 9.2, 9.3 and 10.1").
 
-Run: ``.venv/bin/python experiments/dissertation_pool.py`` (about 2 minutes)
+Run: ``.venv/bin/python experiments/dissertation_pool.py [--tables 8.2,8.3,9.2,10.1,11.4]`` (about 2
+minutes; ``--tables``: only these, 9.2 printing Tables 9.2 and 9.3 together)
 
 Each site is the dissertation's cut of its log (evogrid.workload.dissertation). Per algorithm
 (FCFS-JS, EASY-JS, LIST-JS), scenario and site: AWRT, U, C_max, SA, Delta AWRT (against the same
@@ -14,6 +15,8 @@ ran at home (M_n's diagonal); ours with arrivals ``first`` (the published rule, 
 ``queue`` (the published one, the default) and ``start`` (evogrid's). Where the printed table has a
 typo, the value used is stated in PUBLISHED's comments.
 """
+
+import argparse
 
 import evogrid as eg
 from evogrid.sim.scenario import Scenario
@@ -102,7 +105,8 @@ def row_cells(mine: tuple[float, ...], theirs: tuple[float, ...]) -> str:
                        f"{mine[5]:+.2f} / {theirs[5]:+.2f}", f"{mine[6]:.2f} / {theirs[6]:.2f}"])
 
 
-def main() -> None:
+def table_8_2() -> None:
+    """Table 8.2: the central pool on the three scenarios, both arrival rules."""
     for arrivals in ("first", "queued"):
         print(f"\nTable 8.2, arrivals {arrivals}: ours / theirs\n")
         print("| pool | scenario | site | AWRT (s) | U (%) | C_max (s) | SA | Delta AWRT (%) | "
@@ -116,6 +120,10 @@ def main() -> None:
                 mine = ours(scenario, arrivals)
                 for (name, months), site, theirs in zip(cuts, mine, published, strict=True):
                     print(f"| {lrms.upper()}-JS | {number} | {name}-{months} | {row_cells(site, theirs)} |")
+
+
+def table_8_3() -> None:
+    """Table 8.3: LIST-JS on three sites, against local EASY."""
     print("\nTable 8.3, LIST-JS on three sites, against local EASY: ours / theirs\n")
     print("| scenario | site | arrivals | AWRT (s) | Delta AWRT vs local EASY (%) | jobs at home (%) |")
     print("|---|---|---|---|---|---|")
@@ -128,6 +136,10 @@ def main() -> None:
                 print(f"| {number} | {name}-{months} | {arrivals} | {mine[0]:,.0f} / {awrt:,.0f} "
                       f"({100 * (mine[0] / awrt - 1):+.1f} %) | {mine[5]:+.2f} / {delta:+.2f} | "
                       f"{mine[6]:.2f} / {home:.2f} |")
+
+
+def tables_9_2_and_9_3() -> None:
+    """Tables 9.2 and 9.3: the active request (EASY), both rules, with the moves per job."""
     print("\nTables 9.2 and 9.3, the active request (EASY): ours / theirs\n")
     print("| rule | scenario | site | AWRT (s) | Delta AWRT vs local EASY (%) | jobs at home (%) | "
           "moves per job: mean, sd, max |")
@@ -148,6 +160,10 @@ def main() -> None:
                          [f"{mine[0]:,.0f} / -", f"{mine[4]:+.2f} / -", f"{mine[6]:.2f} / -"])
                 print(f"| {take} | {number} | {name}-{months} | {' | '.join(cells)} | "
                       f"{own.mean():.2f}, {own.std():.2f}, {own.max()} / {mean:.2f}, {sd:.2f}, {top} |")
+
+
+def table_10_1() -> None:
+    """Table 10.1: the pool and the active request with EASY at both sites."""
     print("\nTable 10.1 (EASY at both sites): AWRT ours / theirs (s)\n")
     print("| setup | sites | pool, arrivals first | pool, arrivals queued | active request, queue | "
           "active request, start |")
@@ -163,6 +179,10 @@ def main() -> None:
                                   for m, p in zip(metrics, published, strict=True)))
         sites = " + ".join(f"{n}-{m}" for n, m in cuts)
         print(f"| {setup} | {sites} | {' | '.join(row)} |")
+
+
+def figure_11_4() -> None:
+    """Fig. 11.4: scenario 9, AWF against the active request, EASY and FCFS."""
     print("\nFig. 11.4: scenario 9, Delta AWRT against the same LRMS locally (%); the figure's bars are "
           "not printed as numbers, its text says that under FCFS KTH and SDSC00 gain over 80 %, AA "
           "stays good and AWF clearly worsens the large sites\n")
@@ -178,5 +198,23 @@ def main() -> None:
             moves = result.schedule.moves
             print(f"| {lrms.upper()} | {strategy.label} | {deltas} | {moves.mean():.2f}, {moves.max()} |")
 
+
+#: The tables by the number ``--tables`` takes, in the dissertation's order.
+TABLES = {"8.2": table_8_2, "8.3": table_8_3, "9.2": tables_9_2_and_9_3, "10.1": table_10_1,
+          "11.4": figure_11_4}
+
+
+def main(tables: list[str]) -> None:
+    """Print ``tables`` (keys of :data:`TABLES`) in markdown."""
+    for key in tables:
+        TABLES[key]()
+
+
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", default=",".join(TABLES),
+                        help=f"comma-separated, of {', '.join(TABLES)} (default: all)")
+    chosen = parser.parse_args().tables.split(",")
+    if unknown := [t for t in chosen if t not in TABLES]:
+        parser.error(f"--tables: unknown {', '.join(unknown)}; expected some of {', '.join(TABLES)}")
+    main(chosen)

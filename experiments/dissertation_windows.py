@@ -1,7 +1,8 @@
 """How the dissertation cut its logs: Table 7.1's job counts located in the bundled logs, and the
 Table 7.2 values that check the reading (docs/reproduction.md, "How the dissertation cut its logs").
 
-Run: ``.venv/bin/python experiments/dissertation_windows.py`` (about 30 s)
+Run: ``.venv/bin/python experiments/dissertation_windows.py [--logs KTH,CTC]`` (about 30 s; ``--logs``:
+only these logs' rows)
 
 For every row of Table 7.1 (a log and a length label) it prints the day interval in which a cut of
 the log must fall to leave the table's number of jobs, with our preprocessing and with jobs without
@@ -9,6 +10,8 @@ a requested time dropped as well (``Preprocessing(drop_unknown_estimate=True)``)
 locate the cut; the table's total area SA and Table 7.2's AWRT, utilisation and makespan are the
 checks, for every row of Tables 7.2 and 7.3.
 """
+
+import argparse
 
 import numpy as np
 
@@ -29,11 +32,16 @@ def cut_interval(name: str, n: int, drop_unknown: bool) -> tuple[int, float | No
     return submit.size, submit[n - 1] / DAY, submit[n] / DAY if n < submit.size else float("inf")
 
 
-def main() -> None:
+def main(logs: set[str] | None = None) -> None:
+    """Print the three tables in markdown; only the rows of ``logs`` (None: every log)."""
+
+    def wanted(table: dict) -> dict:
+        return {key: value for key, value in table.items() if logs is None or key[0] in logs}
+
     print("| log | label | jobs (Table 7.1) | cut lies in (days), our preprocessing | "
           "the same, jobs without a requested time dropped | SA ours / Table 7.1 |")
     print("|---|---|---:|---|---|---|")
-    for (name, months), (n, sa) in TABLE_7_1.items():
+    for (name, months), (n, sa) in wanted(TABLE_7_1).items():
         cells = []
         for drop in (False, True):
             total, lo, hi = cut_interval(name, n, drop)
@@ -46,7 +54,7 @@ def main() -> None:
           "dropped):\n")
     print("| log | LRMS | AWRT ours / theirs (s) | diff | U ours / theirs (%) | C_max ours / theirs (s) |")
     print("|---|---|---|---:|---|---|")
-    for (name, months), rows in TABLE_7_2.items():
+    for (name, months), rows in wanted(TABLE_7_2).items():
         jobs = dissertation_cut(name, months)
         for lrms, (awrt, u, c_max) in zip(("FCFS", "EASY", "LIST"), rows, strict=True):
             schedule = simulate_local([jobs], lrms.lower())
@@ -60,7 +68,7 @@ def main() -> None:
     print("| log | jobs ours / theirs | AWRT ours / theirs (s) | diff | U ours / theirs (%) | "
           "C_max ours / theirs (s) |")
     print("|---|---|---|---:|---|---|")
-    for (name, months), (n, (awrt, u, c_max)) in TABLE_7_3.items():
+    for (name, months), (n, (awrt, u, c_max)) in wanted(TABLE_7_3).items():
         jobs = dissertation_cut(name, months)
         schedule = simulate_local([jobs], "fcfs")
         m = schedule.metrics()[0]
@@ -70,4 +78,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--logs", help="comma-separated log names (default: every log of Table 7.1)")
+    args = parser.parse_args()
+    main(None if args.logs is None else set(args.logs.split(",")))
