@@ -279,3 +279,45 @@ def reservation_front_plot(path: str | Path, fronts: dict[str, np.ndarray], poin
     ax.set_title("grid users against local users")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return _save(fig, path)
+
+
+def moved_by_width_plot(path: str | Path, panels: dict[str, tuple[list[str], list[str], np.ndarray]]) -> Path:
+    """One panel per scenario title: grouped bars of the share (%) of each site's own jobs of a width
+    class that ran at another site (``(sites, width labels, shares)``, shares of shape (sites,
+    classes), NaN where a site has no job of the class), as the dissertation's Figs. 8.6 and 9.4."""
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9.5, 3.2 * len(panels)), dpi=120, squeeze=False)
+    colours = plt.get_cmap("tab10")
+    for ax, (title, (sites, labels, shares)) in zip(axes[:, 0], panels.items(), strict=True):
+        width = 0.8 / len(sites)
+        x = np.arange(len(labels))
+        for k, site in enumerate(sites):
+            ax.bar(x + (k - (len(sites) - 1) / 2) * width, np.nan_to_num(shares[k]), width, label=site,
+                   color=colours(k % 10))
+        ax.set_xticks(x, labels, fontsize=8)
+        ax.set_ylim(0, 100)
+        ax.set_ylabel("moved (% of the class)")
+        ax.set_title(title, fontsize=10)
+        ax.legend(fontsize=7)
+    axes[-1, 0].set_xlabel("processors requested (m_j)")
+    return _save(fig, path)
+
+
+def quantile_box_plot(path: str | Path, groups: dict[str, list[np.ndarray]], members: list[str],
+                      ylabel: str, title: str) -> Path:
+    """Box plots with whiskers at the 5 % and 95 % quantiles (no outliers drawn), as the
+    dissertation's Fig. 8.7: per group (a strategy) one box per member (a scenario), in order."""
+    fig, ax = plt.subplots(figsize=(9.5, 4.2), dpi=120)
+    colours = plt.get_cmap("tab10")
+    width = 0.8 / len(members)
+    for g, samples in enumerate(groups.values()):
+        positions = [g + (i - (len(members) - 1) / 2) * width for i in range(len(members))]
+        boxes = ax.boxplot(samples, positions=positions, widths=width * 0.85, whis=(5, 95), showfliers=False,
+                           patch_artist=True)
+        for i, box in enumerate(boxes["boxes"]):
+            box.set_facecolor(colours(i % 10))
+    ax.set_xticks(range(len(groups)), list(groups))
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend([plt.Rectangle((0, 0), 1, 1, color=colours(i % 10)) for i in range(len(members))], members,
+              fontsize=7)
+    return _save(fig, path)

@@ -1,9 +1,10 @@
-"""The dissertation's central pool and active request (Tables 8.2, 8.3, 9.2, 9.3 and 10.1) side by
-side, on its own cuts of the logs, with both pool arrival rules (docs/results.md, "Tables 8.2, 8.3,
-9.2, 9.3 and 10.1").
+"""The dissertation's central pool and active request (Tables 8.2, 8.3, 9.2, 9.3 and 10.1, Figs. 8.6,
+8.7, 9.4 and 11.4) side by side, on its own cuts of the logs, with both pool arrival rules
+(docs/results.md, "Tables 8.2, 8.3, 9.2, 9.3 and 10.1").
 
-Run: ``.venv/bin/python experiments/dissertation_pool.py [--tables 8.2,8.3,9.2,10.1,11.4]`` (about 2
-minutes; ``--tables``: only these, 9.2 printing Tables 9.2 and 9.3 together)
+Run: ``.venv/bin/python experiments/dissertation_pool.py [--tables 8.2,8.3,8.6,8.7,9.2,9.4,10.1,11.4]``
+(about 2 minutes; ``--tables``: only these, 9.2 printing Tables 9.2 and 9.3 together; the figures'
+plots go to ``experiments/results/dissertation_pool/``)
 
 Each site is the dissertation's cut of its log (evogrid.workload.dissertation). Per algorithm
 (FCFS-JS, EASY-JS, LIST-JS), scenario and site: AWRT, U, C_max, SA, Delta AWRT (against the same
@@ -17,8 +18,13 @@ typo, the value used is stated in PUBLISHED's comments.
 """
 
 import argparse
+from pathlib import Path
+
+import numpy as np
 
 import evogrid as eg
+from evogrid.plots import moved_by_width_plot, quantile_box_plot
+from evogrid.sim.metrics import moved_share_by_width, queue_length_over_time
 from evogrid.sim.scenario import Scenario
 from evogrid.workload.dissertation import dissertation_cut
 
@@ -199,9 +205,77 @@ def figure_11_4() -> None:
             print(f"| {lrms.upper()} | {strategy.label} | {deltas} | {moves.mean():.2f}, {moves.max()} |")
 
 
+
+#: Width classes of Figs. 8.6 and 9.4, m_j from each edge to the next minus one (ours: the text does
+#: not give the figures' classes): powers of two.
+WIDTH_EDGES = (1, 2, 3, 5, 9, 17, 33, 65, 129, 257, 513, 1025, 2049)
+WIDTH_LABELS = [f"{lo}" if hi - lo == 1 else f"{lo}-{hi - 1}"
+                for lo, hi in zip(WIDTH_EDGES, WIDTH_EDGES[1:], strict=False)]
+FIGURES = Path(__file__).with_name("results") / "dissertation_pool"
+
+
+def moved_by_width(title: str, cuts: tuple, lrms: str, strategy) -> tuple[str, tuple]:
+    """Print one scenario's shares of moved jobs by width class (its markdown table); returns the
+    figure's panel."""
+    scenario = Scenario(title, tuple(dissertation_cut(*c) for c in cuts), (lrms,) * len(cuts))
+    shares = moved_share_by_width(eg.simulate(scenario, strategy).schedule, WIDTH_EDGES)
+    sites = [f"{n}-{m}" for n, m in cuts]
+    print(f"\n{title}: jobs moved, % of the site's own jobs of the class (-: none submitted)\n")
+    print("| site | " + " | ".join(WIDTH_LABELS) + " |")
+    print("|---|" + "---|" * len(WIDTH_LABELS))
+    for site, row in zip(sites, shares, strict=True):
+        print(f"| {site} | " + " | ".join("-" if v != v else f"{v:.0f}" for v in row) + " |")
+    return title, (sites, WIDTH_LABELS, shares)
+
+
+def figure_8_6() -> None:
+    """Fig. 8.6: LIST-JS (published arrivals) on scenarios 5 and 7: moved jobs by width."""
+    panels = dict(moved_by_width(f"Fig. 8.6, scenario {n}, LIST-JS", tuple(c for c, *_ in TABLE_8_3[n]),
+                                 "list", eg.CentralPool()) for n in (5, 7))
+    print(f"\n{moved_by_width_plot(FIGURES / 'fig_8_6.png', panels)}")
+
+
+def figure_9_4() -> None:
+    """Fig. 9.4: the active request (published rule, EASY) on scenarios 5 and 8: moved jobs by width."""
+    panels = dict(moved_by_width(f"Fig. 9.4, scenario {n}, active request",
+                                 tuple(c for c, *_ in TABLE_9_2[n]), "easy", eg.ActiveRequest())
+                  for n in (5, 8))
+    print(f"\n{moved_by_width_plot(FIGURES / 'fig_9_4.png', panels)}")
+
+
+def figure_8_7() -> None:
+    """Fig. 8.7: the pool's length (its waiting jobs at each instant jobs enter or leave it) on the
+    two-site scenarios 1-3, per pool algorithm (published arrivals): quantiles 5, 25, 50, 75, 95 %."""
+    print("\nFig. 8.7: the pool's length (jobs) at each instant jobs enter or leave it, "
+          "quantiles 5 / 25 / 50 / 75 / 95 %, and the mean\n")
+    print("| pool | scenario | sites | 5 % | 25 % | median | 75 % | 95 % | mean |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    groups, medians = {}, {}
+    for lrms in ("fcfs", "easy", "list"):
+        label = f"{lrms.upper()}-JS"
+        groups[label] = []
+        for number, cuts in SCENARIOS.items():
+            cut = tuple(dissertation_cut(*c) for c in cuts)
+            scenario = Scenario(f"8.7 scenario {number}", cut, (lrms, lrms))
+            schedule = eg.simulate(scenario, eg.CentralPool()).schedule
+            _, length = queue_length_over_time(schedule, waited_only=True)
+            groups[label].append(length)
+            q = np.percentile(length, (5, 25, 50, 75, 95))
+            medians[label, number] = q[2]
+            sites = " + ".join(f"{n}-{m}" for n, m in cuts)
+            print(f"| {label} | {number} | {sites} | " + " | ".join(f"{v:,.0f}" for v in q)
+                  + f" | {length.mean():,.1f} |")
+    longest = [n for n in SCENARIOS if max(("FCFS-JS", "EASY-JS", "LIST-JS"),
+                                           key=lambda a: medians[a, n]) == "FCFS-JS"]
+    print(f"\nFCFS-JS has the longest pool (median) in scenarios {longest} of {list(SCENARIOS)} (the "
+          "dissertation: under FCFS-JS comparatively many jobs gather in the pool)")
+    members = [" / ".join(f"{n}-{m}" for n, m in cuts) for cuts in SCENARIOS.values()]
+    print(quantile_box_plot(FIGURES / "fig_8_7.png", groups, members, "jobs in the pool",
+                            "Fig. 8.7: the pool's length, whiskers at 5 and 95 %"))
+
 #: The tables by the number ``--tables`` takes, in the dissertation's order.
-TABLES = {"8.2": table_8_2, "8.3": table_8_3, "9.2": tables_9_2_and_9_3, "10.1": table_10_1,
-          "11.4": figure_11_4}
+TABLES = {"8.2": table_8_2, "8.3": table_8_3, "8.6": figure_8_6, "8.7": figure_8_7,
+          "9.2": tables_9_2_and_9_3, "9.4": figure_9_4, "10.1": table_10_1, "11.4": figure_11_4}
 
 
 def main(tables: list[str]) -> None:

@@ -27,7 +27,8 @@ def test_the_quick_run_reproduces_its_rows_resumes_and_refuses_a_locked_director
     first = _run(out)
     assert first.returncode == 0, first.stderr[-2000:]
     report = (out / "report.md").read_text()
-    rows = re.findall(r"^\| KTH-11 \| (FCFS|EASY|LIST) \| [\d,.]+ / [\d,.]+ \| ([+-][\d.]+) % \|", report, re.M)
+    row = r"^\| KTH-11 \| (FCFS|EASY|LIST) \| [\d,.]+ / [\d,.]+ \| ([+-][\d.]+) % \|"
+    rows = re.findall(row, report, re.M)
     assert sorted(lrms for lrms, _ in rows) == ["EASY", "FCFS", "LIST"]
     assert all(abs(float(diff)) <= TOLERANCE[lrms] for lrms, diff in rows), rows
     assert "Table 10.1" in report and report.count("| IV | SDSC03-11 + SDSC05-11 |") == 1

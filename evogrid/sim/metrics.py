@@ -7,6 +7,7 @@ Times are seconds; utilisation is a fraction in [0, 1] (tables print %).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -151,11 +152,35 @@ def busy_procs_over_time(schedule: Schedule, site: int) -> tuple[np.ndarray, np.
     return _step_series(schedule.start[mine], schedule.end[mine], schedule.jobs.procs[mine])
 
 
-def queue_length_over_time(schedule: Schedule, site: int) -> tuple[np.ndarray, np.ndarray]:
-    """Step function of waiting jobs at ``site``: (times s, jobs waiting)."""
-    mine = schedule.site == site
-    ones = np.ones(int(mine.sum()), dtype=np.int64)
-    return _step_series(schedule.jobs.submit[mine], schedule.start[mine], ones)
+def queue_length_over_time(schedule: Schedule, site: int | None = None, *, waited_only: bool = False
+                           ) -> tuple[np.ndarray, np.ndarray]:
+    """Step function of waiting jobs at ``site``, or in the whole grid (None): (times s, jobs waiting),
+    one value per instant at which jobs arrive or start (after that instant's changes);
+    ``waited_only``: only the instants at which a job starts to wait or stops waiting (jobs that
+    start on arrival are left out).
+
+    Under a central pool whose new jobs try their own site first (the published rule,
+    evogrid.sim.grid) the grid's waiting jobs are the pool's, and with ``waited_only`` the instants
+    are those at which jobs enter or leave the pool.
+    """
+    mine = np.ones(schedule.start.size, dtype=bool) if site is None else schedule.site == site
+    waits = mine & (schedule.start > schedule.jobs.submit) if waited_only else mine
+    ones = np.ones(int(waits.sum()), dtype=np.int64)
+    return _step_series(schedule.jobs.submit[waits], schedule.start[waits], ones)
+
+
+def moved_share_by_width(schedule: Schedule, edges: Sequence[int]) -> np.ndarray:
+    """Shape (K, len(edges) - 1): per site, the share (%) of its own jobs (by origin) with
+    ``edges[i] <= procs < edges[i + 1]`` that ran at another site; NaN where it submitted none."""
+    jobs = schedule.jobs
+    K, classes = jobs.n_sites, len(edges) - 1
+    width = np.searchsorted(np.asarray(edges), jobs.procs, side="right") - 1
+    known = (width >= 0) & (width < classes)
+    flat = jobs.origin[known] * classes + width[known]
+    submitted = np.bincount(flat, minlength=K * classes).reshape(K, classes)
+    moved = np.bincount(flat, weights=schedule.site[known] != jobs.origin[known], minlength=K * classes)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(submitted > 0, 100.0 * moved.reshape(K, classes) / submitted, np.nan)
 
 
 def _step_series(
