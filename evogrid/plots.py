@@ -281,24 +281,27 @@ def reservation_front_plot(path: str | Path, fronts: dict[str, np.ndarray], poin
     return _save(fig, path)
 
 
-def moved_by_width_plot(path: str | Path, panels: dict[str, tuple[list[str], list[str], np.ndarray]]) -> Path:
-    """One panel per scenario title: grouped bars of the share (%) of each site's own jobs of a width
-    class that ran at another site (``(sites, width labels, shares)``, shares of shape (sites,
-    classes), NaN where a site has no job of the class), as the dissertation's Figs. 8.6 and 9.4."""
+def grouped_bars_plot(path: str | Path, panels: dict[str, tuple[list[str], list[str], np.ndarray]],
+                      ylabel: str, xlabel: str = "", ylim: tuple[float, float] | None = None) -> Path:
+    """One panel per title: grouped bars, ``(series, groups, values)`` with values of shape (series,
+    groups) (NaN: no bar), one colour per series; e.g. the dissertation's Figs. 8.6 and 9.4 (series:
+    sites, groups: width classes) or 8.2-8.5 (series: algorithms, groups: sites)."""
     fig, axes = plt.subplots(len(panels), 1, figsize=(9.5, 3.2 * len(panels)), dpi=120, squeeze=False)
     colours = plt.get_cmap("tab10")
-    for ax, (title, (sites, labels, shares)) in zip(axes[:, 0], panels.items(), strict=True):
-        width = 0.8 / len(sites)
-        x = np.arange(len(labels))
-        for k, site in enumerate(sites):
-            ax.bar(x + (k - (len(sites) - 1) / 2) * width, np.nan_to_num(shares[k]), width, label=site,
+    for ax, (title, (series, groups, values)) in zip(axes[:, 0], panels.items(), strict=True):
+        width = 0.8 / len(series)
+        x = np.arange(len(groups))
+        for k, name in enumerate(series):
+            ax.bar(x + (k - (len(series) - 1) / 2) * width, np.nan_to_num(values[k]), width, label=name,
                    color=colours(k % 10))
-        ax.set_xticks(x, labels, fontsize=8)
-        ax.set_ylim(0, 100)
-        ax.set_ylabel("moved (% of the class)")
+        ax.set_xticks(x, groups, fontsize=8)
+        if ylim is not None:
+            ax.set_ylim(*ylim)
+        ax.axhline(0, color="black", linewidth=0.6)
+        ax.set_ylabel(ylabel)
         ax.set_title(title, fontsize=10)
         ax.legend(fontsize=7)
-    axes[-1, 0].set_xlabel("processors requested (m_j)")
+    axes[-1, 0].set_xlabel(xlabel)
     return _save(fig, path)
 
 

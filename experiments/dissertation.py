@@ -9,7 +9,7 @@ chapters; each step's markdown goes to ``DIR/<step>.md``, and all of them, in or
 ``DIR/report.md``:
 
 - ``part2``: Tables 7.1-7.3 on the dissertation's cuts of the logs (``dissertation_windows.py``);
-- ``part3``: Tables 8.2, 8.3, 9.2, 9.3, 10.1 and Figs. 8.6, 8.7, 9.4 and 11.4, the central pool and the
+- ``part3``: Tables 8.2, 8.3, 9.2, 9.3, 10.1 and Figs. 8.2-8.7, 9.4 and 11.4, the central pool and the
   active request
   (``dissertation_pool.py``);
 - ``part4-train``: the learned policies of chapters 12 and 13, ``--seeds`` seeds of each set
@@ -65,7 +65,7 @@ def steps(quick: bool, seeds: int, workers: int) -> list[tuple[str, str, list[st
     grids = [python, str(HERE / "dissertation_grids.py")]
     return [("part2", "Part II: single sites, Tables 7.1-7.3",
              [python, str(HERE / "dissertation_windows.py")]),
-            ("part3", "Part III: the central pool and the active request, Tables 8.2-10.1, Figs. 8.6-11.4",
+            ("part3", "Part III: the central pool and the active request, Tables 8.2-10.1, Figs. 8.2-11.4",
              [python, str(HERE / "dissertation_pool.py")]),
             ("part4-train", "Part IV: training (run directories in runs/experiments/dissertation/)",
              [*grids, "train", "--seeds", str(seeds), "--workers", str(workers)]),

@@ -1,10 +1,10 @@
-"""The dissertation's central pool and active request (Tables 8.2, 8.3, 9.2, 9.3 and 10.1, Figs. 8.6,
-8.7, 9.4 and 11.4) side by side, on its own cuts of the logs, with both pool arrival rules
+"""The dissertation's central pool and active request (Tables 8.2, 8.3, 9.2, 9.3 and 10.1, Figs.
+8.2-8.7, 9.4 and 11.4) side by side, on its own cuts of the logs, with both pool arrival rules
 (docs/results.md, "Tables 8.2, 8.3, 9.2, 9.3 and 10.1").
 
-Run: ``.venv/bin/python experiments/dissertation_pool.py [--tables 8.2,8.3,8.6,8.7,9.2,9.4,10.1,11.4]``
-(about 2 minutes; ``--tables``: only these, 9.2 printing Tables 9.2 and 9.3 together; the figures'
-plots go to ``experiments/results/dissertation_pool/``)
+Run: ``.venv/bin/python experiments/dissertation_pool.py [--tables 8.2,8.2-8.5,8.3,...]``
+(about 2 minutes; ``--tables``: only these, of TABLES below; 9.2 prints Tables 9.2 and 9.3
+together; the figures' plots go to ``experiments/results/dissertation_pool/``)
 
 Each site is the dissertation's cut of its log (evogrid.workload.dissertation). Per algorithm
 (FCFS-JS, EASY-JS, LIST-JS), scenario and site: AWRT, U, C_max, SA, Delta AWRT (against the same
@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 import evogrid as eg
-from evogrid.plots import moved_by_width_plot, quantile_box_plot
+from evogrid.plots import grouped_bars_plot, quantile_box_plot
 from evogrid.sim.metrics import moved_share_by_width, queue_length_over_time
 from evogrid.sim.scenario import Scenario
 from evogrid.workload.dissertation import dissertation_cut
@@ -206,12 +206,53 @@ def figure_11_4() -> None:
 
 
 
+
+#: Table 8.1's three-site scenarios, as Figs. 8.2-8.5 draw them: scenario -> cuts. Table 8.3 (and the
+#: text before Fig. 8.6) label as scenario 5 the sites Table 8.1 gives scenario 6; these follow
+#: Table 8.1.
+SCENARIOS_8_1 = {6: (("KTH", 11), ("CTC", 11), ("SDSC00", 11)),
+                 4: (("LANL96", 13), ("SDSC03", 13), ("SDSC05", 13)),
+                 5: (("KTH", 11), ("SDSC00", 11), ("LANL96", 11)),
+                 7: (("KTH", 11), ("SDSC00", 11), ("SDSC05", 11)),
+                 8: (("KTH", 11), ("SDSC03", 11), ("SDSC05", 11))}
+
+
+def figures_8_2_to_8_5() -> None:
+    """Figs. 8.2-8.5: Delta_b AWRT (against local EASY) and Delta_b SA (the change of each site's
+    squashed area against its own jobs') on the three-site scenarios 6, 4 and 5 for the three pools
+    (published arrivals), and on scenarios 7 and 8 for LIST-JS."""
+    print("\nFigs. 8.2-8.5: Delta_b AWRT against local EASY and Delta_b SA (%), three sites\n")
+    print("| figure | scenario | pool | site | Delta_b AWRT (%) | Delta_b SA (%) |")
+    print("|---|---|---|---|---|---|")
+    panels = {}
+    for figure, number, pools in (("8.2", 6, ("fcfs", "easy", "list")), ("8.3", 4, ("fcfs", "easy", "list")),
+                                  ("8.4", 5, ("fcfs", "easy", "list")), ("8.5", 7, ("list",)),
+                                  ("8.5", 8, ("list",))):
+        cuts = SCENARIOS_8_1[number]
+        sites = [f"{n}-{m}" for n, m in cuts]
+        awrt = np.empty((len(pools), len(cuts)))
+        for p, lrms in enumerate(pools):
+            scenario = Scenario(f"8.1 scenario {number}", tuple(dissertation_cut(*c) for c in cuts),
+                                (lrms,) * len(cuts))
+            result = eg.simulate(scenario, eg.CentralPool())
+            jobs, schedule = result.schedule.jobs, result.schedule
+            area = schedule.run_time.astype(float) * jobs.procs
+            own = np.bincount(jobs.origin, weights=area, minlength=len(cuts))
+            ran = np.bincount(schedule.site, weights=area, minlength=len(cuts))
+            for k, row in enumerate(result.against_local()):
+                awrt[p, k] = row["delta_awrt_pct"]
+                print(f"| {figure} | {number} | {lrms.upper()}-JS | {sites[k]} | {awrt[p, k]:+.1f} | "
+                      f"{100 * (ran[k] / own[k] - 1):+.1f} |")
+        panels[f"Fig. {figure}, scenario {number}"] = ([f"{lrms.upper()}-JS" for lrms in pools], sites, awrt)
+    print(grouped_bars_plot(FIGURES / "fig_8_2_to_8_5.png", panels, "Delta_b AWRT (%)"))
+
 #: Width classes of Figs. 8.6 and 9.4, m_j from each edge to the next minus one (ours: the text does
 #: not give the figures' classes): powers of two.
 WIDTH_EDGES = (1, 2, 3, 5, 9, 17, 33, 65, 129, 257, 513, 1025, 2049)
 WIDTH_LABELS = [f"{lo}" if hi - lo == 1 else f"{lo}-{hi - 1}"
                 for lo, hi in zip(WIDTH_EDGES, WIDTH_EDGES[1:], strict=False)]
 FIGURES = Path(__file__).with_name("results") / "dissertation_pool"
+MOVED_AXES = ("moved (% of the class)", "processors requested (m_j)", (0, 100))
 
 
 def moved_by_width(title: str, cuts: tuple, lrms: str, strategy) -> tuple[str, tuple]:
@@ -232,7 +273,7 @@ def figure_8_6() -> None:
     """Fig. 8.6: LIST-JS (published arrivals) on scenarios 5 and 7: moved jobs by width."""
     panels = dict(moved_by_width(f"Fig. 8.6, scenario {n}, LIST-JS", tuple(c for c, *_ in TABLE_8_3[n]),
                                  "list", eg.CentralPool()) for n in (5, 7))
-    print(f"\n{moved_by_width_plot(FIGURES / 'fig_8_6.png', panels)}")
+    print(f"\n{grouped_bars_plot(FIGURES / 'fig_8_6.png', panels, *MOVED_AXES)}")
 
 
 def figure_9_4() -> None:
@@ -240,7 +281,7 @@ def figure_9_4() -> None:
     panels = dict(moved_by_width(f"Fig. 9.4, scenario {n}, active request",
                                  tuple(c for c, *_ in TABLE_9_2[n]), "easy", eg.ActiveRequest())
                   for n in (5, 8))
-    print(f"\n{moved_by_width_plot(FIGURES / 'fig_9_4.png', panels)}")
+    print(f"\n{grouped_bars_plot(FIGURES / 'fig_9_4.png', panels, *MOVED_AXES)}")
 
 
 def figure_8_7() -> None:
@@ -274,8 +315,9 @@ def figure_8_7() -> None:
                             "Fig. 8.7: the pool's length, whiskers at 5 and 95 %"))
 
 #: The tables by the number ``--tables`` takes, in the dissertation's order.
-TABLES = {"8.2": table_8_2, "8.3": table_8_3, "8.6": figure_8_6, "8.7": figure_8_7,
-          "9.2": tables_9_2_and_9_3, "9.4": figure_9_4, "10.1": table_10_1, "11.4": figure_11_4}
+TABLES = {"8.2": table_8_2, "8.2-8.5": figures_8_2_to_8_5, "8.3": table_8_3, "8.6": figure_8_6,
+          "8.7": figure_8_7, "9.2": tables_9_2_and_9_3, "9.4": figure_9_4, "10.1": table_10_1,
+          "11.4": figure_11_4}
 
 
 def main(tables: list[str]) -> None:
