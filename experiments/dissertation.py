@@ -9,9 +9,8 @@ chapters; each step's markdown goes to ``DIR/<step>.md``, and all of them, in or
 ``DIR/report.md``:
 
 - ``part2``: Tables 7.1-7.3 on the dissertation's cuts of the logs (``dissertation_windows.py``);
-- ``part3``: Tables 8.2, 8.3, 9.2, 9.3, 10.1 and Figs. 8.2-8.7, 9.4 and 11.4, the central pool and the
-  active request
-  (``dissertation_pool.py``);
+- ``part3``: Tables 8.2, 8.3, 9.2, 9.3, 10.1 and Figs. 8.2-8.7, 9.3, 9.4, 11.3 and 11.4, the central
+  pool and the active request (``dissertation_pool.py``);
 - ``part4-train``: the learned policies of chapters 12 and 13, ``--seeds`` seeds of each set
   (``dissertation_grids.py train``; its run directories in ``runs/experiments/dissertation/``);
 - ``part4-report``: their tables and plots (``dissertation_grids.py report``; also

@@ -1,5 +1,5 @@
 """The dissertation's central pool and active request (Tables 8.2, 8.3, 9.2, 9.3 and 10.1, Figs.
-8.2-8.7, 9.4 and 11.4) side by side, on its own cuts of the logs, with both pool arrival rules
+8.2-8.7, 9.3, 9.4, 11.3 and 11.4) side by side, on its own cuts of the logs, with both pool arrival rules
 (docs/results.md, "Tables 8.2, 8.3, 9.2, 9.3 and 10.1").
 
 Run: ``.venv/bin/python experiments/dissertation_pool.py [--tables 8.2,8.2-8.5,8.3,...]``
@@ -205,6 +205,37 @@ def figure_11_4() -> None:
             print(f"| {lrms.upper()} | {strategy.label} | {deltas} | {moves.mean():.2f}, {moves.max()} |")
 
 
+def sa_change(schedule) -> np.ndarray:
+    """Per site, the change (%) of its squashed area against its own jobs' (Delta SA)."""
+    jobs = schedule.jobs
+    area = schedule.run_time.astype(float) * jobs.procs
+    own = np.bincount(jobs.origin, weights=area, minlength=jobs.n_sites)
+    return 100 * (np.bincount(schedule.site, weights=area, minlength=jobs.n_sites) / own - 1)
+
+
+def figure_9_3() -> None:
+    """Fig. 9.3: the active request (published rule) on scenario 9 under EASY: Delta AWRT and SA."""
+    result = eg.simulate(Scenario("9.3", tuple(dissertation_cut(*c) for c in SCENARIO_9), ("easy",) * 5),
+                         eg.ActiveRequest())
+    print("\nFig. 9.3: scenario 9, the active request, EASY: Delta AWRT / Delta SA against local EASY (%)\n")
+    print("| " + " | ".join(f"{n}-{m}" for n, m in SCENARIO_9) + " |")
+    print("|" + "---|" * len(SCENARIO_9))
+    pairs = zip(result.against_local(), sa_change(result.schedule), strict=True)
+    print("| " + " | ".join(f"{row['delta_awrt_pct']:+.1f} / {sa:+.1f}" for row, sa in pairs) + " |")
+
+
+def figure_11_3() -> None:
+    """Fig. 11.3: AWF (fixed order) against the active request on scenarios 5 and 8 under EASY."""
+    print("\nFig. 11.3: Delta AWRT against local EASY (%), AWF / active request\n")
+    print("| scenario | site | AWF | active request |")
+    print("|---|---|---|---|")
+    for number in (5, 8):
+        cuts = tuple(c for c, *_ in TABLE_9_2[number])
+        cut = tuple(dissertation_cut(*c) for c in cuts)
+        scenario = Scenario(f"11.3 scenario {number}", cut, ("easy",) * 3)
+        awf, aa = (eg.simulate(scenario, s).against_local() for s in (eg.AcceptWhenFit(), eg.ActiveRequest()))
+        for (name, months), a, b in zip(cuts, awf, aa, strict=True):
+            print(f"| {number} | {name}-{months} | {a['delta_awrt_pct']:+.1f} | {b['delta_awrt_pct']:+.1f} |")
 
 
 #: Table 8.1's three-site scenarios, as Figs. 8.2-8.5 draw them: scenario -> cuts. Table 8.3 (and the
@@ -235,14 +266,11 @@ def figures_8_2_to_8_5() -> None:
             scenario = Scenario(f"8.1 scenario {number}", tuple(dissertation_cut(*c) for c in cuts),
                                 (lrms,) * len(cuts))
             result = eg.simulate(scenario, eg.CentralPool())
-            jobs, schedule = result.schedule.jobs, result.schedule
-            area = schedule.run_time.astype(float) * jobs.procs
-            own = np.bincount(jobs.origin, weights=area, minlength=len(cuts))
-            ran = np.bincount(schedule.site, weights=area, minlength=len(cuts))
-            for k, row in enumerate(result.against_local()):
+            pairs = zip(result.against_local(), sa_change(result.schedule), strict=True)
+            for k, (row, sa) in enumerate(pairs):
                 awrt[p, k] = row["delta_awrt_pct"]
                 print(f"| {figure} | {number} | {lrms.upper()}-JS | {sites[k]} | {awrt[p, k]:+.1f} | "
-                      f"{100 * (ran[k] / own[k] - 1):+.1f} |")
+                      f"{sa:+.1f} |")
         panels[f"Fig. {figure}, scenario {number}"] = ([f"{lrms.upper()}-JS" for lrms in pools], sites, awrt)
     print(grouped_bars_plot(FIGURES / "fig_8_2_to_8_5.png", panels, "Delta_b AWRT (%)"))
 
@@ -316,8 +344,8 @@ def figure_8_7() -> None:
 
 #: The tables by the number ``--tables`` takes, in the dissertation's order.
 TABLES = {"8.2": table_8_2, "8.2-8.5": figures_8_2_to_8_5, "8.3": table_8_3, "8.6": figure_8_6,
-          "8.7": figure_8_7, "9.2": tables_9_2_and_9_3, "9.4": figure_9_4, "10.1": table_10_1,
-          "11.4": figure_11_4}
+          "8.7": figure_8_7, "9.2": tables_9_2_and_9_3, "9.3": figure_9_3, "9.4": figure_9_4,
+          "10.1": table_10_1, "11.3": figure_11_3, "11.4": figure_11_4}
 
 
 def main(tables: list[str]) -> None:
