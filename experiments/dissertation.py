@@ -11,6 +11,8 @@ chapters; each step's markdown goes to ``DIR/<step>.md``, and all of them, in or
 - ``part2``: Tables 7.1-7.3 on the dissertation's cuts of the logs (``dissertation_windows.py``);
 - ``part3``: Tables 8.2, 8.3, 9.2, 9.3, 10.1 and Figs. 8.2-8.7, 9.3, 9.4, 11.3 and 11.4, the central
   pool and the active request (``dissertation_pool.py``);
+- ``part3-fronts``: Figs. 10.3 and 10.4, NSGA-II's fronts for Table 10.1's setups, ``--seeds`` seeds
+  each (``dissertation_fronts.py``; its run directories in ``runs/experiments/dissertation_fronts/``);
 - ``part4-train``: the learned policies of chapters 12 and 13, ``--seeds`` seeds of each set
   (``dissertation_grids.py train``; its run directories in ``runs/experiments/dissertation/``);
 - ``part4-report``: their tables and plots (``dissertation_grids.py report``; also
@@ -26,7 +28,8 @@ naming the holder's PID (exit 2). A failing step stops the run (exit 1) and its 
 ``tests/test_dissertation_driver.py`` runs it.
 
 Expected wall time of the full run on 2 cores, from its parts' measured times (docs/results.md):
-Part II about 30 s, Part III about 2 minutes, the training about 3 hours with one worker per run
+Part II about 30 s, Part III about 2 minutes, its fronts about 22 minutes per seed on 2 workers (1.9
+hours for 5 seeds), the training about 3 hours with one worker per run
 (the 3-site co-evolution 45 minutes for 5 seeds, the 30 pairwise EFS runs 2 minutes each, the EA
 comparison's 6 seeds 10-15 minutes each, the 5-site co-evolution), about half that with
 ``--workers 2``; the report a few minutes.
@@ -62,12 +65,15 @@ def steps(quick: bool, seeds: int, workers: int) -> list[tuple[str, str, list[st
                 ("part3", "Part III: Table 10.1, the pool and the active request",
                  [python, str(HERE / "dissertation_pool.py"), "--tables", "10.1"])]
     grids = [python, str(HERE / "dissertation_grids.py")]
+    budget = ["--seeds", str(seeds), "--workers", str(workers)]
     return [("part2", "Part II: single sites, Tables 7.1-7.3",
              [python, str(HERE / "dissertation_windows.py")]),
             ("part3", "Part III: the central pool and the active request, Tables 8.2-10.1, Figs. 8.2-11.4",
              [python, str(HERE / "dissertation_pool.py")]),
+            ("part3-fronts", "Part III: NSGA-II fronts of Table 10.1's setups, Figs. 10.3 and 10.4",
+             [python, str(HERE / "dissertation_fronts.py"), "all", *budget]),
             ("part4-train", "Part IV: training (run directories in runs/experiments/dissertation/)",
-             [*grids, "train", "--seeds", str(seeds), "--workers", str(workers)]),
+             [*grids, "train", *budget]),
             ("part4-report", "Part IV: learned policies, chapters 12 and 13",
              [*grids, "report", "--seeds", str(seeds)])]
 
