@@ -229,19 +229,8 @@ RESERVATION_MEASURES = (("failure_rate", "failure rate"), ("mean_relative_start"
 def site_awrt_plot(path: str | Path, sites: list[str], bars: dict[str, tuple[list[float], list[float]]],
                    title: str) -> Path:
     """Grouped bars of per-site AWRT (s): for each label (policy), (mean per site, spread per site)."""
-    fig, ax = plt.subplots(figsize=(9.5, 4.6), dpi=120)
-    width = 0.8 / max(1, len(bars))
-    x = np.arange(len(sites))
-    colours = plt.get_cmap("tab10")
-    for i, (label, (mean, spread)) in enumerate(bars.items()):
-        ax.bar(x + (i - (len(bars) - 1) / 2) * width, mean, width, yerr=spread, capsize=2,
-               label=label, color=colours(i % 10))
-    ax.set_xticks(x, sites)
-    ax.set_ylabel("AWRT (s)")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
-    fig.tight_layout()
-    return _save(fig, path)
+    means, spreads = (np.array([b[i] for b in bars.values()], dtype=float) for i in (0, 1))
+    return grouped_bars_plot(path, {title: (list(bars), sites, means)}, "AWRT (s)", errors={title: spreads})
 
 
 def reservation_summary_plot(path: str | Path, rows: list[dict]) -> Path:
@@ -282,18 +271,21 @@ def reservation_front_plot(path: str | Path, fronts: dict[str, np.ndarray], poin
 
 
 def grouped_bars_plot(path: str | Path, panels: dict[str, tuple[list[str], list[str], np.ndarray]],
-                      ylabel: str, xlabel: str = "", ylim: tuple[float, float] | None = None) -> Path:
+                      ylabel: str, xlabel: str = "", ylim: tuple[float, float] | None = None,
+                      errors: dict[str, np.ndarray] | None = None) -> Path:
     """One panel per title: grouped bars, ``(series, groups, values)`` with values of shape (series,
-    groups) (NaN: no bar), one colour per series; e.g. the dissertation's Figs. 8.6 and 9.4 (series:
-    sites, groups: width classes) or 8.2-8.5 (series: algorithms, groups: sites)."""
+    groups) (NaN: no bar), one colour per series; e.g. per-site AWRT of policies, or the
+    dissertation's Figs. 8.6 and 9.4 (series: sites, groups: width classes) or 8.2-8.5 (series:
+    algorithms, groups: sites). ``errors``: per title, error bars of the values' shape."""
     fig, axes = plt.subplots(len(panels), 1, figsize=(9.5, 3.2 * len(panels)), dpi=120, squeeze=False)
     colours = plt.get_cmap("tab10")
     for ax, (title, (series, groups, values)) in zip(axes[:, 0], panels.items(), strict=True):
         width = 0.8 / len(series)
         x = np.arange(len(groups))
         for k, name in enumerate(series):
-            ax.bar(x + (k - (len(series) - 1) / 2) * width, np.nan_to_num(values[k]), width, label=name,
-                   color=colours(k % 10))
+            spread = None if errors is None or title not in errors else errors[title][k]
+            ax.bar(x + (k - (len(series) - 1) / 2) * width, np.nan_to_num(values[k]), width, yerr=spread,
+                   capsize=2, label=name, color=colours(k % 10))
         ax.set_xticks(x, groups, fontsize=8)
         if ylim is not None:
             ax.set_ylim(*ylim)

@@ -38,19 +38,15 @@ comparison's 6 seeds 10-15 minutes each, the 5-site co-evolution), about half th
 from __future__ import annotations
 
 import argparse
-import contextlib
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
-
-from rich.console import Console
-from rich.progress import Progress
 
 from evogrid.errors import EvogridError
 from evogrid.files import atomic_write_bytes
 from evogrid.optimize.rundir import locked
+from evogrid.progress import progress_report
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE.parent / "runs" / "experiments" / "dissertation_all"
@@ -78,28 +74,17 @@ def steps(quick: bool, seeds: int, workers: int) -> list[tuple[str, str, list[st
              [*grids, "report", "--seeds", str(seeds)])]
 
 
-@contextlib.contextmanager
-def progress(total: int) -> Iterator[Callable[[str, int], None]]:
-    """``show(step, done)``: a rich bar on a terminal, else one plain line per step on stderr."""
-    if sys.stderr.isatty():
-        with Progress(console=Console(stderr=True), transient=True) as bar:
-            task = bar.add_task("dissertation", total=total)
-            yield lambda step, done: bar.update(task, completed=done, description=step)
-    else:
-        yield lambda step, done: print(f"dissertation: {step} ({done}/{total} steps done)", file=sys.stderr,
-                                       flush=True)
-
-
 def run(out: Path, quick: bool, seeds: int, workers: int, redo: bool) -> int:
     """Run the steps not done yet into ``out``; 0 when all are done, 1 when one failed."""
     todo = steps(quick, seeds, workers)
-    with locked(out), progress(len(todo)) as show:
+    with locked(out), progress_report(True, "dissertation", len(todo), 0, unit="step") as show:
         for done, (name, title, command) in enumerate(todo):
             result = out / f"{name}.md"
             if result.exists() and not redo:
                 print(f"{name}: done before, kept ({result})", file=sys.stderr)
                 continue
-            show(name, done)
+            print(f"{name}: running", file=sys.stderr, flush=True)
+            show(done)
             started = time.perf_counter()
             with open(out / f"{name}.log", "w") as log:
                 finished = subprocess.run(command, cwd=HERE, stdout=subprocess.PIPE, stderr=log, text=True)
@@ -111,7 +96,7 @@ def run(out: Path, quick: bool, seeds: int, workers: int, redo: bool) -> int:
             text = (f"## {title}\n\n`{shown}`, {time.perf_counter() - started:.0f} s\n\n"
                     f"{finished.stdout.strip()}\n")
             atomic_write_bytes(result, text.encode())
-        show("done", len(todo))
+        show(len(todo))
         report = "\n".join((out / f"{name}.md").read_text() for name, _, _ in todo)
         atomic_write_bytes(out / "report.md", f"# Lepping's dissertation, reproduced\n\n{report}".encode())
     print(f"report: {out / 'report.md'}", file=sys.stderr)

@@ -20,30 +20,28 @@ import subprocess
 import sys
 from pathlib import Path
 
+from dissertation_pool import TABLE_10_1
+
+from evogrid.workload.dissertation import TABLE_7_2
+
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "runs" / "experiments" / "dissertation_fronts"
 RESULTS = ROOT / "experiments" / "results" / "dissertation_fronts"
-#: Table 10.1: setup -> (sites, AWRT per site under local EASY, the pool (PLATF) and the active
-#: request (AA)), seconds.
-TABLE_10_1 = {
-    "I": (("KTH-11", "SDSC00-11"), (75_157.63, 73_605.86), (63_011.46, 58_772.48), (61_448.95, 57_918.61)),
-    "II": (("KTH-11", "CTC-11"), (75_157.63, 52_937.96), (58_056.65, 51_742.31), (55_462.28, 51_347.65)),
-    "III": (("KTH-11", "SDSC03-11"), (75_157.63, 50_772.48), (58_497.60, 50_809.59), (55_527.87, 50_601.24)),
-    "IV": (("SDSC03-11", "SDSC05-11"), (50_772.48, 54_953.84), (43_731.50, 48_628.57),
-           (44_264.10, 46_498.92)),
-}
+#: Table 10.1's EASY column is Table 7.2's EASY AWRT of each cut.
+EASY = 1
 
 
 def run(seeds: int, workers: int) -> None:
     """Every setup and seed not finished yet (a progress line per run on stderr)."""
     for seed in range(1, seeds + 1):  # every setup's first seed first
-        for setup, (sites, *_) in TABLE_10_1.items():
+        for setup, (cuts, *_) in TABLE_10_1.items():
             out = RUNS / setup / f"seed{seed}"
             if (out / "front.json").exists():
                 continue
+            scenario = "+".join(f"lepping:{n}-{m}" for n, m in cuts)
             command = [sys.executable, "-m", "evogrid.cli", "pareto"]
             command += (["--resume", str(out)] if (out / "run.json").exists() else
-                        ["+".join(f"lepping:{s}" for s in sites), "--seed", str(seed), "--out", str(out)])
+                        [scenario, "--seed", str(seed), "--out", str(out)])
             print(f"setup {setup}, seed {seed}", file=sys.stderr, flush=True)
             subprocess.run([*command, "--workers", str(workers)], check=True, cwd=ROOT)
 
@@ -79,10 +77,12 @@ def report(seeds: int) -> None:
     print("\nThe strategies' points, ours / Table 10.1 (s; ours on the first seed's run):\n")
     print("| setup | sites | local EASY | pool (EASY-JS) | AA | AWF |")
     print("|---|---|---|---|---|---|")
-    for setup, (sites, easy, platf, aa) in TABLE_10_1.items():
+    for setup, (cuts, platf, aa) in TABLE_10_1.items():
         if setup not in points:
             continue
         p = points[setup]
+        sites = [f"{n}-{m}" for n, m in cuts]
+        easy = tuple(TABLE_7_2[cut][EASY][0] for cut in cuts)
 
         def cell(ours: list[float], theirs: tuple[float, float] | None) -> str:
             return " / ".join(f"{o:,.0f}" + ("" if theirs is None else f" ({100 * (o / t - 1):+.1f} %)")

@@ -87,6 +87,11 @@ TABLE_10_1 = {
 }
 
 
+def cut_scenario(name: str, cuts, lrms: str) -> Scenario:
+    """A scenario of the dissertation's cuts ``(log, months)``, one site each, all with ``lrms``."""
+    return Scenario(name, tuple(dissertation_cut(*c) for c in cuts), (lrms,) * len(cuts))
+
+
 def ours(scenario: Scenario, arrivals: str) -> list[tuple[float, ...]]:
     """Per site: the quantities of PUBLISHED, for the pool with ``arrivals``."""
     return ours_of(eg.simulate(scenario, eg.CentralPool(arrivals=arrivals)))
@@ -121,8 +126,7 @@ def table_8_2() -> None:
         for lrms, scenarios in PUBLISHED.items():
             for number, published in scenarios.items():
                 cuts = SCENARIOS[number]
-                scenario = Scenario(f"8.2 scenario {number}", tuple(dissertation_cut(*c) for c in cuts),
-                                    (lrms, lrms))
+                scenario = cut_scenario(f"8.2 scenario {number}", cuts, lrms)
                 mine = ours(scenario, arrivals)
                 for (name, months), site, theirs in zip(cuts, mine, published, strict=True):
                     print(f"| {lrms.upper()}-JS | {number} | {name}-{months} | {row_cells(site, theirs)} |")
@@ -134,8 +138,7 @@ def table_8_3() -> None:
     print("| scenario | site | arrivals | AWRT (s) | Delta AWRT vs local EASY (%) | jobs at home (%) |")
     print("|---|---|---|---|---|---|")
     for number, sites in TABLE_8_3.items():
-        scenario = Scenario(f"8.3 scenario {number}", tuple(dissertation_cut(*cut) for cut, *_ in sites),
-                            ("list",) * len(sites))
+        scenario = cut_scenario(f"8.3 scenario {number}", [cut for cut, *_ in sites], "list")
         for arrivals in ("first", "queued"):
             mine_all = ours(scenario, arrivals)
             for ((name, months), awrt, delta, home), mine in zip(sites, mine_all, strict=True):
@@ -153,8 +156,7 @@ def tables_9_2_and_9_3() -> None:
     for take in TAKE_RULES:
         for number, moves_published in TABLE_9_3.items():
             sites = TABLE_9_2.get(number, tuple((cut, None, None, None) for cut in SCENARIO_9))
-            scenario = Scenario(f"9.2 scenario {number}", tuple(dissertation_cut(*cut) for cut, *_ in sites),
-                                ("easy",) * len(sites))
+            scenario = cut_scenario(f"9.2 scenario {number}", [cut for cut, *_ in sites], "easy")
             result = eg.simulate(scenario, eg.ActiveRequest(take=take))
             jobs, moves = result.schedule.jobs, result.schedule.moves
             rows = zip(sites, ours_of(result), strict=True)
@@ -175,7 +177,7 @@ def table_10_1() -> None:
           "active request, start |")
     print("|---|---|---|---|---|---|")
     for setup, (cuts, pool, active) in TABLE_10_1.items():
-        scenario = Scenario(f"10.1 {setup}", tuple(dissertation_cut(*c) for c in cuts), ("easy", "easy"))
+        scenario = cut_scenario(f"10.1 {setup}", cuts, "easy")
         runs = [(eg.CentralPool(arrivals="first"), pool), (eg.CentralPool(arrivals="queued"), pool),
                 *((eg.ActiveRequest(take=take), active) for take in TAKE_RULES)]
         row = []
@@ -196,8 +198,7 @@ def figure_11_4() -> None:
     print(f"| LRMS | strategy | {names} | moves per job: mean, max |")
     print("|---|---|" + "---|" * (len(SCENARIO_9) + 1))
     for lrms in ("easy", "fcfs"):
-        scenario = Scenario(f"11.4 {lrms}", tuple(dissertation_cut(*c) for c in SCENARIO_9),
-                            (lrms,) * len(SCENARIO_9))
+        scenario = cut_scenario(f"11.4 {lrms}", SCENARIO_9, lrms)
         for strategy in (eg.AcceptWhenFit(), eg.ActiveRequest()):
             result = eg.simulate(scenario, strategy)
             deltas = " | ".join(f"{row['delta_awrt_pct']:+.1f}" for row in result.to_dict()["sites"])
@@ -215,8 +216,7 @@ def sa_change(schedule) -> np.ndarray:
 
 def figure_9_3() -> None:
     """Fig. 9.3: the active request (published rule) on scenario 9 under EASY: Delta AWRT and SA."""
-    result = eg.simulate(Scenario("9.3", tuple(dissertation_cut(*c) for c in SCENARIO_9), ("easy",) * 5),
-                         eg.ActiveRequest())
+    result = eg.simulate(cut_scenario("9.3", SCENARIO_9, "easy"), eg.ActiveRequest())
     print("\nFig. 9.3: scenario 9, the active request, EASY: Delta AWRT / Delta SA against local EASY (%)\n")
     print("| " + " | ".join(f"{n}-{m}" for n, m in SCENARIO_9) + " |")
     print("|" + "---|" * len(SCENARIO_9))
@@ -231,8 +231,7 @@ def figure_11_3() -> None:
     print("|---|---|---|---|")
     for number in (5, 8):
         cuts = tuple(c for c, *_ in TABLE_9_2[number])
-        cut = tuple(dissertation_cut(*c) for c in cuts)
-        scenario = Scenario(f"11.3 scenario {number}", cut, ("easy",) * 3)
+        scenario = cut_scenario(f"11.3 scenario {number}", cuts, "easy")
         awf, aa = (eg.simulate(scenario, s).against_local() for s in (eg.AcceptWhenFit(), eg.ActiveRequest()))
         for (name, months), a, b in zip(cuts, awf, aa, strict=True):
             print(f"| {number} | {name}-{months} | {a['delta_awrt_pct']:+.1f} | {b['delta_awrt_pct']:+.1f} |")
@@ -263,8 +262,7 @@ def figures_8_2_to_8_5() -> None:
         sites = [f"{n}-{m}" for n, m in cuts]
         awrt = np.empty((len(pools), len(cuts)))
         for p, lrms in enumerate(pools):
-            scenario = Scenario(f"8.1 scenario {number}", tuple(dissertation_cut(*c) for c in cuts),
-                                (lrms,) * len(cuts))
+            scenario = cut_scenario(f"8.1 scenario {number}", cuts, lrms)
             result = eg.simulate(scenario, eg.CentralPool())
             pairs = zip(result.against_local(), sa_change(result.schedule), strict=True)
             for k, (row, sa) in enumerate(pairs):
@@ -286,7 +284,7 @@ MOVED_AXES = ("moved (% of the class)", "processors requested (m_j)", (0, 100))
 def moved_by_width(title: str, cuts: tuple, lrms: str, strategy) -> tuple[str, tuple]:
     """Print one scenario's shares of moved jobs by width class (its markdown table); returns the
     figure's panel."""
-    scenario = Scenario(title, tuple(dissertation_cut(*c) for c in cuts), (lrms,) * len(cuts))
+    scenario = cut_scenario(title, cuts, lrms)
     shares = moved_share_by_width(eg.simulate(scenario, strategy).schedule, WIDTH_EDGES)
     sites = [f"{n}-{m}" for n, m in cuts]
     print(f"\n{title}: jobs moved, % of the site's own jobs of the class (-: none submitted)\n")
@@ -324,8 +322,7 @@ def figure_8_7() -> None:
         label = f"{lrms.upper()}-JS"
         groups[label] = []
         for number, cuts in SCENARIOS.items():
-            cut = tuple(dissertation_cut(*c) for c in cuts)
-            scenario = Scenario(f"8.7 scenario {number}", cut, (lrms, lrms))
+            scenario = cut_scenario(f"8.7 scenario {number}", cuts, lrms)
             schedule = eg.simulate(scenario, eg.CentralPool()).schedule
             _, length = queue_length_over_time(schedule, waited_only=True)
             groups[label].append(length)

@@ -26,20 +26,16 @@ object (anything with the functions of :class:`Plots`, e.g. the module
 
 from __future__ import annotations
 
-import contextlib
 import importlib
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_checkable
 
-from rich.console import Console
-from rich.progress import Progress
-
 from evogrid.errors import EvogridError
 from evogrid.optimize import checkpoint, rundir
+from evogrid.progress import progress_report
 
 if TYPE_CHECKING:
     from evogrid.optimize.evaluator import Evaluator
@@ -142,7 +138,7 @@ def run_loop(optimizer: Optimizer[S], out: Path, generations: int, finish: Calla
         checkpoint.save(out, optimizer.checkpoint_kind, optimizer.to_data(state), optimizer.generation(state))
         return state
 
-    with _progress(progress, optimizer.label, generations, done) as show:
+    with progress_report(progress, optimizer.label, generations, done) as show:
         if state is None:
             state = record(optimizer.start())
         while (generation := optimizer.generation(state)) < generations:
@@ -154,32 +150,6 @@ def run_loop(optimizer: Optimizer[S], out: Path, generations: int, finish: Calla
     return finish(state)
 
 
-#: Without a terminal, at most one progress line per this many seconds (and the last generation's).
-PLAIN_PROGRESS_SECONDS = 10.0
-
-
-@contextlib.contextmanager
-def _progress(enabled: bool, label: str, total: int, done: int) -> Iterator[Callable[[int], None]]:
-    """``show(generation)``: a rich progress bar on a terminal; otherwise (CI logs, nohup, notebooks)
-    plain lines on stderr, ``<label>: generation g/total, s s``, one per PLAIN_PROGRESS_SECONDS."""
-    if not enabled:
-        yield lambda generation: None
-    elif sys.stderr.isatty():
-        with Progress(console=Console(stderr=True), transient=True) as bar:
-            task = bar.add_task(label, total=total, completed=done)
-            yield lambda generation: bar.update(task, completed=generation)
-    else:
-        started = time.perf_counter()
-        last = -PLAIN_PROGRESS_SECONDS
-
-        def line(generation: int) -> None:
-            nonlocal last
-            now = time.perf_counter() - started
-            if now - last >= PLAIN_PROGRESS_SECONDS or generation >= total:
-                print(f"{label}: generation {generation}/{total}, {now:.0f} s", file=sys.stderr, flush=True)
-                last = now
-
-        yield line
 
 
 @dataclass(frozen=True)

@@ -54,9 +54,9 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evogrid.errors import ScenarioError, validation_message
 from evogrid.sim import booking
@@ -101,7 +101,7 @@ class PreprocessingConfig(_Strict):
 
 
 #: A registered request kind's name (checked when the table is validated).
-RequestKindName = Annotated[str, AfterValidator(request_kinds.REGISTRY.check)]
+RequestKindName = request_kinds.REGISTRY.name_type()
 
 
 class TariffConfig(_Strict):
