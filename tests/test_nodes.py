@@ -1,0 +1,162 @@
+"""Cankar's co-allocation on nodes (evogrid.nodes): the compiled phases against the pure-Python twin
+(tests/reference_nodes.py), the invariants of a placement, the optimum, and the inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import reference_nodes as ref
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from evogrid.nodes import (
+    CankarLimits,
+    NodePool,
+    NodeRequest,
+    cankar,
+    co_allocate,
+    discovered,
+    optimum,
+    planetlab_like,
+)
+from evogrid.nodes.pool import TABLE_3_1
+from evogrid.nodes.request import cankar_cases
+
+
+@st.composite
+def cases(draw, max_nodes=10):
+    """A small pool (amounts in quarter units, so sums are exact in any order) and a request."""
+    n = draw(st.integers(2, max_nodes))
+    r = draw(st.integers(1, 3))
+    slots = draw(st.integers(4, 16))
+    quarters = st.integers(0, 16)
+    cap = np.array([[draw(st.integers(1, 16)) / 4 for _ in range(r)] for _ in range(n)])
+    occ = np.array([[[min(draw(quarters) / 4, cap[j, i]) if draw(st.booleans()) else 0.0
+                      for _ in range(slots)] for i in range(r)] for j in range(n)])
+    labels = np.array([draw(st.integers(0, 3)) for _ in range(n)], dtype=np.int64)
+    n_nodes = draw(st.integers(1, min(4, n)))
+    d = [draw(st.integers(0, 8)) / 4 for _ in range(r)]
+    e = [n_nodes * d[i] + draw(st.integers(0, 12)) / 4 for i in range(r)]
+    duration = draw(st.integers(1, slots))
+    earliest = draw(st.integers(0, slots - duration))
+    latest = draw(st.integers(earliest, slots - duration))
+    request = NodeRequest(n_nodes=n_nodes, duration_s=duration * 300, earliest_s=earliest * 300,
+                          latest_s=latest * 300, per_node=tuple(d), total=tuple(e),
+                          labels=draw(st.integers(0, 3)))
+    m_init = draw(st.integers(1, 3))
+    limits = CankarLimits(m_init=m_init, m_max=m_init * draw(st.sampled_from([1, 2, 4])),
+                          l1=draw(st.integers(0, 8)), l2=draw(st.integers(0, 10)))
+    resources = tuple(f"r{i}" for i in range(r))
+    return NodePool(cap, occ, labels, resources), request, limits, draw(st.integers(0, 2**32))
+
+
+def _twin_pool(pool: NodePool):
+    return pool.capacity.tolist(), pool.occupancy.tolist()
+
+
+@settings(max_examples=1000, deadline=None)
+@given(cases())
+def test_compiled_placement_is_the_twins(case):
+    pool, request, limits, seed = case
+    got = co_allocate(pool, request, limits, seed)
+    want = ref.co_allocate(_twin_pool(pool), pool.labels.tolist(), request.compiled(pool),
+                           limits.compiled(), seed)
+    if want is None:
+        assert not got.placed
+        return
+    start, nodes, amounts, efficiency = want
+    assert got.placed and got.start_s == start * pool.slot_s
+    assert got.nodes.tolist() == nodes
+    np.testing.assert_allclose(got.amounts, np.array(amounts).reshape(got.amounts.shape), rtol=1e-12)
+    assert got.efficiency == pytest.approx(efficiency, rel=1e-12)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(cases())
+def test_a_placement_keeps_every_bound(case):
+    """Exactly N distinct nodes with the labels, each free for d_i over the whole reservation, the
+    amounts at least d_i and within what is free, e_i in all; booking it keeps Z <= r."""
+    pool, request, limits, seed = case
+    got = co_allocate(pool, request, limits, seed, book=False)
+    if not got.placed:
+        return
+    n, d, e, want, (earliest, latest, duration) = request.compiled(pool)
+    first = got.start_s // pool.slot_s
+    assert earliest <= first <= latest
+    assert len(got.nodes) == n == len(set(got.nodes.tolist()))
+    assert all(pool.labels[j] & want == want for j in got.nodes)
+    free = pool.free()[got.nodes, :, first:first + duration].min(axis=2)
+    assert (free >= d - 1e-12).all()
+    assert (got.amounts >= d - 1e-12).all() and (got.amounts <= np.maximum(free, d) + 1e-9).all()
+    np.testing.assert_allclose(got.amounts.sum(axis=0), np.maximum(e, n * d), rtol=1e-9)
+    pool.reserve(got.nodes, got.amounts, first, duration)
+    assert (pool.occupancy <= pool.capacity[:, :, None] + 1e-9).all()
+
+
+@settings(max_examples=1000, deadline=None)
+@given(cases(max_nodes=7))
+def test_optimum_is_the_twins_and_bounds_the_heuristic(case):
+    pool, request, limits, seed = case
+    nodes = discovered(pool, request, limits, seed)
+    best = optimum(pool, request, nodes)
+    want = ref.optimum(_twin_pool(pool), nodes.tolist(), request.compiled(pool))
+    assert (best.start_s is None) == (want is None)
+    if want is None:
+        return
+    assert best.start_s == want[0] * pool.slot_s and best.efficiency == pytest.approx(want[1], rel=1e-12)
+    if limits.m_max == limits.m_init:  # one discovery pass: the heuristic saw exactly these nodes
+        got = co_allocate(pool, request, limits, seed)
+        if got.placed:
+            assert got.start_s >= best.start_s
+            if got.start_s == best.start_s:
+                assert got.efficiency <= best.efficiency + 1e-12
+
+
+def test_the_same_seed_gives_the_same_placement_and_nodes_can_be_given():
+    pool = planetlab_like(120, seed=3)
+    simple, collective = cankar_cases(pool, 5, 1, seed=4)[0]
+    first = co_allocate(pool, collective, seed=9)
+    again = co_allocate(pool, collective, seed=9)
+    assert first.outcome == again.outcome and first.nodes.tolist() == again.nodes.tolist()
+    found = discovered(pool, collective, seed=9)
+    given_nodes = co_allocate(pool, collective, seed=9, nodes=found)
+    assert given_nodes.start_s == first.start_s and set(given_nodes.nodes) <= set(found.tolist())
+
+
+def test_planetlab_like_pool_has_table_3_1s_statistics():
+    pool = planetlab_like(seed=1)
+    assert pool.capacity.shape == (606, 3) and pool.n_slots == 288
+    for name, (mean, sd, low, high) in pool.statistics().items():
+        table = TABLE_3_1[name]
+        assert abs(mean - table[0]) < 0.1 and abs(sd - table[1]) < 0.1
+        assert table[2] <= low and high <= table[3]
+    assert (pool.occupancy[:, 1:] == 0).all()  # only the CPUs are occupied by default
+    assert (pool.occupancy <= pool.capacity[:, :, None]).all()
+
+
+def test_cankar_cases_follow_his_test_setting():
+    pool = planetlab_like(200, seed=2)
+    pairs = cankar_cases(pool, 10, 50, seed=1)
+    for simple, collective in pairs:
+        assert simple.is_simple and not collective.is_simple
+        assert simple.total == collective.total
+        assert collective.per_node == tuple(e / 20 for e in collective.total)
+        assert 0 <= simple.earliest_s <= 350 * 60
+        assert 1090 * 60 <= simple.latest_s + simple.duration_s <= 1440 * 60
+
+
+def test_bad_requests_and_limits_name_the_field():
+    pool = planetlab_like(20, seed=1)
+    base = dict(n_nodes=2, duration_s=600, earliest_s=0, latest_s=600, per_node=(1, 1, 1), total=(2, 2, 2))
+    with pytest.raises(ValueError, match="duration_s: 601 s is not a multiple"):
+        NodeRequest(**{**base, "duration_s": 601}).compiled(pool)
+    with pytest.raises(ValueError, match="total: 2 resources"):
+        NodeRequest(**{**base, "per_node": (1, 1), "total": (2, 2)}).compiled(pool)
+    with pytest.raises(ValidationError, match="latest_s 0 is before earliest_s 300"):
+        NodeRequest(**{**base, "earliest_s": 300, "latest_s": 0})
+    with pytest.raises(ValidationError, match="m_max 1 is below m_init 3"):
+        CankarLimits(m_max=1)
+    with pytest.raises(ValueError, match="occupied: unknown resources"):
+        planetlab_like(10, occupied=("disk",))
+    assert cankar.OUTCOMES[cankar.PLACED] == "placed"
