@@ -166,3 +166,32 @@ def optimum(pool, nodes, request):
         if feasible:
             return t, max(feasible)
     return None
+
+
+def pack(need, minutes, tasks, n_nodes, horizon):
+    """The reference scheduler of evogrid.nodes.packing, literally: each job in order at the first
+    minute with ``tasks`` nodes that have room all along, on the ones with the highest utilisation
+    after it (ties to the lower node). Returns (starts, each node's last end)."""
+    usage = [[[0.0] * horizon for _ in range(len(need[0]))] for _ in range(n_nodes)]
+    starts, last = [], [0] * n_nodes
+    for d, dur, p in zip(need, minutes, tasks, strict=True):
+        placed = None
+        for t in range(horizon - dur + 1):
+            window = range(t, t + dur)
+            ok = [k for k in range(n_nodes)
+                  if all(usage[k][r][s] + d[r] <= 1.0 + 1e-9 for r in range(len(d)) for s in window)]
+            if len(ok) >= p:
+                score = {k: sum(sum(usage[k][r][t:t + dur]) / dur + d[r] for r in range(len(d))) for k in ok}
+                placed = (t, sorted(sorted(ok, key=lambda k: (-score[k], k))[:p]))
+                break
+        if placed is None:
+            starts.append(-1)
+            return starts, last
+        t, nodes = placed
+        starts.append(t)
+        for k in nodes:
+            for r in range(len(d)):
+                for s in range(t, t + dur):
+                    usage[k][r][s] += d[r]
+            last[k] = max(last[k], t + dur)
+    return starts, last

@@ -1,16 +1,23 @@
-"""Co-allocation on nodes with several resources: Cankar's collective requests (dissertation, ch. 3).
+"""Nodes with several resources, after M. Cankar's dissertation (docs/coallocation.md).
 
-A request asks for exactly N nodes of a :class:`NodePool` at one common
-start, with per-resource minima on each node (d_i) and over all of them
-(e_i); :func:`co_allocate` places it with his phases I-VI. This model is
-beside the processor-only sites of ``evogrid.sim``, whose collective
-requests (``evogrid.sim.collective``) are evogrid's own form of his idea on
-whole sites (docs/coallocation.md).
+Chapter 3, collective requests: a request asks for exactly N nodes of a
+:class:`NodePool` at one common start, with per-resource minima on each
+node (d_i) and over all of them (e_i); :func:`co_allocate` places it with
+his phases I-VI. Chapter 4, co-location and vertical scaling: a batch of
+:class:`ScalableJobs` goes through his preprocessor (:func:`preprocess`)
+before a scheduler that cannot scale jobs (``evogrid.nodes.packing``).
+
+This model is beside the processor-only sites of ``evogrid.sim``, whose
+collective requests (``evogrid.sim.collective``) are evogrid's own form of
+his chapter 3 on whole sites.
 """
 
 from evogrid.nodes.allocate import CankarLimits, Optimum, Placement, co_allocate, discovered, optimum
+from evogrid.nodes.cloud_jobs import scalable_batch
+from evogrid.nodes.colocation import ScalableJobs, preprocess
 from evogrid.nodes.pool import NodePool, planetlab_like
 from evogrid.nodes.request import NodeRequest, cankar_cases
 
-__all__ = ["CankarLimits", "NodePool", "NodeRequest", "Optimum", "Placement", "cankar_cases",
-           "co_allocate", "discovered", "optimum", "planetlab_like"]
+__all__ = ["CankarLimits", "NodePool", "NodeRequest", "Optimum", "Placement", "ScalableJobs",
+           "cankar_cases", "co_allocate", "discovered", "optimum", "planetlab_like", "preprocess",
+           "scalable_batch"]

@@ -27,8 +27,9 @@ r_ij - Z_ij(t)`` per 5-minute slot:
 Random choices use a 64-bit linear congruential generator whose draws the
 pure-Python twin (tests/reference_nodes.py) repeats exactly.
 
-All the compiled code of this package is in this file: numba stamps a
-cached function with its own file only, so no helper may live elsewhere.
+Every compiled function here calls only functions of this file: numba
+stamps a cached function with its own file only, so a helper from
+elsewhere could be served stale.
 """
 
 from __future__ import annotations

@@ -1,0 +1,148 @@
+"""Cankar's Tables 4.1-4.3: co-location and vertical scaling before a scheduler that cannot scale jobs
+(M. Cankar, dissertation, 4.5; docs/coallocation.md, "Co-location").
+
+Per seed, his 128 cases: 5, 15, 30 and 100 nodes x 100, 66, 33 and 0 % fully balanced jobs x
+batches without and with parallel jobs x 2 batches x the LJF and HDF schedulers
+(``evogrid.nodes.cloud_jobs.scalable_batch``). Each batch is scheduled as it is (the reference), as
+the preprocessor's surrogate jobs (the "set" approach) and as its groups (the "partition" approach),
+with best-fit backfilling (``evogrid.nodes.packing``), and t_RUN (the sum of the nodes' last
+finishing times, his 4.1) and the last job's end are compared. Prints Table 4.1's job counts and
+Tables 4.2 and 4.3 (ours, mean ± sd over the seeds | his).
+
+Run: ``.venv/bin/python experiments/cankar_colocation.py [--seeds 5] [--workers 2]`` (about 5
+minutes on 2 workers). Writes ``experiments/results/cankar_colocation/cases.csv`` and ``tables.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from evogrid.nodes import packing
+from evogrid.nodes.cloud_jobs import scalable_batch
+from evogrid.nodes.colocation import preprocess
+from evogrid.optimize.rundir import write_csv
+
+OUT = Path(__file__).parent / "results" / "cankar_colocation"
+NODES = (5, 15, 30, 100)
+BALANCED = (1.0, 0.66, 0.33, 0.0)
+#: His Table 4.1: jobs per batch [min, max] without and with parallel jobs.
+TABLE_4_1 = {5: ((36, 42), (25, 32)), 15: ((112, 125), (37, 46)), 30: ((215, 240), (38, 49)),
+             100: ((689, 752), (44, 52))}
+#: His Tables 4.2 (set) and 4.3 (partition): cases without improvement (lower, equal), mean (sd)
+#: improvement (%), mean (sd) earlier end of the last job (h), cases whose last job ends no earlier.
+TABLE_4_2_3 = {"set": ((10, 3), (8.0, 6.0), (1.75, 2 + 20 / 60), 25),
+               "partition": ((6, 2), (8.2, 5.3), (2 + 14 / 60, 1 + 43 / 60), 12)}
+TIE = 1e-9
+
+
+def run_batch(seed: int, n_nodes: int, balanced: float, parallel: bool, copy: int) -> list[dict]:
+    """The batch's rows, one per scheduler: t_RUN and last end (h) of the three inputs."""
+    batch_seed = int(np.random.SeedSequence([seed, n_nodes, round(balanced * 100), parallel, copy])
+                     .generate_state(1)[0])
+    jobs = scalable_batch(n_nodes, balanced, parallel, batch_seed)
+    pre = preprocess(jobs)
+    rows = []
+    for strategy in packing.STRATEGIES:
+        ref = packing.run(*packing.reference(jobs, strategy), n_nodes)
+        merged = packing.run(*packing.as_set(pre, strategy), n_nodes)
+        parts = packing.run(*packing.as_partition(jobs, pre, strategy), n_nodes)
+        rows.append(dict(seed=seed, nodes=n_nodes, balanced=balanced, parallel=parallel, copy=copy,
+                         strategy=strategy, jobs=len(jobs), groups=len(pre.groups),
+                         merged_jobs=sum(len(g) for g in pre.groups if len(g) > 1),
+                         t_run_ref=ref[0], t_run_set=merged[0], t_run_partition=parts[0],
+                         end_ref=ref[1], end_set=merged[1], end_partition=parts[1]))
+    return rows
+
+
+def summary(rows: list[dict], approach: str) -> dict[str, float]:
+    """Table 4.2 or 4.3's rows for one seed's 128 cases."""
+    gain = np.array([(r["t_run_ref"] - r[f"t_run_{approach}"]) / r["t_run_ref"] for r in rows])
+    earlier = np.array([r["end_ref"] - r[f"end_{approach}"] for r in rows])
+    return {"lower": int(np.sum(gain < -TIE)), "equal": int(np.sum(np.abs(gain) <= TIE)),
+            "gain %": float(gain.mean() * 100), "gain sd %": float(gain.std(ddof=1) * 100),
+            "earlier h": float(earlier.mean()), "earlier sd h": float(earlier.std(ddof=1)),
+            "end not earlier": int(np.sum(earlier <= TIE))}
+
+
+def _hm(hours: float) -> str:
+    sign = "-" if hours < 0 else ""
+    minutes = round(abs(hours) * 60)
+    return f"{sign}{minutes // 60} h {minutes % 60:02d} min"
+
+
+def _cell(values: list[float], digits: int) -> str:
+    v = np.array(values, dtype=float)
+    return f"{v.mean():.{digits}f} ± {v.std(ddof=1):.{digits}f}" if len(v) > 1 else f"{v.mean():.{digits}f}"
+
+
+def report(rows: list[dict]) -> str:
+    """Markdown: Table 4.1's job counts, Tables 4.2 and 4.3 (ours mean ± sd over seeds | his)."""
+    seeds = sorted({r["seed"] for r in rows})
+    lines = [f"### Tables 4.1-4.3, {len(seeds)} seeds", "",
+             "Table 4.1 (jobs per batch, ours [min, max] over every batch | his):", "",
+             "| nodes | without parallel jobs | his | with parallel jobs | his |", "|---|---|---|---|---|"]
+    for n_nodes in NODES:
+        cells = []
+        for k, parallel in enumerate((False, True)):
+            jobs = [r["jobs"] for r in rows if r["nodes"] == n_nodes and r["parallel"] == parallel]
+            cells += [f"[{min(jobs)}, {max(jobs)}]", str(list(TABLE_4_1[n_nodes][k]))]
+        lines.append(f"| {n_nodes} | " + " | ".join(cells) + " |")
+    for approach, table in (("set", "4.2"), ("partition", "4.3")):
+        per_seed = [summary([r for r in rows if r["seed"] == s], approach) for s in seeds]
+        his = TABLE_4_2_3[approach]
+        def col(key: str, per_seed: list[dict] = per_seed) -> str:
+            return _cell([p[key] for p in per_seed], 1)
+
+        def hours(key: str, per_seed: list[dict] = per_seed) -> str:
+            return _hm(float(np.mean([p[key] for p in per_seed])))
+
+        lines += ["", f"Table {table} ({approach} approach, 128 cases per seed; ours mean ± sd over the "
+                  "seeds | his):", "", "| row | ours | his |", "|---|---|---|",
+                  f"| cases without improvement (lower + equal) | {col('lower')} + {col('equal')} | "
+                  f"{his[0][0]} + {his[0][1]} |",
+                  f"| efficiency improvement, mean (sd) | {col('gain %')} % ({col('gain sd %')} %) | "
+                  f"{his[1][0]} % ({his[1][1]} %) |",
+                  f"| last job's end earlier, mean (sd) | {hours('earlier h')} ({hours('earlier sd h')}) | "
+                  f"{_hm(his[2][0])} ({_hm(his[2][1])}) |",
+                  f"| cases whose last job ends no earlier | {col('end not earlier')} | {his[3]} |"]
+    lines += ["", "Improvement by nodes, parallel jobs and scheduler (mean over seeds and batches, %; "
+              "set / partition):", "", "| nodes | parallel | LJF | HDF |", "|---|---|---|---|"]
+    for n_nodes in NODES:
+        for parallel in (False, True):
+            cells = []
+            for strategy in packing.STRATEGIES:
+                part = [r for r in rows if r["nodes"] == n_nodes and r["parallel"] == parallel
+                        and r["strategy"] == strategy]
+                gains = [np.mean([1 - r[f"t_run_{a}"] / r["t_run_ref"] for r in part]) * 100
+                         for a in ("set", "partition")]
+                cells.append(" / ".join(f"{g:.1f}" for g in gains))
+            lines.append(f"| {n_nodes} | {'yes' if parallel else 'no'} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    packing.run(np.full((2, 3), 0.5), np.ones(2), np.ones(2, dtype=np.int64), 2)  # compile once
+    tasks = [(s, n, b, p, c) for s in range(1, args.seeds + 1) for n in NODES for b in BALANCED
+             for p in (False, True) for c in (0, 1)]
+    tasks.sort(key=lambda t: -t[1] * (1 if t[3] else 10))  # the long batches first
+    done = Parallel(n_jobs=args.workers, verbose=5)(delayed(run_batch)(*t) for t in tasks)
+    rows = sorted((r for batch in done for r in batch), key=lambda r: (
+        r["seed"], r["nodes"], -r["balanced"], r["parallel"], r["copy"], r["strategy"]))
+    OUT.mkdir(parents=True, exist_ok=True)
+    write_csv(OUT / "cases.csv", list(rows[0]),
+              [[round(v, 5) if isinstance(v, float) else v for v in r.values()] for r in rows])
+    text = report(rows)
+    (OUT / "tables.md").write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""Cankar's co-location preprocessor and reference scheduler (evogrid.nodes.colocation, .packing):
+the scheduler against its pure-Python twin, the preprocessor's invariants, his classification."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import reference_nodes as ref
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evogrid.nodes import packing
+from evogrid.nodes.cloud_jobs import SHARES, scalable_batch
+from evogrid.nodes.colocation import ScalableJobs, classify, pair_scales, preprocess
+
+
+@st.composite
+def packings(draw):
+    n_nodes = draw(st.integers(1, 4))
+    n_jobs = draw(st.integers(1, 6))
+    need = [[draw(st.integers(1, 4)) / 4 for _ in range(3)] for _ in range(n_jobs)]
+    minutes = [draw(st.integers(1, 6)) for _ in range(n_jobs)]
+    tasks = [draw(st.integers(1, n_nodes)) for _ in range(n_jobs)]
+    return need, minutes, tasks, n_nodes, draw(st.integers(6, 30))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(packings())
+def test_compiled_scheduler_is_the_twins(case):
+    need, minutes, tasks, n_nodes, horizon = case
+    start, last_end, _ = packing.schedule(np.array(need), np.array(minutes, dtype=np.int64),
+                                          np.array(tasks, dtype=np.int64), n_nodes, horizon)
+    want_start, want_last = ref.pack(need, minutes, tasks, n_nodes, horizon)
+    assert start[:len(want_start)].tolist() == want_start
+    if -1 not in want_start:
+        assert last_end.tolist() == want_last
+
+
+@st.composite
+def batches(draw):
+    n = draw(st.integers(2, 14))
+    rows = []
+    for _ in range(n):
+        need = [draw(st.sampled_from(SHARES)) for _ in range(3)]
+        low = [d / draw(st.floats(1.0, 4.0)) for d in need]
+        high = [min(1.0, d * draw(st.floats(1.0, 4.0))) for d in need]
+        rows.append((need, low, high, draw(st.floats(2.0, 7.0)), draw(st.integers(1, 3))))
+    return ScalableJobs(*(np.array([r[i] for r in rows]) for i in range(4)),
+                        tasks=np.array([r[4] for r in rows], dtype=np.int64))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(batches(), st.floats(0.0, 0.5), st.floats(1.1, 5.0))
+def test_preprocessor_keeps_every_bound(jobs, alpha, w):
+    """Every job in exactly one group, scaled within its bounds; a merged group fits one node and
+    lasts no longer than its first two members one after the other; a job alone is unchanged or
+    fills a node."""
+    pre = preprocess(jobs, alpha, w)
+    seen = sorted(m.job for g in pre.groups for m in g)
+    assert seen == list(range(len(jobs)))
+    for members, hours, need, tasks in zip(pre.groups, pre.hours, pre.need, pre.tasks, strict=True):
+        for m in members:
+            low, high = jobs.scale_range(m.job)
+            assert low - 1e-9 <= m.scale <= high + 1e-9
+            assert jobs.hours[m.job] / m.scale <= hours + 1e-9
+        first = members[0]
+        assert tasks == jobs.tasks[first.job]
+        if len(members) == 1:
+            assert first.scale == 1.0 or np.isclose(np.max(jobs.need[first.job] * first.scale), 1.0)
+            continue
+        a, b = members[0], members[1]
+        assert hours <= jobs.hours[a.job] + jobs.hours[b.job] + 1e-9
+        assert sum(jobs.tasks[m.job] for m in members[1:]) == tasks or len(members) == 2
+        for m in members[1:]:
+            assert np.all(jobs.need[first.job] * first.scale + jobs.need[m.job] * m.scale <= 1 + 1e-9)
+        assert np.all(need <= 1 + 1e-9)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(batches(), st.integers(0, 2**32 - 1))
+def test_pair_scales_are_the_shortest(jobs, seed):
+    """No pair of scales within the bounds that fits one node ends sooner (random search twin)."""
+    a, b = 0, 1
+    found = pair_scales(jobs, a, b)
+    rng = np.random.default_rng(seed)
+    (lo_a, hi_a), (lo_b, hi_b) = jobs.scale_range(a), jobs.scale_range(b)
+    s_a, s_b = rng.uniform(lo_a, hi_a, 300), rng.uniform(lo_b, hi_b, 300)
+    fits = np.all(np.outer(s_a, jobs.need[a]) + np.outer(s_b, jobs.need[b]) <= 1, axis=1)
+    if found is None:
+        assert not fits.any()
+        return
+    fa, fb, t_pair = found
+    assert np.all(jobs.need[a] * fa + jobs.need[b] * fb <= 1 + 1e-9)
+    assert t_pair == pytest.approx(max(jobs.hours[a] / fa, jobs.hours[b] / fb))
+    durations = np.maximum(jobs.hours[a] / s_a, jobs.hours[b] / s_b)
+    assert not np.any(durations[fits] < t_pair * (1 - 1e-6))
+
+
+def test_classification_follows_his_equation_4_2():
+    jobs = ScalableJobs(need=np.array([[0.5, 0.5, 0.5], [0.5, 0.2, 1.0], [0.5, 0.54, 0.46]]),
+                        low=np.full((3, 3), 0.1), high=np.ones((3, 3)), hours=np.ones(3),
+                        tasks=np.ones(3, dtype=np.int64))
+    assert classify(jobs, 0.1) == [("eq", "eq"), ("lt", "gt"), ("eq", "eq")]
+    assert classify(jobs, 0.05) == [("eq", "eq"), ("lt", "gt"), ("gt", "lt")]
+
+
+def test_preprocessing_merges_and_saves_on_a_batch():
+    """On one of his batches the preprocessor merges jobs, and both approaches end no later in
+    t_RUN than the batch as it is (the direction of his Tables 4.2 and 4.3)."""
+    jobs = scalable_batch(15, 0.0, False, seed=1)
+    pre = preprocess(jobs)
+    assert sum(len(g) > 1 for g in pre.groups) >= 10
+    for strategy in packing.STRATEGIES:
+        base = packing.run(*packing.reference(jobs, strategy), 15)[0]
+        assert packing.run(*packing.as_set(pre, strategy), 15)[0] < base
+        assert packing.run(*packing.as_partition(jobs, pre, strategy), 15)[0] < base
+    with pytest.raises(ValueError, match="strategy: unknown 'SJF'"):
+        packing.reference(jobs, "SJF")
