@@ -9,8 +9,10 @@ collective request's discovered nodes. Prints Table 3.2 and 3.3 (ours, mean ± s
 his | difference) and the time per request (Table 3.4 and his Fig. 3.3's growth with N).
 
 Run: ``.venv/bin/python experiments/cankar_collective.py [--seeds 5] [--loads 0.2 0.35 0.5]``
-(about a minute). Writes ``experiments/results/cankar_collective/cases.csv`` (one row per case and
-variant) and ``tables.md``.
+(a few minutes). Writes ``experiments/results/cankar_collective/[OUT/]cases.csv`` (one row per case
+and variant) and ``tables.md``. The other readings in docs/coallocation.md: ``--out own --loads 0.5
+--discovery own``, ``--out all --loads 0.5 --occupied cpus ghz memory_gb``, ``--out optimum30 --loads
+0.5 --optimum-multiple 6`` and ``--out optimum60 --loads 0.5 --optimum-multiple 12``.
 """
 
 from __future__ import annotations
@@ -203,6 +205,8 @@ def report(rows: list[dict], title: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--out", default="", help="a subdirectory of the results for another reading "
+                        "(the main tables stay)")
     parser.add_argument("--loads", type=float, nargs="+", default=[0.5],
                         help="the nodes' mean utilisation (evogrid.nodes.planetlab_like)")
     parser.add_argument("--occupied", nargs="+", default=["cpus"], choices=list(RESOURCES),
@@ -226,10 +230,11 @@ def main() -> None:
         rows += part
         text.append(report(part, f"Mean utilisation {load} of {'+'.join(occupied)}, "
                            f"{args.discovery} discovery, optimum over {5 * args.optimum_multiple} nodes"))
-    OUT.mkdir(parents=True, exist_ok=True)
-    write_csv(OUT / "cases.csv", list(rows[0]),
+    out = OUT / args.out
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv(out / "cases.csv", list(rows[0]),
               [[round(v, 5) if isinstance(v, float) else v for v in r.values()] for r in rows])
-    (OUT / "tables.md").write_text("\n".join(text))
+    (out / "tables.md").write_text("\n".join(text))
     print("\n".join(text))
 
 

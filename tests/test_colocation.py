@@ -58,6 +58,7 @@ def test_preprocessor_keeps_every_bound(jobs, alpha, w):
     pre = preprocess(jobs, alpha, w)
     seen = sorted(m.job for g in pre.groups for m in g)
     assert seen == list(range(len(jobs)))
+    classes = classify(jobs, alpha)
     for members, hours, need, tasks in zip(pre.groups, pre.hours, pre.need, pre.tasks, strict=True):
         for m in members:
             low, high = jobs.scale_range(m.job)
@@ -66,11 +67,22 @@ def test_preprocessor_keeps_every_bound(jobs, alpha, w):
         first = members[0]
         assert tasks == jobs.tasks[first.job]
         if len(members) == 1:
-            assert first.scale == 1.0 or np.isclose(np.max(jobs.need[first.job] * first.scale), 1.0)
+            whole = 1 / np.max(jobs.need[first.job])
+            if first.scale == 1.0:  # unchanged only where its bounds forbid a whole node
+                assert whole > jobs.scale_range(first.job)[1] + 1e-12 or np.isclose(whole, 1.0)
+            else:
+                assert np.isclose(first.scale, whole)
             continue
         a, b = members[0], members[1]
+        assert ("eq", "eq") not in (classes[m.job] for m in members)  # balanced jobs never merge
+        assert all(classes[m.job] != classes[a.job] for m in members[1:])  # complementary classes
         assert hours <= jobs.hours[a.job] + jobs.hours[b.job] + 1e-9
-        assert sum(jobs.tasks[m.job] for m in members[1:]) == tasks or len(members) == 2
+        size = jobs.hours * jobs.need.max(axis=1)
+        assert max(size[a.job], size[b.job]) / min(size[a.job], size[b.job]) < w  # (4.5)
+        if len(members) == 2:
+            assert jobs.tasks[a.job] == jobs.tasks[b.job] or jobs.tasks[b.job] < jobs.tasks[a.job]
+        if jobs.tasks[b.job] != jobs.tasks[a.job]:
+            assert sum(jobs.tasks[m.job] for m in members[1:]) == tasks
         for m in members[1:]:
             assert np.all(jobs.need[first.job] * first.scale + jobs.need[m.job] * m.scale <= 1 + 1e-9)
         assert np.all(need <= 1 + 1e-9)
@@ -92,6 +104,11 @@ def test_pair_scales_are_the_shortest(jobs, seed):
     fa, fb, t_pair = found
     assert np.all(jobs.need[a] * fa + jobs.need[b] * fb <= 1 + 1e-9)
     assert t_pair == pytest.approx(max(jobs.hours[a] / fa, jobs.hours[b] / fb))
+    # Optimal: a shorter pair is ruled out by a full resource or by a job that already runs at its
+    # largest scale and ends at t_pair.
+    tight = np.isclose(np.max(jobs.need[a] * fa + jobs.need[b] * fb), 1.0, atol=1e-6)
+    assert tight or any(np.isclose(t / hi, t_pair, rtol=1e-6)
+                        for t, hi in ((jobs.hours[a], hi_a), (jobs.hours[b], hi_b)))
     durations = np.maximum(jobs.hours[a] / s_a, jobs.hours[b] / s_b)
     assert not np.any(durations[fits] < t_pair * (1 - 1e-6))
 
@@ -114,5 +131,22 @@ def test_preprocessing_merges_and_saves_on_a_batch():
         base = packing.run(*packing.reference(jobs, strategy), 15)[0]
         assert packing.run(*packing.as_set(pre, strategy), 15)[0] < base
         assert packing.run(*packing.as_partition(jobs, pre, strategy), 15)[0] < base
+    for strategy in packing.STRATEGIES:  # the set approach's surrogates (his 4.4)
+        need, hours, tasks = packing.as_set(pre, strategy)
+        assert len(hours) == len(pre.groups) and np.all(need <= 1 + 1e-9)
+        order = -hours if strategy == "LJF" else -need.max(axis=1)
+        assert np.all(np.diff(order) >= 0)
+    for g, members in enumerate(pre.groups):
+        if len(members) > 1 and len({jobs.tasks[m.job] for m in members}) == 1:
+            summed = sum(jobs.need[m.job] * m.scale for m in members)
+            assert np.allclose(pre.need[g], summed) and pre.hours[g] == max(
+                jobs.hours[m.job] / m.scale for m in members)
+    need, hours, tasks = packing.as_partition(jobs, pre, "HDF")
+    assert len(hours) == len(jobs) and sorted(np.round(hours * need[:, 0], 9)) == sorted(
+        np.round(jobs.hours * jobs.need[:, 0], 9))  # every job once, its work kept by scaling
+    t_run, end = packing.run(need, hours, tasks, 15)
+    start, last_end, _ = packing.schedule(need, np.ceil(hours * 60 - 1e-9).astype(np.int64), tasks, 15,
+                                          int(60 * hours.sum()) + 1)
+    assert t_run == last_end.sum() / 60 and end == last_end.max() / 60
     with pytest.raises(ValueError, match="strategy: unknown 'SJF'"):
         packing.reference(jobs, "SJF")

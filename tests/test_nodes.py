@@ -20,8 +20,8 @@ from evogrid.nodes import (
     optimum,
     planetlab_like,
 )
-from evogrid.nodes.pool import TABLE_3_1
-from evogrid.nodes.request import cankar_cases
+from evogrid.nodes.pool import OPTERON, TABLE_3_1, XTREEMOS
+from evogrid.nodes.request import DURATIONS_MIN, cankar_cases
 
 
 @st.composite
@@ -102,10 +102,12 @@ def test_optimum_is_the_twins_and_bounds_the_heuristic(case):
     best = optimum(pool, request, nodes)
     want = ref.optimum(_twin_pool(pool), nodes.tolist(), request.compiled(pool))
     assert (best.start_s is None) == (want is None)
+    one_pass = limits.m_max == limits.m_init  # the heuristic saw exactly these nodes
     if want is None:
+        assert not (one_pass and co_allocate(pool, request, limits, seed).placed)
         return
     assert best.start_s == want[0] * pool.slot_s and best.efficiency == pytest.approx(want[1], rel=1e-12)
-    if limits.m_max == limits.m_init:  # one discovery pass: the heuristic saw exactly these nodes
+    if one_pass:
         got = co_allocate(pool, request, limits, seed)
         if got.placed:
             assert got.start_s >= best.start_s
@@ -115,13 +117,22 @@ def test_optimum_is_the_twins_and_bounds_the_heuristic(case):
 
 def test_the_same_seed_gives_the_same_placement_and_nodes_can_be_given():
     pool = planetlab_like(120, seed=3)
-    simple, collective = cankar_cases(pool, 5, 1, seed=4)[0]
+    placed = [pair for pair in cankar_cases(pool, 5, 40, seed=4) if co_allocate(pool, pair[1], seed=9).placed]
+    assert placed
+    simple, collective = placed[0]
     first = co_allocate(pool, collective, seed=9)
     again = co_allocate(pool, collective, seed=9)
-    assert first.outcome == again.outcome and first.nodes.tolist() == again.nodes.tolist()
+    assert first.placed and first.start_s == again.start_s and first.nodes.tolist() == again.nodes.tolist()
     found = discovered(pool, collective, seed=9)
     given_nodes = co_allocate(pool, collective, seed=9, nodes=found)
-    assert given_nodes.start_s == first.start_s and set(given_nodes.nodes) <= set(found.tolist())
+    assert given_nodes.placed and given_nodes.start_s == first.start_s
+    assert set(given_nodes.nodes) <= set(found.tolist())
+    # Given nodes still pass phase I's filter: the simple variant keeps only those with r >= e / N.
+    kept = found[np.all(pool.capacity[found] >= np.array(simple.per_node), axis=1)]
+    given_simple = co_allocate(pool, simple, seed=9, nodes=found)
+    assert kept.size < found.size
+    if given_simple.placed:
+        assert set(given_simple.nodes) <= set(kept.tolist())
 
 
 def test_planetlab_like_pool_has_table_3_1s_statistics():
@@ -138,12 +149,16 @@ def test_planetlab_like_pool_has_table_3_1s_statistics():
 def test_cankar_cases_follow_his_test_setting():
     pool = planetlab_like(200, seed=2)
     pairs = cankar_cases(pool, 10, 50, seed=1)
+    stats = pool.statistics()
     for simple, collective in pairs:
         assert simple.is_simple and not collective.is_simple
         assert simple.total == collective.total
         assert collective.per_node == tuple(e / 20 for e in collective.total)
         assert 0 <= simple.earliest_s <= 350 * 60
         assert 1090 * 60 <= simple.latest_s + simple.duration_s <= 1440 * 60
+        assert simple.duration_s // 60 in DURATIONS_MIN and simple.labels == OPTERON | XTREEMOS
+        for e, (mean, sd, *_) in zip(simple.total, stats.values(), strict=True):
+            assert 10 * max(mean - 2 * sd, 0.1) <= e <= 10 * (mean + sd / 2)
 
 
 def test_bad_requests_and_limits_name_the_field():
@@ -155,6 +170,8 @@ def test_bad_requests_and_limits_name_the_field():
         NodeRequest(**{**base, "per_node": (1, 1), "total": (2, 2)}).compiled(pool)
     with pytest.raises(ValidationError, match="latest_s 0 is before earliest_s 300"):
         NodeRequest(**{**base, "earliest_s": 300, "latest_s": 0})
+    with pytest.raises(ValidationError, match="total: every e_i must be at least n_nodes x per_node"):
+        NodeRequest(**{**base, "total": (1, 2, 2)})
     with pytest.raises(ValidationError, match="m_max 1 is below m_init 3"):
         CankarLimits(m_max=1)
     with pytest.raises(ValueError, match="occupied: unknown resources"):

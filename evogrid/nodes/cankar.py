@@ -281,7 +281,8 @@ def co_allocate(capacity, labels, occupancy, request, limits, seed, given):
 
     ``request = (n_nodes, per_node (R,), total (R,), labels, window)`` with ``window = (earliest,
     latest, duration)`` in slots (latest: the latest start); ``limits = (M_init, M_max, L1, L2)``.
-    ``given``: the nodes phase I returns on every pass instead of its sample (empty: sample).
+    ``given``: the nodes phase I returns on every pass instead of its sample (empty: sample),
+    less those without the labels or ``r_ij >= d_i``.
     Returns ``(outcome, start slot, nodes (N,), amounts (N, R), efficiency, passes)``: ``start``
     -1 and no nodes unless ``outcome == PLACED``; ``passes``: discovery rounds run.
     """
@@ -297,8 +298,9 @@ def co_allocate(capacity, labels, occupancy, request, limits, seed, given):
     returned_all = False  # then discovery would return the same nodes again: rejected
     while multiple <= m_max and not returned_all:
         passes += 1
-        if given.shape[0] > 0:
-            nodes, qualified = given, given.shape[0]
+        if given.shape[0] > 0:  # phase I's filter still applies to the nodes it is given
+            nodes = _holding(capacity, given[labels[given] & labels_needed == labels_needed], per_node)
+            qualified = nodes.shape[0]
         else:
             nodes, qualified, state = discover(capacity, labels, (per_node, labels_needed),
                                                multiple * n_nodes, state)

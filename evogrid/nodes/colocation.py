@@ -117,14 +117,13 @@ def classify(jobs: ScalableJobs, alpha: float = ALPHA) -> list[tuple[str, str]]:
     return [(q(a), q(b)) for a, b in ratios]
 
 
-def pair_scales(jobs: ScalableJobs, a: int, b: int, share_of_a: np.ndarray | None = None):
+def pair_scales(jobs: ScalableJobs, a: int, b: int):
     """``(s_a, s_b, t_pair)``: the scales that let jobs a and b share a node in the shortest time
     t_pair = max of their scaled durations (4.9, 4.10), or None when no scales let them share it.
 
     For a duration T each job takes the least scale that ends it by T, ``max(low, t / T)``;
     feasibility only grows with T, so T is found by bisection (his OpenOpt minimisation, done
-    exactly). ``share_of_a``: b must fit beside these shares instead of job a's (a group's
-    further members, with a fixed).
+    exactly).
     """
     lo_a, hi_a = jobs.scale_range(a)
     lo_b, hi_b = jobs.scale_range(b)
@@ -132,8 +131,8 @@ def pair_scales(jobs: ScalableJobs, a: int, b: int, share_of_a: np.ndarray | Non
 
     def scales(T: float) -> tuple[float, float] | None:
         s_a, s_b = max(lo_a, t_a / T), max(lo_b, t_b / T)
-        used = jobs.need[a] * s_a if share_of_a is None else share_of_a
-        if s_a > hi_a + 1e-12 or s_b > hi_b + 1e-12 or np.any(used + jobs.need[b] * s_b > 1 + 1e-12):
+        shared = jobs.need[a] * s_a + jobs.need[b] * s_b
+        if s_a > hi_a + 1e-12 or s_b > hi_b + 1e-12 or np.any(shared > 1 + 1e-12):
             return None
         return s_a, s_b
 

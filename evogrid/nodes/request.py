@@ -46,6 +46,9 @@ class NodeRequest(BaseModel):
             raise ValueError(f"per_node has {len(self.per_node)} resources, total {len(self.total)}")
         if any(d < 0 for d in self.per_node) or any(e < 0 for e in self.total):
             raise ValueError("per_node and total must not be negative")
+        if any(e < self.n_nodes * d * (1 - 1e-12) for d, e in zip(self.per_node, self.total, strict=True)):
+            raise ValueError("total: every e_i must be at least n_nodes x per_node "
+                             "(e_i = N d_i: a simple request)")
         return self
 
     @property
@@ -80,8 +83,8 @@ def cankar_cases(pool: NodePool, n_nodes: int, n_cases: int,
     As in his 3.4.2: the duration from :data:`DURATIONS_MIN`, the earliest start and the latest end
     uniform on the slot grid within :data:`EARLIEST_MIN` and :data:`LATEST_END_MIN`, and e_i uniform
     in ``[N (mean_i - 2 sd_i), N (mean_i + sd_i / 2)]`` with the pool's mean and standard deviation
-    (at least ``N x`` :data:`LEAST_PER_NODE`); d_i = e_i / N (simple) or e_i / 2N (collective); both
-    require AMD Opteron nodes with XtreamOS.
+    (its lower end at least ``N x`` :data:`LEAST_PER_NODE`); d_i = e_i / N (simple) or e_i / 2N
+    (collective); both require AMD Opteron nodes with XtreamOS.
     """
     rng = np.random.default_rng(seed)
     stats = pool.statistics()
@@ -91,9 +94,9 @@ def cankar_cases(pool: NodePool, n_nodes: int, n_cases: int,
         duration = int(rng.choice(DURATIONS_MIN)) * 60
         earliest, latest_end = (int(rng.integers(low // slot_min, high // slot_min + 1)) * pool.slot_s
                                 for low, high in (EARLIEST_MIN, LATEST_END_MIN))
-        total = tuple(float(max(rng.uniform(n_nodes * (m - 2 * sd), n_nodes * (m + sd / 2)),
-                                n_nodes * LEAST_PER_NODE))
-                      for m, sd, *_ in (stats[name] for name in pool.resources))
+        bounds = [(n_nodes * max(m - 2 * sd, LEAST_PER_NODE), n_nodes * (m + sd / 2))  # his (3.4)
+                  for m, sd, *_ in (stats[name] for name in pool.resources)]
+        total = tuple(float(rng.uniform(low, high)) for low, high in bounds)
         common = dict(n_nodes=n_nodes, duration_s=duration, earliest_s=earliest,
                       latest_s=latest_end - duration, total=total, labels=OPTERON | XTREEMOS)
         cases.append((NodeRequest(per_node=tuple(e / n_nodes for e in total), **common),

@@ -54,12 +54,12 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evogrid.errors import ScenarioError, validation_message
-from evogrid.sim import booking
+from evogrid.sim import booking, requirement_expr
 from evogrid.sim import requests as request_kinds
 from evogrid.sim.schedule import GridJobs, Schedule, lrms_code, simulate_local
 from evogrid.sim.sites import Sites, sites_from_config
@@ -84,13 +84,36 @@ class SiteConfig(_Strict):
 
 
 class RequirementConfig(_Strict):
-    """One ``[[requirements]]`` entry: a seeded share of jobs requiring or preferring an attribute value."""
+    """One ``[[requirements]]`` entry: a seeded share of jobs requiring or preferring an attribute value,
+    or a condition in Beichter's job description language (evogrid.sim.requirement_expr)."""
 
-    attribute: str
-    value: str
-    share: float = Field(ge=0, le=1, description="share of the jobs drawn")
+    attribute: str = ""
+    value: str = ""
+    expression: str = Field(default="", description="instead of attribute and value: REQUIREMENT "
+                            "elements with COMP (eq, ne, gr, lo) joined by AND, OR, NOT")
+    share: float | None = Field(default=None, ge=0, le=1, description="share of the jobs drawn")
+    swf_field: Literal["queue", "partition"] | None = Field(
+        default=None, description="instead of share: the jobs whose SWF field has one of swf_values")
+    swf_values: list[int] = Field(default_factory=list, description="the SWF field's values")
     kind: str = Field(default="hard", description="hard (filters sites) or preferred (ranks them first)")
     seed: int = 0
+
+    @model_validator(mode="after")
+    def _one_form(self) -> RequirementConfig:
+        if (self.share is None) == (self.swf_field is None):
+            raise ValueError("give either share (a drawn share of the jobs) or swf_field and swf_values")
+        if self.swf_field is not None and not self.swf_values:
+            raise ValueError("swf_values: list the field's values that carry the requirement")
+        if bool(self.expression) == bool(self.attribute or self.value):
+            raise ValueError("give either attribute and value, or expression")
+        if self.expression:
+            try:
+                requirement_expr.parse(self.expression)
+            except ScenarioError as exc:  # a ValueError, so the message names the file and the entry
+                raise ValueError(str(exc)) from None
+        elif not (self.attribute and self.value):
+            raise ValueError("give both attribute and value")
+        return self
 
 
 class PreprocessingConfig(_Strict):

@@ -15,7 +15,7 @@ from evogrid.sim.metrics import awrt_per_site, site_metrics
 from evogrid.sim.python_policy import AdmissionPolicy, LocationPolicy, QueueOrder, TransferPolicy, decider
 from evogrid.sim.registry import ACTIVE_TAKE, LOCATIONS, POOL_ARRIVALS, SCHEMES, TRANSFERS
 from evogrid.sim.reserving import no_requests
-from evogrid.sim.sites import SiteArrays, Sites
+from evogrid.sim.sites import SWF_FIELDS, SiteArrays, Sites
 from evogrid.sim.tsk import TSKStack
 from evogrid.workload.model import Workload
 
@@ -92,7 +92,15 @@ class GridJobs:
     @cached_property
     def site_arrays(self) -> SiteArrays:
         """Speeds, attributes and requirements as the compiled grid loop takes them (evogrid.sim.sites)."""
-        return self.sites.arrays(self.origin, self.n_sites)
+        fields = {name: np.concatenate([w.swf_field(name) for w in self.workloads])[self.offset + self.index]
+                  for name in SWF_FIELDS}
+        return self.sites.arrays(self.origin, self.n_sites, fields)
+
+    @cached_property
+    def offset(self) -> np.ndarray:
+        """Where each job's site starts in the sites' jobs laid end to end."""
+        starts = np.concatenate([[0], np.cumsum([w.n_jobs for w in self.workloads])[:-1]])
+        return starts[self.origin]
 
 
 @dataclass(frozen=True)

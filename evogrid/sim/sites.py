@@ -8,7 +8,11 @@ A :class:`Sites` describes what the grid's sites are beyond their size:
 - ``attributes``: per site, key/value pairs (``arch = "x86"``).
 - ``requirements``: seeded synthetic job requirements, each a share of the
   jobs that require (``hard``: only sites holding it qualify) or prefer
-  (``preferred``: sites holding it come first) one attribute value. A hard
+  (``preferred``: sites holding it come first) one attribute value, or a
+  condition with comparators and AND/OR/NOT (evogrid.sim.requirement_expr;
+  a site "holds" it where the condition is met). Instead of a drawn share,
+  the jobs may be those whose SWF queue or partition field has one of
+  listed values (``swf_field``, ``swf_values``). A hard
   requirement is drawn only for jobs whose home site holds it, so every job
   can still run where it was submitted (the comparison with local
   scheduling stays meaningful).
@@ -26,10 +30,13 @@ from typing import NamedTuple
 import numpy as np
 
 from evogrid.errors import ScenarioError
+from evogrid.sim import requirement_expr
 
 #: Bits available for distinct attribute values (int64 masks in the compiled loop).
 MAX_TAGS = 62
 KINDS = ("hard", "preferred")
+#: SWF fields a requirement may be read from (a job has it where its field's value is listed).
+SWF_FIELDS = ("queue", "partition")
 
 
 class SiteArrays(NamedTuple):
@@ -43,23 +50,57 @@ class SiteArrays(NamedTuple):
 
 @dataclass(frozen=True)
 class Requirement:
-    """A share of jobs requiring (``hard``) or preferring (``preferred``) ``attribute = value``."""
+    """A share of jobs requiring (``hard``) or preferring (``preferred``) ``attribute = value``, or
+    a site condition ``expression`` in Beichter's job description language
+    (evogrid.sim.requirement_expr; then ``attribute`` and ``value`` stay empty)."""
 
-    attribute: str
-    value: str
-    share: float
+    attribute: str = ""
+    value: str = ""
+    share: float | None = None
     kind: str = "hard"
     seed: int = 0
+    expression: str = ""
+    swf_field: str = ""
+    swf_values: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
+        if bool(self.expression) == bool(self.attribute or self.value):
+            raise ScenarioError("requirement: give either attribute and value, or expression")
         if self.kind not in KINDS:
             raise ScenarioError(f"requirement {self.tag}: kind {self.kind!r}, expected hard or preferred")
-        if not 0.0 <= self.share <= 1.0:
+        if (self.share is None) == (not self.swf_field):
+            raise ScenarioError(f"requirement {self.tag}: give either share (drawn jobs) or swf_field "
+                                f"(jobs whose SWF field has one of swf_values)")
+        if self.swf_field and (self.swf_field not in SWF_FIELDS or not self.swf_values):
+            raise ScenarioError(f"requirement {self.tag}: swf_field {self.swf_field!r} must be one of "
+                                f"{SWF_FIELDS}, with swf_values listed")
+        if self.share is not None and not 0.0 <= self.share <= 1.0:
             raise ScenarioError(f"requirement {self.tag}: share {self.share} outside [0, 1]")
+
+    def chosen(self, i: int, fields: Mapping[str, np.ndarray], n_jobs: int) -> np.ndarray:
+        """Which jobs have it: those whose SWF field holds a listed value, or a seeded draw of
+        ``share`` of them (requirement i's generator, seeded ``(seed, i)``)."""
+        if self.swf_field:
+            return np.isin(fields[self.swf_field], self.swf_values)
+        return np.random.default_rng([self.seed, i]).random(n_jobs) < self.share
+
+    @property
+    def condition(self):
+        """The parsed expression (None for ``attribute = value``)."""
+        return requirement_expr.parse(self.expression) if self.expression else None
 
     @property
     def tag(self) -> str:
+        """Its bit's name: ``attribute=value``, or the expression in one line."""
+        if self.expression:
+            return requirement_expr.describe(self.condition)
         return f"{self.attribute}={self.value}"
+
+    def held_by(self, attributes: Mapping[str, str]) -> bool:
+        """Does a site with ``attributes`` meet it?"""
+        if self.expression:
+            return requirement_expr.holds(self.condition, attributes)
+        return attributes.get(self.attribute) == self.value
 
 
 @dataclass(frozen=True)
@@ -96,6 +137,9 @@ class Sites:
             for key, value in attrs.items():
                 if f"{key}={value}" not in tags:
                     tags.append(f"{key}={value}")
+        for r in self.requirements:  # an expression is a bit of its own, held where it holds
+            if r.expression and r.tag not in tags and any(r.held_by(a) for a in self.attributes):
+                tags.append(r.tag)
         if len(tags) > MAX_TAGS:
             raise ScenarioError(f"{len(tags)} distinct site attribute values; at most {MAX_TAGS}")
         return tags
@@ -117,21 +161,27 @@ class Sites:
         for k, attrs in enumerate(self.attributes):
             for key, value in attrs.items():
                 masks[k] |= bit[f"{key}={value}"]
+            for r in self.requirements:
+                if r.expression and r.held_by(attrs):
+                    masks[k] |= bit[r.tag]
         return masks
 
-    def job_masks(self, origin: np.ndarray, n_sites: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(hard, preferred)`` bits per job, int64 shape (n,) each, for jobs submitted at ``origin``.
+    def job_masks(self, origin: np.ndarray, n_sites: int,
+                  fields: Mapping[str, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(hard, preferred)`` bits per job, int64 shape (n,) each, for jobs submitted at ``origin``
+        whose SWF queue and partition are ``fields`` (-1 each where unknown).
 
-        Requirement i draws one uniform number per job from the generator
-        seeded ``(seed, i)``; a job gets it where the number is below the
-        share (and, for a hard one, its home site holds it).
+        A job gets requirement i where :meth:`Requirement.chosen` says so
+        (and, for a hard one, its home site holds it).
         """
         bit = {tag: 1 << i for i, tag in enumerate(self.tags())}
         home_masks = self.site_masks(n_sites)[origin]
         hard = np.zeros(origin.shape[0], dtype=np.int64)
         preferred = np.zeros(origin.shape[0], dtype=np.int64)
+        unknown = np.full(origin.shape[0], -1, dtype=np.int64)
+        fields = {name: unknown for name in SWF_FIELDS} | dict(fields or {})
         for i, r in enumerate(self.requirements):
-            drawn = np.random.default_rng([r.seed, i]).random(origin.shape[0]) < r.share
+            drawn = r.chosen(i, fields, origin.shape[0])
             b = bit[r.tag]
             if r.kind == "hard":
                 hard[drawn & (home_masks & b != 0)] |= b
@@ -139,9 +189,11 @@ class Sites:
                 preferred[drawn] |= b
         return hard, preferred
 
-    def arrays(self, origin: np.ndarray, n_sites: int) -> SiteArrays:
+    def arrays(self, origin: np.ndarray, n_sites: int,
+               fields: Mapping[str, np.ndarray] | None = None) -> SiteArrays:
         """The ``sites`` bundle of the compiled grid loop's policy (:class:`SiteArrays`)."""
-        return SiteArrays(self.speeds(n_sites), self.site_masks(n_sites), *self.job_masks(origin, n_sites))
+        return SiteArrays(self.speeds(n_sites), self.site_masks(n_sites),
+                          *self.job_masks(origin, n_sites, fields))
 
 
 def sites_from_config(speeds: Sequence[float], attributes: Sequence[Mapping[str, str]],
@@ -150,4 +202,6 @@ def sites_from_config(speeds: Sequence[float], attributes: Sequence[Mapping[str,
     uniform = all(s == 1.0 for s in speeds)
     return Sites(speed=() if uniform else tuple(float(s) for s in speeds),
                  attributes=tuple(dict(a) for a in attributes) if any(attributes) else (),
-                 requirements=tuple(Requirement(**r) for r in requirements))
+                 requirements=tuple(Requirement(**{**r, "swf_field": r.get("swf_field") or "",
+                                                   "swf_values": tuple(r.get("swf_values") or ())})
+                                    for r in requirements))

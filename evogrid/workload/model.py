@@ -30,6 +30,8 @@ class Workload:
         user: SWF user id (field 12), -1 if unknown.
         dropped: jobs removed by preprocessing or windowing, per reason.
         source: the SWF file the jobs came from ("" for synthetic ones).
+        queue, partition: SWF fields 15 and 16 (-1 where the log does not say), None for jobs that
+            come from no log; requirements may be read from them (evogrid.sim.sites).
     """
 
     name: str
@@ -42,12 +44,20 @@ class Workload:
     user: np.ndarray
     dropped: dict[str, int] = field(default_factory=dict)
     source: str = ""
+    queue: np.ndarray | None = None
+    partition: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = self.submit.shape[0]
-        for name in ("run_time", "procs", "estimate", "job_id", "user"):
-            if getattr(self, name).shape != (n,):
+        for name in ("run_time", "procs", "estimate", "job_id", "user", "queue", "partition"):
+            value = getattr(self, name)
+            if value is not None and value.shape != (n,):
                 raise ValueError(f"Workload.{name} must have shape ({n},)")
+
+    def swf_field(self, name: str) -> np.ndarray:
+        """SWF field ``name`` ("queue" or "partition") per job, -1 where unknown."""
+        value = getattr(self, name)
+        return np.full(self.n_jobs, -1, dtype=np.int64) if value is None else value
 
     @property
     def n_jobs(self) -> int:
@@ -72,6 +82,8 @@ class Workload:
             estimate=self.estimate[keep],
             job_id=self.job_id[keep],
             user=self.user[keep],
+            queue=None if self.queue is None else self.queue[keep],
+            partition=None if self.partition is None else self.partition[keep],
         )
 
     def window(self, first: int, last: int | None, *, name: str | None = None,

@@ -118,6 +118,8 @@ def preprocess(raw: RawTrace, options: Preprocessing | None = None, *, name: str
         user=raw.column("user")[order].copy(),
         dropped=dropped,
         source=str(raw.path),
+        queue=raw.column("queue")[order].copy(),
+        partition=raw.column("partition")[order].copy(),
     )
 
 
