@@ -88,6 +88,11 @@ def test_a_placement_keeps_every_bound(case):
     assert all(pool.labels[j] & want == want for j in got.nodes)
     free = pool.free()[got.nodes, :, first:first + duration].min(axis=2)
     assert (free >= d - 1e-12).all()
+    # His phase III: the start is where the window opens or some discovered node's occupancy falls.
+    if limits.m_max == limits.m_init:
+        found = discovered(pool, request, limits, seed)
+        occupancy = pool.occupancy[found]
+        assert first == earliest or (occupancy[:, :, first] < occupancy[:, :, first - 1]).any()
     assert (got.amounts >= d - 1e-12).all() and (got.amounts <= np.maximum(free, d) + 1e-9).all()
     np.testing.assert_allclose(got.amounts.sum(axis=0), np.maximum(e, n * d), rtol=1e-9)
     pool.reserve(got.nodes, got.amounts, first, duration)
