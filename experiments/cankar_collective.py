@@ -153,7 +153,7 @@ def table_3_3(rows: list[dict]) -> dict[str, tuple[float, float]]:
     return out
 
 
-def _cell(values: list[float], digits: int) -> str:
+def mean_sd(values: list[float], digits: int) -> str:
     """Mean ± sd over the seeds that have a value ("-" for none; no sd from one)."""
     v = np.array(values, dtype=float)
     v = v[np.isfinite(v)]
@@ -171,19 +171,19 @@ def report(rows: list[dict], title: str) -> str:
              "| row | " + " | ".join(f"N={n}" for n in NODE_COUNTS) + " | sum: ours | his | diff |",
              "|---|" + "---|" * (len(NODE_COUNTS) + 3)]
     for name, theirs in TABLE_3_2.items():
-        cols = [_cell([t[name][i] for t in per_seed], 1) for i in range(len(NODE_COUNTS))]
+        cols = [mean_sd([t[name][i] for t in per_seed], 1) for i in range(len(NODE_COUNTS))]
         total = [sum(t[name]) for t in per_seed]
         lines.append(f"| {name} | " + " | ".join(f"{c} ({h})" for c, h in zip(cols, theirs, strict=True))
                      + f" | {np.mean(total):.1f} | {sum(theirs)} | {np.mean(total) - sum(theirs):+.1f} |")
     solved = [np.array(t["collective solved"]).sum() / np.maximum(np.array(t["simple solved"]).sum(), 1)
               for t in per_seed]
-    lines += ["", f"Collective / simple solved: {_cell(solved, 2)} (his 322 / 146 = 2.21); "
+    lines += ["", f"Collective / simple solved: {mean_sd(solved, 2)} (his 322 / 146 = 2.21); "
               "mean relative efficiency gain at the same start "
-              f"{_cell([t['_gain'][0] * 100 for t in per_seed], 1)} % "
+              f"{mean_sd([t['_gain'][0] * 100 for t in per_seed], 1)} % "
               f"(his 8.5 %); mean advance where collective starts earlier "
-              f"{_cell([t['_advance_h'][0] for t in per_seed], 2)} h (his 3 h). By resource, the mean "
+              f"{mean_sd([t['_advance_h'][0] for t in per_seed], 2)} h (his 3 h). By resource, the mean "
               "gain of u_i at the same start: " + ", ".join(
-                  f"{key[len('_gain_u_'):]} {_cell([t[key][0] * 100 for t in per_seed], 1)} %"
+                  f"{key[len('_gain_u_'):]} {mean_sd([t[key][0] * 100 for t in per_seed], 1)} %"
                   for key in per_seed[0] if key.startswith("_gain_u_")) + ".", ""]
     three = [table_3_3([r for r in rows if r["seed"] == s]) for s in seeds]
     lines += ["Table 3.3 (N = 5, the optimum by brute force; ours mean ± sd | his):", "",
@@ -191,8 +191,8 @@ def report(rows: list[dict], title: str) -> str:
     for name in list(TABLE_3_3) + ["optimum solved", "earlier than the optimum (other nodes)"]:
         theirs = TABLE_3_3.get(name, ("-", "-"))
         digits = 2 if "efficiency /" in name or "delay" in name else 1
-        lines.append(f"| {name} | {_cell([t[name][0] for t in three], digits)} | {theirs[0]} | "
-                     f"{_cell([t[name][1] for t in three], digits)} | {theirs[1]} |")
+        lines.append(f"| {name} | {mean_sd([t[name][0] for t in three], digits)} | {theirs[0]} | "
+                     f"{mean_sd([t[name][1] for t in three], digits)} | {theirs[1]} |")
     lines += ["", "Time per request (ms, phases I-VI's computation without middleware; collective):", "",
               "| N | min | max | mean | sd |", "|---|---|---|---|---|"]
     for n_nodes in NODE_COUNTS:

@@ -19,6 +19,7 @@ import argparse
 from pathlib import Path
 
 import numpy as np
+from cankar_collective import mean_sd
 from joblib import Parallel, delayed
 
 from evogrid.nodes import packing
@@ -74,11 +75,6 @@ def _hm(hours: float) -> str:
     return f"{sign}{minutes // 60} h {minutes % 60:02d} min"
 
 
-def _cell(values: list[float], digits: int) -> str:
-    v = np.array(values, dtype=float)
-    return f"{v.mean():.{digits}f} ± {v.std(ddof=1):.{digits}f}" if len(v) > 1 else f"{v.mean():.{digits}f}"
-
-
 def report(rows: list[dict]) -> str:
     """Markdown: Table 4.1's job counts, Tables 4.2 and 4.3 (ours mean ± sd over seeds | his)."""
     seeds = sorted({r["seed"] for r in rows})
@@ -95,7 +91,7 @@ def report(rows: list[dict]) -> str:
         per_seed = [summary([r for r in rows if r["seed"] == s], approach) for s in seeds]
         his = TABLE_4_2_3[approach]
         def col(key: str, per_seed: list[dict] = per_seed) -> str:
-            return _cell([p[key] for p in per_seed], 1)
+            return mean_sd([p[key] for p in per_seed], 1)
 
         def hours(key: str, per_seed: list[dict] = per_seed) -> str:
             return _hm(float(np.mean([p[key] for p in per_seed])))

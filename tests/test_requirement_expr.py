@@ -160,6 +160,9 @@ swf_values = [0, 3]
      "give either share"),
     ('attribute = "arch"\nvalue = "x86"\nswf_field = "queue"\n', "swf_values: list"),
     ('attribute = "arch"\nvalue = "x86"\nswf_field = "group"\nswf_values = [1]\n', "swf_field"),
+    ('attribute = "arch"\nshare = 0.5\n', "give both attribute and value"),
+    ('attribute = "arch"\nvalue = "x86"\nexpression = \'<REQUIREMENT NAME="a" VALUE="1"/>\'\nshare = 0.5\n',
+     "give either attribute and value, or expression"),
 ])
 def test_bad_swf_requirements_are_one_line_errors(tmp_path, entry, message):
     path = tmp_path / "bad.toml"

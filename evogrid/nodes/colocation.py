@@ -195,14 +195,15 @@ def _sorted(jobs: ScalableJobs, members: list[int], r_max: int, descending: bool
 
 def _merge_classes(jobs: ScalableJobs, class_a: list[int], class_b: list[int], r_max: int,
                    merged: set[int], out: Preprocessed, w: float) -> None:
-    """Step 2 (and 3) for one pair of classes: each job of A with the first job of B of its tasks
-    (else, if parallel, a group of B), then each parallel job of B left with a group of A."""
+    """Step 2 (and 3) for one pair of classes: each job of A with the jobs of B of its tasks, in
+    order, until one merges (else, if parallel, with a group of B), then each parallel job of B
+    left with a group of A."""
     for side_a, side_b, a_first in ((class_a, class_b, True), (class_b, class_a, False)):
-        order_a = _sorted(jobs, [j for j in side_a if j not in merged], r_max, a_first)
-        for a in order_a:
+        sorted_b = _sorted(jobs, side_b, r_max, not a_first)  # the keys do not change: sort once
+        for a in _sorted(jobs, side_a, r_max, a_first):
             if a in merged:
                 continue
-            order_b = _sorted(jobs, [j for j in side_b if j not in merged and j != a], r_max, not a_first)
+            order_b = [j for j in sorted_b if j not in merged and j != a]
             partners = [b for b in order_b if jobs.tasks[b] == jobs.tasks[a]]
             if partners:
                 if a_first:  # equal tasks: A's jobs look for a partner, in B's order (his 4.3.2)
@@ -230,7 +231,7 @@ def _group(jobs: ScalableJobs, a: int, candidates: list[int]) -> list[int]:
     first, then greedily in order (his rule names the first only); [] if none."""
     if not candidates:
         return []
-    first = max(candidates, key=lambda b: (jobs.tasks[b], -candidates.index(b)))
+    first = max(candidates, key=lambda b: jobs.tasks[b])  # max keeps the earliest of equals
     group, left = [first], int(jobs.tasks[a] - jobs.tasks[first])
     for b in candidates:
         if left == 0:

@@ -59,10 +59,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evogrid.errors import ScenarioError, validation_message
-from evogrid.sim import booking, requirement_expr
+from evogrid.sim import booking
 from evogrid.sim import requests as request_kinds
 from evogrid.sim.schedule import GridJobs, Schedule, lrms_code, simulate_local
-from evogrid.sim.sites import Sites, sites_from_config
+from evogrid.sim.sites import Requirement, Sites, sites_from_config
 from evogrid.workload.model import Workload
 from evogrid.workload.preprocess import Preprocessing
 from evogrid.workload.reservations import MeltzerDraw
@@ -99,20 +99,13 @@ class RequirementConfig(_Strict):
     seed: int = 0
 
     @model_validator(mode="after")
-    def _one_form(self) -> RequirementConfig:
-        if (self.share is None) == (self.swf_field is None):
-            raise ValueError("give either share (a drawn share of the jobs) or swf_field and swf_values")
-        if self.swf_field is not None and not self.swf_values:
-            raise ValueError("swf_values: list the field's values that carry the requirement")
-        if bool(self.expression) == bool(self.attribute or self.value):
-            raise ValueError("give either attribute and value, or expression")
-        if self.expression:
-            try:
-                requirement_expr.parse(self.expression)
-            except ScenarioError as exc:  # a ValueError, so the message names the file and the entry
-                raise ValueError(str(exc)) from None
-        elif not (self.attribute and self.value):
-            raise ValueError("give both attribute and value")
+    def _valid(self) -> RequirementConfig:
+        """The checks are the Requirement's (evogrid.sim.sites); a ValueError here lets the message
+        name the file and the entry."""
+        try:
+            Requirement(**self.model_dump())
+        except ScenarioError as exc:
+            raise ValueError(str(exc)) from None
         return self
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -60,33 +61,40 @@ class Requirement:
     kind: str = "hard"
     seed: int = 0
     expression: str = ""
-    swf_field: str = ""
-    swf_values: tuple[int, ...] = ()
+    swf_field: str | None = None
+    swf_values: Sequence[int] = ()
 
     def __post_init__(self) -> None:
+        """Every check of a requirement, for the scenario file (RequirementConfig) and the API alike."""
+        object.__setattr__(self, "swf_values", tuple(self.swf_values))
         if bool(self.expression) == bool(self.attribute or self.value):
             raise ScenarioError("requirement: give either attribute and value, or expression")
+        if not self.expression and not (self.attribute and self.value):
+            raise ScenarioError("requirement: give both attribute and value")
         if self.kind not in KINDS:
             raise ScenarioError(f"requirement {self.tag}: kind {self.kind!r}, expected hard or preferred")
-        if (self.share is None) == (not self.swf_field):
-            raise ScenarioError(f"requirement {self.tag}: give either share (drawn jobs) or swf_field "
-                                f"(jobs whose SWF field has one of swf_values)")
-        if self.swf_field and (self.swf_field not in SWF_FIELDS or not self.swf_values):
-            raise ScenarioError(f"requirement {self.tag}: swf_field {self.swf_field!r} must be one of "
-                                f"{SWF_FIELDS}, with swf_values listed")
+        if (self.share is None) == (self.swf_field is None):
+            raise ScenarioError(f"requirement {self.tag}: give either share (a drawn share of the jobs) "
+                                f"or swf_field (the jobs whose SWF field has one of swf_values)")
+        if self.swf_field is not None and self.swf_field not in SWF_FIELDS:
+            raise ScenarioError(f"requirement {self.tag}: swf_field {self.swf_field!r}, expected one of "
+                                f"{SWF_FIELDS}")
+        if self.swf_field is not None and not self.swf_values:
+            raise ScenarioError(f"requirement {self.tag}: swf_values: list the values of "
+                                f"{self.swf_field} that carry it")
         if self.share is not None and not 0.0 <= self.share <= 1.0:
             raise ScenarioError(f"requirement {self.tag}: share {self.share} outside [0, 1]")
 
     def chosen(self, i: int, fields: Mapping[str, np.ndarray], n_jobs: int) -> np.ndarray:
         """Which jobs have it: those whose SWF field holds a listed value, or a seeded draw of
         ``share`` of them (requirement i's generator, seeded ``(seed, i)``)."""
-        if self.swf_field:
+        if self.swf_field is not None:
             return np.isin(fields[self.swf_field], self.swf_values)
         return np.random.default_rng([self.seed, i]).random(n_jobs) < self.share
 
-    @property
+    @cached_property
     def condition(self):
-        """The parsed expression (None for ``attribute = value``)."""
+        """The parsed expression (None for ``attribute = value``), parsed once."""
         return requirement_expr.parse(self.expression) if self.expression else None
 
     @property
@@ -202,6 +210,4 @@ def sites_from_config(speeds: Sequence[float], attributes: Sequence[Mapping[str,
     uniform = all(s == 1.0 for s in speeds)
     return Sites(speed=() if uniform else tuple(float(s) for s in speeds),
                  attributes=tuple(dict(a) for a in attributes) if any(attributes) else (),
-                 requirements=tuple(Requirement(**{**r, "swf_field": r.get("swf_field") or "",
-                                                   "swf_values": tuple(r.get("swf_values") or ())})
-                                    for r in requirements))
+                 requirements=tuple(Requirement(**r) for r in requirements))
