@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from draws import int_list
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from invariants import check_schedule, conservative_violations
@@ -21,10 +22,10 @@ def workloads(draw, max_jobs=30):
     m = draw(st.integers(1, 16))
     n = draw(st.integers(1, max_jobs))
     # Small time ranges make simultaneous arrivals and ends (ties) common.
-    submit = sorted(draw(st.lists(st.integers(0, 40), min_size=n, max_size=n)))
-    run_time = draw(st.lists(st.integers(0, 25), min_size=n, max_size=n))  # 0: kept zero-length jobs
-    slack = draw(st.lists(st.integers(0, 15), min_size=n, max_size=n))
-    procs = draw(st.lists(st.integers(1, m), min_size=n, max_size=n))
+    submit = sorted(draw(int_list(n, 0, 40)))
+    run_time = draw(int_list(n, 0, 25))  # 0: kept zero-length jobs
+    slack = draw(int_list(n, 0, 15))
+    procs = draw(int_list(n, 1, m))
     arr = lambda xs: np.array(xs, dtype=np.int64)  # noqa: E731
     return Workload(
         name="random",

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from draws import int_list
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from invariants import check_schedule
@@ -22,10 +23,10 @@ arr = lambda xs: np.array(xs, dtype=np.int64)  # noqa: E731
 @st.composite
 def site_workload(draw, m, max_jobs=14):
     n = draw(st.integers(1, max_jobs))
-    submit = sorted(draw(st.lists(st.integers(0, 30), min_size=n, max_size=n)))
-    run_time = draw(st.lists(st.integers(1, 20), min_size=n, max_size=n))
-    slack = draw(st.lists(st.integers(0, 10), min_size=n, max_size=n))
-    procs = draw(st.lists(st.integers(1, m), min_size=n, max_size=n))
+    submit = sorted(draw(int_list(n, 0, 30)))
+    run_time = draw(int_list(n, 1, 20))
+    slack = draw(int_list(n, 0, 10))
+    procs = draw(int_list(n, 1, m))
     return Workload(
         name=f"s{m}", machine_procs=m, submit=arr(submit), run_time=arr(run_time), procs=arr(procs),
         estimate=arr(run_time) + arr(slack), job_id=np.arange(n, dtype=np.int64),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import reference_nodes as ref
+from draws import int_list
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
@@ -30,11 +31,11 @@ def cases(draw, max_nodes=10):
     n = draw(st.integers(2, max_nodes))
     r = draw(st.integers(1, 3))
     slots = draw(st.integers(4, 16))
-    quarters = st.integers(0, 16)
-    cap = np.array([[draw(st.integers(1, 16)) / 4 for _ in range(r)] for _ in range(n)])
-    occ = np.array([[[min(draw(quarters) / 4, cap[j, i]) if draw(st.booleans()) else 0.0
-                      for _ in range(slots)] for i in range(r)] for j in range(n)])
-    labels = np.array([draw(st.integers(0, 3)) for _ in range(n)], dtype=np.int64)
+    # Whole arrays in one draw each (tests/draws.py); about half the slots free.
+    cap = np.array(draw(int_list(n * r, 1, 16)), dtype=float).reshape(n, r) / 4
+    busy = np.array(draw(int_list(n * r * slots, 0, 33)), dtype=float).reshape(n, r, slots)
+    occ = np.where(busy > 16, 0.0, np.minimum(busy / 4, cap[:, :, None]))
+    labels = np.array(draw(int_list(n, 0, 3)), dtype=np.int64)
     n_nodes = draw(st.integers(1, min(4, n)))
     d = [draw(st.integers(0, 8)) / 4 for _ in range(r)]
     e = [n_nodes * d[i] + draw(st.integers(0, 12)) / 4 for i in range(r)]

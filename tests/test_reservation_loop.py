@@ -4,6 +4,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from draws import int_list
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from invariants import check_schedule
@@ -41,17 +42,20 @@ def requests(draw, machine_procs, max_requests=6, max_parts=1, fixed=True):
     """Random requests; ``fixed``: each booked at a random site (one part), else the grid chooses."""
     K, m = len(machine_procs), max(machine_procs)
     R = draw(st.integers(0, max_requests))
+    width = 6 + 2 * max_parts  # bytes per request: one draw for all of them (tests/draws.py)
+    values = draw(int_list(R * width, 0, 255))
     rows = []
-    for _ in range(R):
-        submit = draw(st.integers(0, 40))
-        earliest = submit + draw(st.integers(0, 30))
-        duration = draw(st.integers(1, 20))
-        deadline = earliest + duration + draw(st.integers(0, 30))
-        n_parts = 1 if fixed else draw(st.integers(1, max_parts))
+    for r in range(R):
+        b = values[r * width:(r + 1) * width]
+        submit = b[0] % 41
+        earliest = submit + b[1] % 31
+        duration = 1 + b[2] % 20
+        deadline = earliest + duration + b[3] % 31
+        n_parts = 1 if fixed else 1 + b[4] % max_parts
         # Mostly parts every site can hold; one in eight m + 1 processors, which never fits.
-        parts = [m + 1 if draw(st.integers(0, 7)) == 0 else draw(st.integers(1, min(machine_procs)))
-                 for _ in range(n_parts)] + [0] * (max_parts - n_parts)
-        site = draw(st.integers(0, K - 1)) if fixed else -1
+        parts = [m + 1 if b[6 + 2 * p] % 8 == 7 else 1 + b[7 + 2 * p] % min(machine_procs)
+                 for p in range(n_parts)] + [0] * (max_parts - n_parts)
+        site = b[5] % K if fixed else -1
         rows.append((submit, earliest, deadline, duration, site, parts))
     rows.sort(key=lambda row: row[0])
     col = lambda i: np.array([r[i] for r in rows], dtype=np.int64)  # noqa: E731
