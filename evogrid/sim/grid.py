@@ -102,6 +102,7 @@ from evogrid.sim.core import (
     enqueue_by_key,
     enqueue_own,
     index_pass,
+    ix,
     long_queue,
     lrms_mode,
     lrms_scan,
@@ -675,7 +676,7 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
             tc, first = next_completion_at(0, sc, running), 0
         else:
             tc, first = next_completion(sc, running)
-        ta = jobs[SUBMIT, i] if i < n else never
+        ta = jobs[SUBMIT, ix(i)] if i < n else never
         te, tr = tc, never  # alone: no reservations (and the tests on tr fold away)
         if indexed is None:
             te = min(tc, next_held_event(mode, state))
