@@ -95,18 +95,16 @@ class State(NamedTuple):
     held_n: np.ndarray
 
 
-@njit(cache=True, inline="always")
-def ix(i):
-    """``i`` (>= 0) as an array index without numba's negative-index correction.
-
-    numba corrects every signed index for Python's negative indexing (a
-    shift, an and and an add on the address); on the heap, the run list,
-    the queue and the job rows that put the single-site loop at 0.76-0.83
-    of a C loop, 0.89-0.95 without it (docs/benchmarks.md). An unsigned
-    index has no correction, so only indices that cannot be negative go
-    through here.
-    """
-    return np.uint64(i)
+#: ``ix(i)``: ``i`` (>= 0) as an array index without numba's negative-index correction.
+#:
+#: numba corrects every signed index for Python's negative indexing (a shift,
+#: an and and an add on the address); on the heap, the run list, the queue and
+#: the job rows that put the single-site loop at 0.76-0.83 of a C loop,
+#: 0.87-0.96 without it (docs/benchmarks.md). An unsigned index has no
+#: correction, so only indices that cannot be negative go through here. The
+#: numpy type itself, not a helper: a cast costs no inlining at each of the
+#: many call sites (inlined helpers cost compile time per call site).
+ix = np.uint64
 
 
 @njit(cache=True, inline="always")
