@@ -17,9 +17,9 @@ windows, the file's draw).
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
-import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -106,4 +106,9 @@ def main(failure: str, draws: int) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "requests", int(sys.argv[2]) if len(sys.argv) > 2 else 1)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("failure", nargs="?", default="requests", choices=["requests", "area"],
+                        help="the failure rate the ES scores (default: %(default)s)")
+    parser.add_argument("draws", nargs="?", type=int, default=1, help="training request draws (default: 1)")
+    args = parser.parse_args()
+    main(args.failure, args.draws)

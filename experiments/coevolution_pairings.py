@@ -15,8 +15,8 @@ run and writes ``experiments/results/training/coevolution_pairings.json``.
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 import tomllib
 from pathlib import Path
 
@@ -77,4 +77,7 @@ def main(runs: list[Path]) -> None:
 
 
 if __name__ == "__main__":
-    main([Path(a) for a in sys.argv[1:]])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="*", type=Path,
+                        help="run directories (default: those of train_policies.py)")
+    main(parser.parse_args().runs)

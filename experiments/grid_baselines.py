@@ -12,8 +12,8 @@ JSON results, to ``experiments/results/``.
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -114,4 +114,7 @@ def main(spec: str = "KTH+SDSC03-11") -> str:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("scenario", nargs="?", default="KTH+SDSC03-11",
+                        help="two-site scenario (default: %(default)s)")
+    main(parser.parse_args().scenario)

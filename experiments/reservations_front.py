@@ -11,6 +11,7 @@ objectives on the training windows, the one with the lowest batch AWRT.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import tempfile
 from dataclasses import replace
@@ -72,4 +73,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # --help; no options
     main()

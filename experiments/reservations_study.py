@@ -28,6 +28,7 @@ sample sd over the seeds).
 
 from __future__ import annotations
 
+import argparse
 import csv
 from pathlib import Path
 
@@ -553,6 +554,7 @@ def roblitz_funnel_study() -> None:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # --help; no options
     window_study()
     job_only_study()
     cost_load_study()

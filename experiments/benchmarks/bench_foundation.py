@@ -10,6 +10,7 @@ otherwise; memory is the peak resident set of a fresh process.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import os
@@ -134,4 +135,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # --help; no options
     main()

@@ -10,7 +10,7 @@ temporary run directory) and reports the wall time of the whole run
 
 from __future__ import annotations
 
-import sys
+import argparse
 import tempfile
 import time
 from pathlib import Path
@@ -33,4 +33,7 @@ def main(generations: int = 200) -> None:
 
 
 if __name__ == "__main__":
-    main(*(int(a) for a in sys.argv[1:]))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("generations", nargs="?", type=int, default=200,
+                        help="NSGA-II generations (default: 200)")
+    main(parser.parse_args().generations)

@@ -19,6 +19,7 @@ state (target: <= 20 us). Times are the best of 5 warm runs.
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 from dataclasses import replace
@@ -148,4 +149,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # --help; no options
     main()

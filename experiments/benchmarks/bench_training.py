@@ -16,7 +16,7 @@ The targets are in docs/benchmarks.md.
 
 from __future__ import annotations
 
-import sys
+import argparse
 import tempfile
 import time
 from pathlib import Path
@@ -66,4 +66,7 @@ def main(cases: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("cases", nargs="*", choices=["efs", "coevolution", "scaling"],
+                        help="which to run (default: all)")
+    main(parser.parse_args().cases)
