@@ -20,17 +20,48 @@ import time
 from functools import partial
 from pathlib import Path
 
+import numpy as np
 from numba.core import caching
 
+from evogrid.nodes import co_allocate, discovered, optimum, packing, planetlab_like
+from evogrid.nodes.cloud_jobs import scalable_batch
+from evogrid.nodes.request import cankar_cases
+from evogrid.sim import core
 from evogrid.sim.booking import warm_up_reservations
-from evogrid.sim.schedule import warm_up
+from evogrid.sim.lrms import lrms_code
+from evogrid.sim.schedule import GridJobs, warm_up
+from evogrid.workload.model import Workload
 
-#: What the tests run, as ``(label, compile)`` tasks: the loop for sites that hold reservations, and
-#: the local and grid loops of an LRMS for every site or one per site. Longest first (measured cold on
-#: 2 cores).
+
+def warm_up_indexed() -> None:
+    """The indexed continuations of EASY's and LIST's single-site loop (evogrid.sim.queue_index), as
+    tests/test_core_vs_reference.py reaches them: a queue span of 1 position."""
+    zero, one = np.zeros(3, dtype=np.int64), np.ones(3, dtype=np.int64)
+    jobs = GridJobs.merge([Workload("warm-up", 1, zero, one, one, one, np.arange(3), zero)])  # two wait
+    for name in ("easy", "list"):
+        core.run_local(jobs.packed, jobs.machine_procs, np.full(1, lrms_code(name)), index_span=1)
+
+
+def warm_up_nodes() -> None:
+    """Cankar's compiled phases and the co-location packer (evogrid.nodes) for the argument types
+    tests/test_nodes.py and tests/test_colocation.py pass."""
+    pool = planetlab_like(20, seed=1)
+    request = cankar_cases(pool, 1, 5, seed=1)[0][1]
+    for book in (False, True):
+        co_allocate(pool, request, seed=1, book=book)
+    optimum(pool, request, discovered(pool, request, seed=1))
+    packing.schedule(np.full((1, 3), 0.25), np.ones(1, dtype=np.int64), np.ones(1, dtype=np.int64), 1, 6)
+    packing.run(*packing.reference(scalable_batch(2, 0.0, False, seed=1), packing.STRATEGIES[0]), 2)
+
+
+#: What the tests run, as ``(label, compile)`` tasks: the loop for sites that hold reservations, the
+#: local and grid loops of an LRMS for every site or one per site, the indexed single-site loops and
+#: the node-level code. Longest first (measured cold on 2 cores). A variant left to the tests would be
+#: compiled by each xdist worker that needs it, at the same moment, into a cache without locking.
 TASKS = (("reservations", warm_up_reservations),
          *((str(choice), partial(warm_up, [choice]))
-           for choice in (("fcfs", "easy"), "conservative", "easy-sjf", "easy", "list", "fcfs", "sjf")))
+           for choice in (("fcfs", "easy"), "conservative", "easy-sjf", "easy", "list", "fcfs", "sjf")),
+         ("nodes", warm_up_nodes), ("indexed", warm_up_indexed))
 
 
 def lock_cache_saves(lock_path: Path) -> None:
