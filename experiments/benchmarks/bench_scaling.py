@@ -75,7 +75,7 @@ def main() -> None:
             print(f"# {lrms} load {load}: {sizes} jobs: {times} ms", flush=True)
             if len(done) > 1:
                 report(f"scaling {lrms} load {load} {done[0][0]}-{done[-1][0]} jobs, growth per doubling",
-                       growth_per_doubling(done), "x", "<= 2.3 (8x jobs, <= 12x time)")
+                       growth_per_doubling(done), "x/doubling", "<= 2.3 (8x jobs, <= 12x time)")
             for n, s in done:
                 report(f"scaling {lrms} load {load} {n} jobs", s, "s", "-")
 

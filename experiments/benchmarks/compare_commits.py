@@ -35,10 +35,9 @@ ROOT = Path(__file__).resolve().parents[2]
 #: A benchmark's result line (bench_foundation.report): case, value, unit, target.
 RESULT = re.compile(r"^(?P<case>.+?)\s+(?P<value>-?[0-9.]+(?:e[+-]?[0-9]+)?)\s+(?P<unit>\S+)"
                     r"\s+\(target .*\)$")
-#: Units where more is better (a rate, a speed-up); for every other unit (s, ms, us, MB) less is.
+#: Units where more is better (a rate, a speed-up); for every other unit (s, ms, us, MB, a growth in
+#: x/doubling) less is.
 HIGHER_IS_BETTER = {"jobs/s", "x"}
-#: Cases whose ratio is a cost, less being better (bench_scaling.py's growth per doubling).
-RATIO_IS_COST = "growth per doubling"
 
 
 def worktree(rev: str, where: Path) -> Path:
@@ -60,13 +59,9 @@ def run(tree: Path, bench: str, label: str, bench_args: list[str]) -> list[tuple
     return results
 
 
-def higher_is_better(case: str, unit: str) -> bool:
-    return unit in HIGHER_IS_BETTER and RATIO_IS_COST not in case
-
-
-def better(case: str, value: float, than: float, unit: str) -> bool:
-    """Is ``value`` better than ``than`` for this case?"""
-    return value > than if higher_is_better(case, unit) else value < than
+def better(value: float, than: float, unit: str) -> bool:
+    """Is ``value`` better than ``than`` in ``unit``?"""
+    return value > than if unit in HIGHER_IS_BETTER else value < than
 
 
 def summary(best: dict[str, dict[str, tuple[float, str]]], old: str, new: str) -> None:
@@ -76,7 +71,7 @@ def summary(best: dict[str, dict[str, tuple[float, str]]], old: str, new: str) -
         if case not in best[old] or case not in best[new]:
             continue
         (a, unit), (b, _) = best[old][case], best[new][case]
-        change = (b / a - 1 if higher_is_better(case, unit) else a / b - 1) if a and b else 0.0
+        change = (b / a - 1 if unit in HIGHER_IS_BETTER else a / b - 1) if a and b else 0.0
         print(f"{case} | {a:.4g} {unit} | {b:.4g} {unit} | {change:+.1%}", flush=True)
 
 
@@ -98,7 +93,7 @@ def main() -> None:
                     for rev, tree in trees.items():
                         print(f"# round {r + 1}, process {p + 1}, {rev}", flush=True)
                         for case, value, unit in run(tree, args.bench, rev[:10], args.bench_args):
-                            if case not in best[rev] or better(case, value, best[rev][case][0], unit):
+                            if case not in best[rev] or better(value, best[rev][case][0], unit):
                                 best[rev][case] = (value, unit)
             summary(best, args.old, args.new)
         finally:
