@@ -2,6 +2,10 @@
 #   make demo   - create .venv, install evogrid, run the main job on the bundled traces
 #   make test   - install the dev extras too, run the whole test suite
 PYTHON ?= python3
+# Write bytecode caches (__pycache__) even where the environment says not to: the test suite starts
+# some fifty Python processes (xdist workers, CLI runs, loky, dask and Ray workers, a notebook
+# kernel), and without the caches each one compiles every module it imports anew, 5 s of CPU each.
+unexport PYTHONDONTWRITEBYTECODE
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 

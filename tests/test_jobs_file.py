@@ -90,7 +90,6 @@ def test_a_grid_schedule_as_batsim_jobs_that_evalys_reads(tmp_path, capsys):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
     from evalys.visu.gantt import NOLABEL
 
     jobset.gantt(labeler=NOLABEL)  # the drawing is what is checked; 6,800 job labels took 20 s

@@ -119,15 +119,6 @@ def test_resume_after_a_kill_gives_the_same_front(tmp_path, mode):
     assert [r.split(",")[0] for r in csv_rows[1:]] == ["1", "2", "3", "4"]
 
 
-@pytest.mark.xdist_group("dask")
-def test_same_front_on_every_backend_and_worker_count(tmp_path):
-    fronts = {}
-    for backend, workers in (("serial", 1), ("loky", 2), ("dask", 2), ("ray", 2)):
-        with Evaluator(backend, workers) as ev:
-            fronts[backend] = run_pareto(_tiny("policy"), tmp_path / backend, ev, progress=False)["front"]
-    assert fronts["serial"] == fronts["loky"] == fronts["dask"] == fronts["ray"]
-
-
 def test_evaluator_rejects_unknown_backend():
     from evogrid.errors import EvogridError
 

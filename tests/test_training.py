@@ -129,20 +129,6 @@ def test_resume_after_a_kill_gives_the_same_result(tmp_path, kind, optimizer):
     assert [r.split(",")[0] for r in rows[1:]] == ["0", "1", "2", "3", "4"]
 
 
-@pytest.mark.xdist_group("dask")
-def test_same_result_on_every_backend_and_worker_count(tmp_path):
-    results = {}
-    for kind in ("efs", "coevolution"):
-        for backend, workers in (("serial", 1), ("loky", 2), ("dask", 2)):
-            if kind == "coevolution" and backend == "dask":
-                continue
-            with Evaluator(backend, workers) as ev:
-                run_training(_tiny(kind), tmp_path / f"{kind}-{backend}", ev, progress=False)
-            results[kind, backend] = _result(tmp_path / f"{kind}-{backend}")
-    assert results["efs", "serial"] == results["efs", "loky"] == results["efs", "dask"]
-    assert results["coevolution", "serial"] == results["coevolution", "loky"]
-
-
 def test_coevolution_pairs_rank_by_rank_and_returns_the_smallest_sum(tmp_path):
     config = _tiny("coevolution", generations=2, pick="sum", archive=False)  # the published choice
     with Evaluator("serial") as ev:
