@@ -3,8 +3,8 @@
 #   make test   - install the dev extras too, run the whole test suite
 PYTHON ?= python3
 # Write bytecode caches (__pycache__) even where the environment says not to: the test suite starts
-# some fifty Python processes (xdist workers, CLI runs, loky, dask and Ray workers, a notebook
-# kernel), and without the caches each one compiles every module it imports anew, 5 s of CPU each.
+# about 45 Python processes (xdist workers, CLI runs, loky, dask and Ray workers, a notebook kernel),
+# and without the caches each compiles every module it imports anew (a CLI training run: 9.5 s, not 3.6).
 unexport PYTHONDONTWRITEBYTECODE
 VENV   ?= .venv
 BIN     = $(VENV)/bin
