@@ -114,6 +114,8 @@ class PreprocessingConfig(_Strict):
     requested_procs_fallback: bool = True
     kill_at_estimate: bool = True
     drop_unknown_estimate: bool = False
+    merge_small_jobs: bool = Field(default=False, description="Meltzer's merging of small jobs (his 6.2): "
+                                   "runs of neighbouring jobs below 128 CPUs, one estimate, within an hour")
 
 
 #: A registered request kind's name (checked when the table is validated).

@@ -44,6 +44,8 @@ class Preprocessing:
             taking their run time as the estimate. The dissertation's LANL96
             and CTC job counts are those of this filter (docs/reproduction.md);
             off by default until the windows follow the dissertation too.
+        merge_small_jobs: merge runs of small jobs after a window is cut, as Meltzer
+            did for his simulations (evogrid.workload.merge); off by default.
     """
 
     drop_nonpositive_run_time: bool = True
@@ -51,6 +53,7 @@ class Preprocessing:
     kill_at_estimate: bool = True
     machine_procs: int | None = None
     drop_unknown_estimate: bool = False
+    merge_small_jobs: bool = False
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)

@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from evogrid.errors import ScenarioError
+from evogrid.workload.merge import merge_small_jobs
 from evogrid.workload.model import Workload
 from evogrid.workload.preprocess import Preprocessing, load_swf
 
@@ -173,8 +174,10 @@ def load_window(
     if isinstance(spec, str) and spec.strip().startswith(DISSERTATION_PREFIX):
         return _dissertation_window(spec.strip(), options)
     window = parse_window(spec) if isinstance(spec, str) else spec
-    whole = _load_cached(window.path.resolve(), default_options(window.trace, options), lenient)
-    return whole.window(window.first, window.last, name=window.label, unit_days=window.unit_days)
+    options = default_options(window.trace, options)
+    whole = _load_cached(window.path.resolve(), replace(options, merge_small_jobs=False), lenient)
+    w = whole.window(window.first, window.last, name=window.label, unit_days=window.unit_days)
+    return merge_small_jobs(w) if options.merge_small_jobs else w
 
 
 def _dissertation_window(spec: str, options: Preprocessing | None) -> Workload:
