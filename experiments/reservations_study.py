@@ -1,7 +1,9 @@
 """The reservation studies of docs/reservations.md: Meltzer's co-reservation algorithms on seven
 two-week SDSC-BLUE sites, and Röblitz et al.'s book-ahead setting on the first 2,000 SDSC-BLUE jobs.
 
-Run: ``.venv/bin/python experiments/reservations_study.py`` (a few minutes once compiled).
+Run: ``.venv/bin/python experiments/reservations_study.py`` (a few minutes once compiled);
+``--only meltzer backfill`` runs some studies, ``--merge-small-jobs`` runs Meltzer's on his merged jobs
+(his 6.2, evogrid.workload.merge; the CSV files then end in ``_merged``).
 Writes ``experiments/results/reservations/{meltzer_windows,cost_load,meltzer,weighted,meltzer_starts,
 roblitz,roblitz_windows}.csv`` (a row per run) and prints the tables of docs/reservations.md (mean and
 sample sd over the seeds).
@@ -117,9 +119,22 @@ def _run(workloads, lrms, requests, rules, week_start_h: int = 0) -> dict:
             "batch_mean_wait": float(np.mean([m["mean_wait"] for m in batch]))}
 
 
+#: Run Meltzer's studies on his merged jobs (``--merge-small-jobs``; evogrid.workload.merge): the CSV
+#: files then end in ``_merged``.
+MERGE_SMALL_JOBS = False
+
+
+def meltzer_scenario(sites: int) -> Scenario:
+    """``experiments/configs/meltzer{sites}.toml``, its small jobs merged under ``--merge-small-jobs``."""
+    path = Path(__file__).parent / "configs" / f"meltzer{sites}.toml"
+    config = load_scenario_file(path)
+    config.preprocessing.merge_small_jobs |= MERGE_SMALL_JOBS
+    return Scenario.from_config(config, source=path)
+
+
 def _write(name: str, rows: list[dict]) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    with (OUT / f"{name}.csv").open("w", newline="") as fh:
+    with (OUT / f"{name}{'_merged' if MERGE_SMALL_JOBS else ''}.csv").open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
@@ -143,7 +158,7 @@ def _summary(rows: list[dict], keys: tuple[str, ...], measures: tuple[str, ...])
 def meltzer_study() -> None:
     rows = []
     for sites in (4, 7):
-        scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / f"meltzer{sites}.toml"))
+        scenario = meltzer_scenario(sites)
         for variant in ("rw1", "rw2", "rw3"):
             for algorithm in ALGORITHMS:
                 for reading, settings in READINGS.items():
@@ -159,7 +174,7 @@ def meltzer_study() -> None:
              ("failure_rate", "mean_unfairness", "filter_degree", "infeasibility_rate", "mean_relative_start",
               "mean_relative_start_formed", "messages_per_request", "messages_with_status_per_request",
               "mean_efficiency", "batch_max_wait"))
-    scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / "meltzer7.toml"))
+    scenario = meltzer_scenario(7)
     weighted = []
     for week_start in WEEK_STARTS:
         for k, s_weight in FACTORS:
@@ -184,7 +199,7 @@ def start_study() -> None:
     sites, three parts on seven)."""
     rows = []
     for sites, workload in ((4, "rw1-6h"), (7, "rw1-6h"), (7, "rw1-6h-3")):
-        scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / f"meltzer{sites}.toml"))
+        scenario = meltzer_scenario(sites)
         for algorithm in ("cpu-count", "backlog", "backfill"):
             for seed in SEEDS:
                 workloads, requests, rules = reservation_setup(
@@ -220,7 +235,7 @@ def backfill_study() -> None:
     """Meltzer's 6.7 (Tables 13-15): Algorithm 3 with and without backfill reservations on four sites,
     RW1-3, seeds 1-5, with both backfill algorithms (``BACKFILLS``): failure rates, the requests only
     one of the two accepts (Table 14) and each site's infeasibility rate (Table 15)."""
-    scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / "meltzer4.toml"))
+    scenario = meltzer_scenario(4)
     print("\n## Meltzer 6.7 on four sites (mean ± sd over 5 seeds, parts and durations pooled over them; "
           "ours | his)\n")
     print("| workload | backfill | failure rate A3 | failure rate BF | only BF | only A3 | A3 - BF | "
@@ -271,7 +286,7 @@ def draw_study() -> None:
     number per request for the second part and the earliest start, 6.3 read literally) against
     evogrid's two draws: failure rate, filter degree and infeasibility rate of Algorithms 2, 3 and
     his 4.5 backfill algorithm."""
-    scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / "meltzer4.toml"))
+    scenario = meltzer_scenario(4)
     rows = []
     for variant in ("rw1", "rw2", "rw3"):
         for algorithm, order in (("cpu-count", "tree"), ("backlog", "tree"), ("backfill", "tree-unsorted")):
@@ -357,7 +372,7 @@ def window_study() -> None:
     for workload in ("rw1", "rw3"):
         for minsize, windows in WINDOW_SETTINGS:
             for sites in (4, 7):
-                scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / f"meltzer{sites}.toml"))
+                scenario = meltzer_scenario(sites)
                 for seed in SEEDS:
                     workloads, requests, rules = reservation_setup(
                         scenario, workload=workload, seed=seed, algorithm="trivial", minsize=minsize,
@@ -419,7 +434,7 @@ def job_only_study() -> None:
 def cost_load_study() -> None:
     """Meltzer's 6.9.2 (Table 20): where the reservation load goes when Algorithm 5 only minimises cost
     (k = 1, s = 0), against backfill, on four sites; his tariffs with both week placements."""
-    scenario = Scenario.from_spec(str(Path(__file__).parent / "configs" / "meltzer4.toml"))
+    scenario = meltzer_scenario(4)
     runs = [("backfill", 0, {"algorithm": "backfill"})]
     runs += [("cost", week, {"algorithm": "weighted", "cost_weight": 1.0, "start_weight": 0.0})
              for week in WEEK_STARTS]
@@ -559,15 +574,17 @@ def roblitz_funnel_study() -> None:
             print(f"| {estimate} | {kind} | {np.mean(accepted):.1f} | {cells[0]} | {cells[1]} |")
 
 
+STUDIES = {f.__name__.removesuffix("_study"): f for f in (
+    window_study, job_only_study, cost_load_study, meltzer_study, start_study, backfill_study, draw_study,
+    roblitz_study, roblitz_grid_study, roblitz_funnel_study)}
+
 if __name__ == "__main__":
-    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # --help; no options
-    window_study()
-    job_only_study()
-    cost_load_study()
-    meltzer_study()
-    start_study()
-    backfill_study()
-    draw_study()
-    roblitz_study()
-    roblitz_grid_study()
-    roblitz_funnel_study()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="+", choices=list(STUDIES), default=list(STUDIES),
+                        help="the studies to run (default: all, in this order)")
+    parser.add_argument("--merge-small-jobs", action="store_true",
+                        help="Meltzer's studies on his merged jobs (his 6.2; CSV files *_merged.csv)")
+    args = parser.parse_args()
+    MERGE_SMALL_JOBS = args.merge_small_jobs
+    for name in args.only:
+        STUDIES[name]()
