@@ -8,7 +8,7 @@ dieses Verfahren um etwa 30 Prozent." (Jobs needing fewer than 128 CPUs are
 merged when they share the same wall-clock time and their submit times lie
 no more than an hour apart; it cuts the number of jobs and the simulation
 time by about 30 %.) His WallClock-Zeit is the requested limit ("gibt an wie
-lange ein Job maximal laufen darf", 3.2), our ``estimate``.
+lange ein Job maximal laufen darf", 4.4.2), our ``estimate``.
 
 What he leaves open, chosen here (docs/reservations.md, "The sites without
 requests", measures the readings against his job counts):
