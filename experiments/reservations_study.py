@@ -124,11 +124,12 @@ def _run(workloads, lrms, requests, rules, week_start_h: int = 0) -> dict:
 MERGE_SMALL_JOBS = False
 
 
-def meltzer_scenario(sites: int) -> Scenario:
-    """``experiments/configs/meltzer{sites}.toml``, its small jobs merged under ``--merge-small-jobs``."""
+def meltzer_scenario(sites: int, merged: bool | None = None) -> Scenario:
+    """``experiments/configs/meltzer{sites}.toml``, its small jobs merged if ``merged`` (default: under
+    ``--merge-small-jobs``)."""
     path = Path(__file__).parent / "configs" / f"meltzer{sites}.toml"
     config = load_scenario_file(path)
-    config.preprocessing.merge_small_jobs |= MERGE_SMALL_JOBS
+    config.preprocessing.merge_small_jobs |= MERGE_SMALL_JOBS if merged is None else merged
     return Scenario.from_config(config, source=path)
 
 
@@ -406,11 +407,8 @@ def window_study() -> None:
 def job_only_study() -> None:
     """Meltzer's Table 6: the seven sites' jobs alone, measured up to his submit stop; as the configs
     run them, and with his merging of small jobs (evogrid.workload.merge)."""
-    path = Path(__file__).parent / "configs" / "meltzer7.toml"
-    config = load_scenario_file(path)
     for merged in (False, True):
-        config.preprocessing.merge_small_jobs = merged
-        scenario = Scenario.from_config(config, source=path)
+        scenario = meltzer_scenario(7, merged)
         schedule = scenario.simulate_local()
         metrics, util = schedule.metrics(), utilization_until(schedule, T_STOP)
         jobs = schedule.jobs

@@ -58,5 +58,6 @@ def test_a_scenario_merges_its_sites_small_jobs(tmp_path):
     merged = Scenario.from_spec(str(toml)).workloads[0]
     plain = Scenario.from_spec("SDSC03@d14-28", procs=1160).workloads[0]
     assert merged.n_jobs + merged.dropped["merged_small_jobs"] == plain.n_jobs
-    assert 0.3 < merged.dropped["merged_small_jobs"] / plain.n_jobs < 0.45  # Meltzer: "etwa 30 Prozent"
+    # 38 % on this window; Meltzer, on his: "etwa 30 Prozent"
+    assert 0.3 < merged.dropped["merged_small_jobs"] / plain.n_jobs < 0.45
     assert merged.procs.sum() == plain.procs.sum()
