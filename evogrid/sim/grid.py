@@ -95,6 +95,7 @@ from evogrid.sim.core import (
     W_PROCS,
     State,
     cached_entry,
+    compiles_reservations,
     complete_jobs,
     end_held,
     enqueue,
@@ -343,15 +344,28 @@ def _record_delegated_ends(t, jobs, sc, running, delegated):
                 delegated[1, origin, s] += area
 
 
-@njit(cache=True, _nrt=False)
 def active_request(k, t, take, codes, jobs, state, mode):
     """Site k asks the other sites for waiting jobs (AA, docs/grid.md); ``take`` says what it does
     with them: :func:`fetch_into_queue` (``AA_QUEUE``, the published rule) or
-    :func:`fetch_and_start` (``AA_START``)."""
-    if take == AA_QUEUE:
-        fetch_into_queue(k, t, codes, jobs, state, mode)
-    else:
-        start_fetched(mode, k, t, codes, jobs, state)
+    :func:`fetch_and_start` (``AA_START``). Nothing in a loop whose sites hold reservations (the
+    overload below): those never run with the active request (``simulate_reservations`` refuses
+    it), and the reserving loop would compile its passes for nothing (about 15 s of its cold
+    compile)."""
+
+
+@overload(active_request, prefer_literal=True, jit_options={"_nrt": False})
+def _active_request(k, t, take, codes, jobs, state, mode):
+    if compiles_reservations(mode):
+        def nothing(k, t, take, codes, jobs, state, mode):
+            return None
+        return nothing
+
+    def request(k, t, take, codes, jobs, state, mode):
+        if take == AA_QUEUE:
+            fetch_into_queue(k, t, codes, jobs, state, mode)
+        else:
+            start_fetched(mode, k, t, codes, jobs, state)
+    return request
 
 
 @njit(cache=True, _nrt=False)
@@ -448,10 +462,22 @@ def _start_fetched(mode, k, t, codes, jobs, state):
     return start
 
 
-@njit(cache=True, _nrt=False)
 def schedule_pool(k, t, codes, jobs, state, mode):
-    """Site k's pass over the central pool (the queue row after the sites'), seeing jobs with m_j <= m_k."""
-    schedule_site(k, state.running.shape[1], codes[k], t, jobs, state, mode)
+    """Site k's pass over the central pool (the queue row after the sites'), seeing jobs with m_j <=
+    m_k. Nothing in a loop whose sites hold reservations (the overload below): those never run with
+    the pool, and the reserving loop would compile the pool's scan for nothing (about 10 s)."""
+
+
+@overload(schedule_pool, prefer_literal=True, jit_options={"_nrt": False})
+def _schedule_pool(k, t, codes, jobs, state, mode):
+    if compiles_reservations(mode):
+        def nothing(k, t, codes, jobs, state, mode):
+            return None
+        return nothing
+
+    def pool(k, t, codes, jobs, state, mode):
+        schedule_site(k, state.running.shape[1], codes[k], t, jobs, state, mode)
+    return pool
 
 
 @njit(cache=True, inline="always")
