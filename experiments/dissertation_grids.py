@@ -53,7 +53,7 @@ from evogrid.optimize.coevolution import CoEvolution
 from evogrid.optimize.training import write_results
 from evogrid.plots import improvement_plot
 from evogrid.policy.rulebase import Rulebase
-from evogrid.policy.strategies import FuzzyPolicy, simulate
+from evogrid.policy.strategies import AcceptWhenFit, FuzzyPolicy, pool_for_sites, simulate
 from evogrid.sim.scenario import Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,6 +66,7 @@ IMAGES = ROOT / "docs" / "img"
 COEVOLVED = ("CTC", "SDSC03", "SDSC05")
 PAIRWISE = ("KTH", "CTC", "SDSC05")
 UNKNOWN_GRID = ("SDSC00", "CTC", "SDSC05")  # SDSC00 (128 processors): nobody was trained against it
+FOUR_SITES = ("KTH", "CTC", "SDSC05", "SDSC00")  # Fig. 12.9: the pairwise pool and one unknown site
 FIVE_SITES = ("KTH", "CTC", "SDSC00", "SDSC03", "SDSC05")
 EA_SEEDS = 6  # the dissertation's EA-vs-COEA comparison: 6 runs each
 PUBLISHED_PICK = "published_pick"
@@ -77,8 +78,10 @@ DISSERTATION_PAIRWISE = {
     ("KTH", "SDSC05"): (87.84, -3.29), ("SDSC05", "KTH"): (3.78, 85.55),
     ("CTC", "SDSC05"): (20.55, -0.16), ("SDSC05", "CTC"): (12.31, 1.43),
 }
-#: Lepping 2011: the pairwise pool with SDSC00 as an unknown site, every site improves (%).
+#: Lepping 2011, Table 13.2 (test cuts, FCFS): SDSC00, unknown and running AWF, in place of KTH, with
+#: the rulebases of the pairwise pool ("EA", Fig. 12.7(b)) or of the co-evolved KTH + CTC + SDSC05 (%).
 DISSERTATION_UNKNOWN = {"SDSC00": 78.03, "CTC": 10.02, "SDSC05": 17.95}
+DISSERTATION_UNKNOWN_COEA = {"SDSC00": 85.54, "CTC": 7.59, "SDSC05": 10.82}
 
 
 #: "lepping": the dissertation's cuts (``lepping:NAME-5`` / ``lepping:NAME-6``, Tables 7.1 and 7.3);
@@ -258,13 +261,42 @@ def report_five_sites(seeds: int, runs_dir: Path) -> tuple[dict, list[str]]:
 
 
 def report_ea_vs_coea(seeds: int, runs_dir: Path) -> tuple[dict, list[str]]:
-    """Co-evolution against one ES over all sites' rulebases (the joint ES), KTH + CTC + SDSC05."""
-    return _grid_table(
+    """Co-evolution against one ES over all sites' rulebases (the joint ES), KTH + CTC + SDSC05; then
+    Table 13.2's COEA row: the co-evolved rulebases with SDSC00 in place of KTH."""
+    out, md = _grid_table(
         f"## EA against co-evolution, {' + '.join(PAIRWISE)} (5 months, FCFS, {EA_SEEDS} seeds each)",
         "AWRT change against local scheduling with the same LRMS (%). coevolution: one ES per site "
         "(default pick); joint: one ES over all sites' rulebases together.",
         {kind: [runs_dir / f"ea_vs_coea_{kind}" / f"seed{s}" for s in range(1, EA_SEEDS + 1)]
          for kind in ("coevolution", "joint")}, EA_SEEDS)
+    runs = [runs_dir / "ea_vs_coea_coevolution" / f"seed{s}" for s in range(1, EA_SEEDS + 1)]
+    if not all((r / "summary.json").exists() for r in runs):
+        return out, md
+    out["unknown_site_coea"] = rows = []
+    md += [f"### Table 13.2, COEA: {' + '.join(UNKNOWN_GRID)}, SDSC00 unknown (AWF), the others' "
+           "co-evolved rulebases (unseen months, AWRT location policy)", "",
+           "| LRMS | site | " + " | ".join(f"seed {s}" for s in range(1, EA_SEEDS + 1))
+           + " | mean ± sd | dissertation |", "|" + "---|" * (EA_SEEDS + 4)]
+    for lrms in TEST_LRMS:
+        per_seed = [apply_coevolved_unknown(run, lrms) for run in runs]
+        for i, first in enumerate(per_seed[0]):
+            theirs = DISSERTATION_UNKNOWN_COEA[first["site"]] if lrms == "fcfs" else None
+            rows.append({"lrms": lrms, "site": first["site"], "dissertation_pct": theirs,
+                         **_spread([p[i]["improvement_pct"] for p in per_seed])})
+            md.append(f"| {lrms} | {first['site']} | " + " | ".join(f"{v:+.1f}" for v in rows[-1]["per_seed"])
+                      + f" | {_cell(rows[-1])} | {'-' if theirs is None else f'{theirs:+.2f}'} |")
+    return out, md + [""]
+
+
+def apply_coevolved_unknown(run: Path, lrms: str) -> list[dict]:
+    """A co-evolved KTH + CTC + SDSC05 run's CTC and SDSC05 rulebases on the unseen months of the grid
+    where SDSC00, unknown, takes KTH's place and runs AWF (the dissertation's 13.2.2, Table 13.2)."""
+    scenario = Scenario.from_spec(test_window(UNKNOWN_GRID), lrms=lrms)
+    names = [_site(w.name) for w in scenario.workloads]
+    found = [Rulebase.load(f) for f in sorted((run / "rulebases").glob("*.json"))]
+    rulebases = {names.index(site): rb for rb in found if (site := _site(rb.provenance["site"])) in names}
+    res = simulate(scenario, FuzzyPolicy(rulebases, location="awrt"))
+    return [{"site": _site(r["site"]), "improvement_pct": r["delta_awrt_pct"]} for r in res.metrics()]
 
 
 def migration(scenario: Scenario, run: Path) -> dict:
@@ -345,6 +377,68 @@ def report_pool(seeds: int, runs_dir: Path) -> tuple[list[dict], list[str]]:
     return rows, md + [""]
 
 
+def _changes(scenario: Scenario, policy) -> list[dict]:
+    """Per site: AWRT change and SA change against local scheduling (%, the dissertation's figures)."""
+    return [{"site": _site(r["site"]), "awrt_pct": r["delta_awrt_pct"], "sa_pct": 100 * (r["dsa"] - 1)}
+            for r in simulate(scenario, policy).metrics()]
+
+
+def report_pairs(seeds: int, runs_dir: Path) -> tuple[list[dict], list[str]]:
+    """Figs. 12.5, 12.6 and 12.8: each pair's two rulebases (each trained against the other site with
+    an AWF partner) used against each other on the unseen months, under FCFS and EASY, next to AWF at
+    both sites; and Fig. 12.9: the pairwise pool on four sites, SDSC00 unknown (AWF)."""
+    def rulebase(k: str, l: str, seed: int) -> Rulebase:
+        return Rulebase.load(next((runs_dir / "pairwise" / f"{k}_vs_{l}" / f"seed{seed}" / "rulebases")
+                                  .glob("*.json")))
+
+    rows: list[dict] = []
+    md = ["## Figs. 12.5, 12.6, 12.8: each pair's rulebases against each other, unseen months", "",
+          "Change against local scheduling with the same LRMS (%; AWRT: positive = better; SA: the "
+          "area run at the site over the area submitted there, minus 100 %). RB: both sites use the "
+          f"rulebase trained against the other (mean ± sd over seeds 1..{seeds}, then each seed); AWF: "
+          "both sites accept when it fits (no seeds).", "",
+          "| pair | LRMS | site | RB: AWRT | RB: AWRT per seed | RB: SA | AWF: AWRT | AWF: SA "
+          "| RB - AWF (AWRT points) |", "|" + "---|" * 9]
+    for (k, l), lrms in itertools.product(itertools.combinations(PAIRWISE, 2), TEST_LRMS):
+        scenario = Scenario.from_spec(test_window((k, l)), lrms=lrms)
+        learned = [_changes(scenario, FuzzyPolicy({0: rulebase(k, l, s), 1: rulebase(l, k, s)}))
+                   for s in range(1, seeds + 1)]
+        awf = _changes(scenario, AcceptWhenFit())
+        for i, site in enumerate((k, l)):
+            awrt = _spread([run[i]["awrt_pct"] for run in learned])
+            sa = _spread([run[i]["sa_pct"] for run in learned])
+            rows.append({"pair": f"{k}+{l}", "lrms": lrms, "site": site, "rb_awrt": awrt, "rb_sa": sa,
+                         "awf_awrt_pct": round(awf[i]["awrt_pct"], 2),
+                         "awf_sa_pct": round(awf[i]["sa_pct"], 2)})
+            per_seed = " / ".join(f"{v:+.1f}" for v in awrt["per_seed"])
+            md.append(f"| {k} + {l} | {lrms} | {site} | {_cell(awrt)} | {per_seed} | {_cell(sa)} | "
+                      f"{awf[i]['awrt_pct']:+.1f} | {awf[i]['sa_pct']:+.1f} | "
+                      f"{awrt['mean_pct'] - awf[i]['awrt_pct']:+.1f} |")
+    improvement_plot(IMAGES / "pairs_unseen.png",
+                     [{"window": policy, "lrms": r["lrms"], "site": f"{r['site']} ({r['pair']})",
+                       "improvement_pct": value, "std_pct": spread}
+                      for r in rows for policy, value, spread in
+                      (("RB", r["rb_awrt"]["mean_pct"], r["rb_awrt"]["std_pct"]),
+                       ("AWF", r["awf_awrt_pct"], 0.0))])
+    pools = [[rulebase(k, l, s) for k, l in itertools.permutations(PAIRWISE, 2)] for s in range(1, seeds + 1)]
+    md += ["", f"## Fig. 12.9: the pairwise pool on {' + '.join(FOUR_SITES)}, SDSC00 unknown (AWF), "
+           "unseen months (AWRT location policy)", "",
+           "| LRMS | site | AWRT | SA | dissertation |", "|---|---|---|---|---|"]
+    for lrms in TEST_LRMS:
+        scenario = Scenario.from_spec(test_window(FOUR_SITES), lrms=lrms)
+        sizes = [w.machine_procs for w in scenario.workloads]
+        runs = [_changes(scenario, FuzzyPolicy(pool_for_sites(pool, sizes), location="awrt"))
+                for pool in pools]
+        for i, site in enumerate(FOUR_SITES):
+            awrt = _spread([run[i]["awrt_pct"] for run in runs])
+            sa = _spread([run[i]["sa_pct"] for run in runs])
+            rows.append({"grid": "+".join(FOUR_SITES), "lrms": lrms, "site": site, "awrt": awrt, "sa": sa})
+            theirs = "every site AWRT >= +10 %" if lrms == "fcfs" else "-"
+            per_seed = " / ".join(f"{v:+.1f}" for v in awrt["per_seed"])
+            md.append(f"| {lrms} | {site} | {_cell(awrt)} ({per_seed}) | {_cell(sa)} | {theirs} |")
+    return rows, md + [""]
+
+
 def report(seeds: int, runs_dir: Path, parts: tuple[str, ...] = ()) -> None:
     """Write the results of every part (or of ``parts``) to ``RESULTS[windows]``."""
     out = RESULTS[WINDOWS["style"]]
@@ -353,7 +447,8 @@ def report(seeds: int, runs_dir: Path, parts: tuple[str, ...] = ()) -> None:
     results, md = {}, ["# The dissertation's grids: learned policies (generated by "
                        f"`experiments/dissertation_grids.py report`; windows: {windows})", ""]
     for name, part in (("coevolution", report_coevolution), ("pairwise", report_pairwise),
-                       ("pool", report_pool), ("coevolution5", report_five_sites),
+                       ("pool", report_pool), ("pairs", report_pairs),
+                       ("coevolution5", report_five_sites),
                        ("ea_vs_coea", report_ea_vs_coea)):
         if parts and name not in parts:
             continue
@@ -397,7 +492,7 @@ def main() -> None:
                         help="the dissertation's cuts (default) or 30-day months")
     parser.add_argument("--only", default="", help="train (report) only these sets (parts), comma-separated: "
                         "coevolution, pairwise, coevolution5, ea_vs_coea_coevolution, ea_vs_coea_joint "
-                        "(report: coevolution, pairwise, pool, coevolution5, ea_vs_coea)")
+                        "(report: coevolution, pairwise, pool, pairs, coevolution5, ea_vs_coea)")
     parser.add_argument("--workers", type=int, default=2, help="loky worker processes")
     args = parser.parse_args()
     WINDOWS["style"] = args.windows
