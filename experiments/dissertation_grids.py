@@ -31,8 +31,10 @@ seed, mean, standard deviation and range, next to the dissertation's values),
 applies each seed's pairwise pool to the unseen months (KTH + CTC + SDSC05 with
 the AWRT location policy, FCFS and EASY; and SDSC00 as a site nobody was trained
 against, with CTC + SDSC05: it runs AWF, or uses the rulebases of the nearest trained
-site size, KTH's), and ships the best rulebases to
-``trained_rulebases/``.
+site size, KTH's), puts each pair's two rulebases against each other and beside AWF
+(Figs. 12.5, 12.6, 12.8) and the pool on four sites with SDSC00 unknown (Fig. 12.9),
+applies each co-evolved KTH + CTC + SDSC05 seed with SDSC00 in KTH's place (Table
+13.2's COEA row), and ships the best rulebases to ``trained_rulebases/``.
 """
 
 from __future__ import annotations
