@@ -6,7 +6,9 @@ saw in training (against an AWF partner); and the rulebase's answer over NWP.
 Run after ``python experiments/dissertation_grids.py train --only pairwise --seeds N --workers 1``:
 ``python experiments/pool_failure.py SEED [SEED ...] [--runs DIR] [--sites KTH,SDSC05]`` (seconds;
 ``--sites``: a grid of some of the pairwise sites, such as one pair whose two rulebases face each
-other, Figs. 12.5 and 12.6).
+other, Figs. 12.5 and 12.6). ``--coevolved RUN ...``: a co-evolution run's rulebases instead (one per
+site, for every partner; a site without one runs AWF), such as Table 13.2's grid with SDSC00 unknown:
+``--sites SDSC00,CTC,SDSC05 --coevolved DIR/ea_vs_coea_coevolution/seed3``.
 """
 
 from __future__ import annotations
@@ -31,17 +33,54 @@ def rulebase(runs: Path, k: str, l: str, seed: int) -> Rulebase:
     return Rulebase.load(next(found))
 
 
+def _site(name: str) -> str:
+    """``lepping:CTC-6`` -> ``CTC``."""
+    return name.removeprefix("lepping:").rsplit("-", 1)[0]
+
+
+def _training_nwp(spec: str, policy: FuzzyPolicy, site: str) -> np.ndarray:
+    """The NWP at every decision ``site`` made on the training windows ``spec`` under ``policy``."""
+    trained = simulate(Scenario.from_spec(spec, lrms="fcfs"), policy, record_decisions=True)
+    k = [_site(w.name) for w in trained.scenario.workloads].index(site)
+    return trained.schedule.decisions.x[trained.schedule.decisions.site == k, 0]
+
+
 def report(runs: Path, seed: int, sites: tuple[str, ...] = PAIRWISE) -> None:
+    """Seed ``seed``'s pairwise rulebases on ``sites`` (each trained against an AWF partner)."""
     scenario = Scenario.from_spec(test_window(sites), lrms="fcfs")
     pool = [rulebase(runs, k, l, seed) for k, l in itertools.permutations(sites, 2)]
     rulebases = pool_for_sites(pool, [w.machine_procs for w in scenario.workloads])
-    res = simulate(scenario, FuzzyPolicy(rulebases, location="awrt" if len(sites) > 2 else "fixed"),
-                   record_decisions=True)
+    policy = FuzzyPolicy(rulebases, location="awrt" if len(sites) > 2 else "fixed")
+    describe(f"seed {seed}", scenario, policy, lambda k, l: rulebase(runs, k, l, seed),
+             lambda k, l: _training_nwp(f"lepping:{k}-5+lepping:{l}-5",
+                                        FuzzyPolicy({0: [rulebase(runs, k, l, seed)]}), k))
+
+
+def report_coevolved(run: Path, sites: tuple[str, ...]) -> None:
+    """A co-evolution run's rulebases (one per site, for every partner) on ``sites``' unseen months;
+    sites it has no rulebase for run AWF. Training NWP: on the run's own training grid."""
+    scenario = Scenario.from_spec(test_window(sites), lrms="fcfs")
+    loaded = map(Rulebase.load, (run / "rulebases").glob("*.json"))
+    found = {_site(rb.provenance["site"]): rb for rb in loaded}
+    policy = FuzzyPolicy({k: found[s] for k, s in enumerate(sites) if s in found}, location="awrt")
+    trained_on = next(iter(found.values())).provenance["trained_on"]
+    names = [_site(w) for w in trained_on.split("+")]
+    training = FuzzyPolicy({names.index(s): rb for s, rb in found.items()}, location="awrt")
+    describe(str(run), scenario, policy, lambda k, l: found[k],
+             lambda k, l: _training_nwp(trained_on, training, k))
+
+
+def describe(title: str, scenario: Scenario, policy: FuzzyPolicy, rulebase_of, training_nwp) -> None:
+    """Per site: where its jobs ran, what it took from whom and how long that waited, and with each
+    partner the NWP at its decisions against the NWP it saw in training (``training_nwp(site,
+    partner)``) and the answer of its rulebase (``rulebase_of(site, partner)``) over NWP."""
+    sites = [_site(w.name) for w in scenario.workloads]
+    res = simulate(scenario, policy, record_decisions=True)
     local = simulate(scenario, Local()).schedule
     sch, jobs, d = res.schedule, res.schedule.jobs, res.schedule.decisions
     wait, area = (sch.start - jobs.submit) / HOUR, jobs.procs * jobs.run_time
     deltas = ", ".join(f"{r['site']} {r['delta_awrt_pct']:+.1f} %" for r in res.metrics())
-    print(f"\n## seed {seed}: {deltas}")
+    print(f"\n## {title}: {deltas}")
     for k, name in enumerate(sites):
         here, mine = sch.site == k, jobs.origin == k
         own_local = ((local.start - local.jobs.submit) / HOUR)[local.jobs.origin == k]
@@ -60,23 +99,23 @@ def report(runs: Path, seed: int, sites: tuple[str, ...] = PAIRWISE) -> None:
             sel = (d.site == k) & (d.partner == l)
             if l == k or not sel.any():
                 continue
-            rb = rulebase(runs, name, other, seed)
-            training = Scenario.from_spec(f"lepping:{name}-5+lepping:{other}-5", lrms="fcfs")
-            trained = simulate(training, FuzzyPolicy({0: [rb]}, location="fixed"), record_decisions=True)
-            seen = trained.schedule.decisions.x[trained.schedule.decisions.site == 0, 0]
-            nwp = d.x[sel, 0]
+            rb, seen, nwp = rulebase_of(name, other), training_nwp(name, other), d.x[sel, 0]
             print(f"  - with {other}: {sel.sum()} decisions, accept {np.mean(d.y[sel] > 0):.2f}, NWP mean "
                   f"{nwp.mean():.2f} max {nwp.max():.2f}; in training NWP max {seen.max():.2f}")
             for njp in (0.02, 0.1, 0.2, 0.5):
-                answers = "".join("+" if rb.accepts(np.array([[nwp, njp]]))[0] else "." for nwp in NWP_GRID)
+                answers = "".join("+" if rb.accepts(np.array([[x, njp]]))[0] else "." for x in NWP_GRID)
                 print(f"    - NJP {njp}: accepts at NWP {', '.join(map(str, NWP_GRID))}: {answers}")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("seeds", type=int, nargs="+")
+    parser.add_argument("seeds", type=int, nargs="*", help="pairwise seeds")
     parser.add_argument("--runs", type=Path, default=RUNS, help="the run directories (default: %(default)s)")
     parser.add_argument("--sites", default=",".join(PAIRWISE), help="the grid (default: %(default)s)")
+    parser.add_argument("--coevolved", type=Path, nargs="*", default=[],
+                        help="co-evolution run directories to look at instead (their rulebases on --sites)")
     args = parser.parse_args()
     for s in args.seeds:
         report(args.runs, s, tuple(args.sites.split(",")))
+    for run in args.coevolved:
+        report_coevolved(run, tuple(args.sites.split(",")))
