@@ -46,14 +46,23 @@ def _training_nwp(spec: str, policy: FuzzyPolicy, site: str) -> np.ndarray:
 
 
 def report(runs: Path, seed: int, sites: tuple[str, ...] = PAIRWISE) -> None:
-    """Seed ``seed``'s pairwise rulebases on ``sites`` (each trained against an AWF partner)."""
+    """Seed ``seed``'s pairwise rulebases on ``sites`` (each trained against an AWF partner); a site
+    nobody was trained for runs AWF, and the others use with it the rulebase trained against the
+    partner nearest its size (``pool_for_sites``)."""
     scenario = Scenario.from_spec(test_window(sites), lrms="fcfs")
-    pool = [rulebase(runs, k, l, seed) for k, l in itertools.permutations(sites, 2)]
-    rulebases = pool_for_sites(pool, [w.machine_procs for w in scenario.workloads])
-    policy = FuzzyPolicy(rulebases, location="awrt" if len(sites) > 2 else "fixed")
-    describe(f"seed {seed}", scenario, policy, lambda k, l: rulebase(runs, k, l, seed),
-             lambda k, l: _training_nwp(f"lepping:{k}-5+lepping:{l}-5",
-                                        FuzzyPolicy({0: [rulebase(runs, k, l, seed)]}), k))
+    size = {_site(w.name): w.machine_procs for w in scenario.workloads}
+    trained = [s for s in sites if s in PAIRWISE]
+    pool = [rulebase(runs, k, l, seed) for k, l in itertools.permutations(trained, 2)]
+    policy = FuzzyPolicy(pool_for_sites(pool, list(size.values())),
+                         location="awrt" if len(sites) > 2 else "fixed")
+
+    def partner(k: str, l: str) -> str:
+        return min((s for s in trained if s != k), key=lambda s: abs(size[s] - size[l]))
+
+    describe(f"seed {seed}", scenario, policy,
+             lambda k, l: rulebase(runs, k, partner(k, l), seed) if k in trained else None,
+             lambda k, l: _training_nwp(f"lepping:{k}-5+lepping:{partner(k, l)}-5",
+                                        FuzzyPolicy({0: [rulebase(runs, k, partner(k, l), seed)]}), k))
 
 
 def report_coevolved(run: Path, sites: tuple[str, ...]) -> None:
@@ -66,7 +75,7 @@ def report_coevolved(run: Path, sites: tuple[str, ...]) -> None:
     trained_on = next(iter(found.values())).provenance["trained_on"]
     names = [_site(w) for w in trained_on.split("+")]
     training = FuzzyPolicy({names.index(s): rb for s, rb in found.items()}, location="awrt")
-    describe(str(run), scenario, policy, lambda k, l: found[k],
+    describe(str(run), scenario, policy, lambda k, l: found.get(k),
              lambda k, l: _training_nwp(trained_on, training, k))
 
 
@@ -97,9 +106,9 @@ def describe(title: str, scenario: Scenario, policy: FuzzyPolicy, rulebase_of, t
               + " ".join(f"{wait[here][months == m].mean():.1f}" for m in range(months.max() + 1)))
         for l, other in enumerate(sites):
             sel = (d.site == k) & (d.partner == l)
-            if l == k or not sel.any():
+            if l == k or not sel.any() or (rb := rulebase_of(name, other)) is None:
                 continue
-            rb, seen, nwp = rulebase_of(name, other), training_nwp(name, other), d.x[sel, 0]
+            seen, nwp = training_nwp(name, other), d.x[sel, 0]
             print(f"  - with {other}: {sel.sum()} decisions, accept {np.mean(d.y[sel] > 0):.2f}, NWP mean "
                   f"{nwp.mean():.2f} max {nwp.max():.2f}; in training NWP max {seen.max():.2f}")
             for njp in (0.02, 0.1, 0.2, 0.5):
