@@ -27,6 +27,8 @@ import statistics
 import time
 from pathlib import Path
 
+from cankar_collective import mean_sd
+
 from evogrid.nodes import CankarLimits, co_allocate, discovered, planetlab_like
 from evogrid.nodes.request import NODE_COUNTS, cankar_cases
 
@@ -80,11 +82,6 @@ def l_study(pool, seed: int, runs: int) -> dict[str, dict[int, dict]]:
             out[which][value] = {"varied": varied, "ms": statistics.fmean(ms),
                                  "sd_mean": statistics.fmean(spreads), "sd_max": max(spreads)}
     return out
-
-
-def mean_sd(values: list[float], digits: int) -> str:
-    sd = statistics.stdev(values) if len(values) > 1 else 0.0
-    return f"{statistics.fmean(values):.{digits}f} ± {sd:.{digits}f}"
 
 
 def report(m_rows: list[dict], l_rows: list[dict], runs: int, load: float) -> str:

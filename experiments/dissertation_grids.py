@@ -165,7 +165,7 @@ def _summary(run: Path) -> list[dict]:
     return json.loads((run / "summary.json").read_text())
 
 
-def _site(name: str) -> str:
+def site_name(name: str) -> str:
     """``CTC@5-11``, ``CTC-5``, ``lepping:CTC-6`` (a file stem: ``lepping_CTC-6``) -> ``CTC``."""
     name = name.removeprefix("lepping:").removeprefix("lepping_")
     return name.split("@")[0] if "@" in name else name.rsplit("-", 1)[0]
@@ -182,7 +182,7 @@ def _by_seed(summaries: list[list[dict]]) -> list[dict]:
     rows = []
     for i, first in enumerate(summaries[0]):
         values = [s[i]["improvement_pct"] for s in summaries]
-        rows.append({"window": first["window"], "lrms": first["lrms"], "site": _site(first["site"]),
+        rows.append({"window": first["window"], "lrms": first["lrms"], "site": site_name(first["site"]),
                      **_spread(values)})
     return rows
 
@@ -284,7 +284,7 @@ def report_ea_vs_coea(seeds: int, runs_dir: Path) -> tuple[dict, list[str]]:
         for i, first in enumerate(per_seed[0]):
             theirs = DISSERTATION_UNKNOWN_COEA[first["site"]] if lrms == "fcfs" else None
             rows.append({"lrms": lrms, "site": first["site"], "dissertation_pct": theirs,
-                         **_spread([p[i]["improvement_pct"] for p in per_seed])})
+                         **_spread([p[i]["awrt_pct"] for p in per_seed])})
             md.append(f"| {lrms} | {first['site']} | " + " | ".join(f"{v:+.1f}" for v in rows[-1]["per_seed"])
                       + f" | {_cell(rows[-1])} | {'-' if theirs is None else f'{theirs:+.2f}'} |")
     return out, md + [""]
@@ -294,17 +294,24 @@ def apply_coevolved_unknown(run: Path, lrms: str) -> list[dict]:
     """A co-evolved KTH + CTC + SDSC05 run's CTC and SDSC05 rulebases on the unseen months of the grid
     where SDSC00, unknown, takes KTH's place and runs AWF (the dissertation's 13.2.2, Table 13.2)."""
     scenario = Scenario.from_spec(test_window(UNKNOWN_GRID), lrms=lrms)
-    names = [_site(w.name) for w in scenario.workloads]
+    return _changes(scenario, FuzzyPolicy(run_rulebases(run, scenario), location="awrt"))
+
+
+def pairwise_rulebase(runs_dir: Path, k: str, l: str, seed: int) -> Rulebase:
+    """Site k's rulebase trained against an AWF partner l, seed ``seed``."""
+    return Rulebase.load(next((runs_dir / "pairwise" / f"{k}_vs_{l}" / f"seed{seed}" / "rulebases")
+                              .glob("*.json")))
+
+
+def run_rulebases(run: Path, scenario: Scenario) -> dict[int, Rulebase]:
+    """A co-evolution run's rulebases by site index in ``scenario`` (sites of the run it has not: none)."""
+    names = [site_name(w.name) for w in scenario.workloads]
     found = [Rulebase.load(f) for f in sorted((run / "rulebases").glob("*.json"))]
-    rulebases = {names.index(site): rb for rb in found if (site := _site(rb.provenance["site"])) in names}
-    res = simulate(scenario, FuzzyPolicy(rulebases, location="awrt"))
-    return [{"site": _site(r["site"]), "improvement_pct": r["delta_awrt_pct"]} for r in res.metrics()]
+    return {names.index(site): rb for rb in found if (site := site_name(rb.provenance["site"])) in names}
 
 
 def migration(scenario: Scenario, run: Path) -> dict:
-    rulebases = [Rulebase.load(f) for f in sorted((run / "rulebases").glob("*.json"))]
-    names = [w.name for w in scenario.workloads]
-    policy = FuzzyPolicy({names.index(rb.provenance["site"]): rb for rb in rulebases}, location="awrt")
+    policy = FuzzyPolicy(run_rulebases(run, scenario), location="awrt")
     d = simulate(scenario, policy).to_dict()
     return {"migration_n": d["migration_n"], "migration_sa": d["migration_sa"]}
 
@@ -318,7 +325,7 @@ def ship_coevolved(runs: list[Path]) -> Path:
     target = SHIPPED / "coevolved" / "_".join(s.lower() for s in COEVOLVED)
     shutil.rmtree(target, ignore_errors=True)
     for f in sorted((best / "rulebases").glob("*.json")):
-        ship_rulebase(f, best, target / f"{_site(f.stem).lower()}.json")
+        ship_rulebase(f, best, target / f"{site_name(f.stem).lower()}.json")
     return best
 
 
@@ -355,8 +362,7 @@ def ship_pairwise(k: str, l: str, runs: list[Path]) -> None:
 
 def report_pool(seeds: int, runs_dir: Path) -> tuple[list[dict], list[str]]:
     """Each seed's pairwise pool on the unseen months, the known grid and one with an unknown site."""
-    pools = [[Rulebase.load(f) for k, l in itertools.permutations(PAIRWISE, 2)
-              for f in (runs_dir / "pairwise" / f"{k}_vs_{l}" / f"seed{s}" / "rulebases").glob("*.json")]
+    pools = [[pairwise_rulebase(runs_dir, k, l, s) for k, l in itertools.permutations(PAIRWISE, 2)]
              for s in range(1, seeds + 1)]
     rows = []
     md = ["## The pairwise pool on the unseen months (AWRT location policy)", "",
@@ -366,7 +372,7 @@ def report_pool(seeds: int, runs_dir: Path) -> tuple[list[dict], list[str]]:
     for (grid, unknown), lrms in itertools.product(cases, TEST_LRMS):
         per_seed = [apply_pool(pool, test_window(grid), lrms, unknown_sites=unknown) for pool in pools]
         for i, first in enumerate(per_seed[0]):
-            site = _site(first["site"])
+            site = site_name(first["site"])
             learned = first["learned"] if site in PAIRWISE else f"{first['learned']} ({unknown})"
             row = {"grid": "+".join(grid), "lrms": lrms, "site": site, "learned": learned,
                    **_spread([p[i]["improvement_pct"] for p in per_seed])}
@@ -381,7 +387,7 @@ def report_pool(seeds: int, runs_dir: Path) -> tuple[list[dict], list[str]]:
 
 def _changes(scenario: Scenario, policy) -> list[dict]:
     """Per site: AWRT change and SA change against local scheduling (%, the dissertation's figures)."""
-    return [{"site": _site(r["site"]), "awrt_pct": r["delta_awrt_pct"], "sa_pct": 100 * (r["dsa"] - 1)}
+    return [{"site": site_name(r["site"]), "awrt_pct": r["delta_awrt_pct"], "sa_pct": 100 * (r["dsa"] - 1)}
             for r in simulate(scenario, policy).metrics()]
 
 
@@ -389,10 +395,6 @@ def report_pairs(seeds: int, runs_dir: Path) -> tuple[list[dict], list[str]]:
     """Figs. 12.5, 12.6 and 12.8: each pair's two rulebases (each trained against the other site with
     an AWF partner) used against each other on the unseen months, under FCFS and EASY, next to AWF at
     both sites; and Fig. 12.9: the pairwise pool on four sites, SDSC00 unknown (AWF)."""
-    def rulebase(k: str, l: str, seed: int) -> Rulebase:
-        return Rulebase.load(next((runs_dir / "pairwise" / f"{k}_vs_{l}" / f"seed{seed}" / "rulebases")
-                                  .glob("*.json")))
-
     rows: list[dict] = []
     md = ["## Figs. 12.5, 12.6, 12.8: each pair's rulebases against each other, unseen months", "",
           "Change against local scheduling with the same LRMS (%; AWRT: positive = better; SA: the "
@@ -403,7 +405,8 @@ def report_pairs(seeds: int, runs_dir: Path) -> tuple[list[dict], list[str]]:
           "| RB - AWF (AWRT points) |", "|" + "---|" * 9]
     for (k, l), lrms in itertools.product(itertools.combinations(PAIRWISE, 2), TEST_LRMS):
         scenario = Scenario.from_spec(test_window((k, l)), lrms=lrms)
-        learned = [_changes(scenario, FuzzyPolicy({0: rulebase(k, l, s), 1: rulebase(l, k, s)}))
+        learned = [_changes(scenario, FuzzyPolicy({0: pairwise_rulebase(runs_dir, k, l, s),
+                                                   1: pairwise_rulebase(runs_dir, l, k, s)}))
                    for s in range(1, seeds + 1)]
         awf = _changes(scenario, AcceptWhenFit())
         for i, site in enumerate((k, l)):
@@ -422,7 +425,8 @@ def report_pairs(seeds: int, runs_dir: Path) -> tuple[list[dict], list[str]]:
                       for r in rows for policy, value, spread in
                       (("RB", r["rb_awrt"]["mean_pct"], r["rb_awrt"]["std_pct"]),
                        ("AWF", r["awf_awrt_pct"], 0.0))])
-    pools = [[rulebase(k, l, s) for k, l in itertools.permutations(PAIRWISE, 2)] for s in range(1, seeds + 1)]
+    pools = [[pairwise_rulebase(runs_dir, k, l, s) for k, l in itertools.permutations(PAIRWISE, 2)]
+             for s in range(1, seeds + 1)]
     md += ["", f"## Fig. 12.9: the pairwise pool on {' + '.join(FOUR_SITES)}, SDSC00 unknown (AWF), "
            "unseen months (AWRT location policy)", "",
            "| LRMS | site | AWRT | SA | dissertation |", "|---|---|---|---|---|"]

@@ -14,13 +14,13 @@ site, for every partner; a site without one runs AWF), such as Table 13.2's grid
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 from pathlib import Path
 
 import numpy as np
-from dissertation_grids import PAIRWISE, RUNS, test_window
+from dissertation_grids import PAIRWISE, RUNS, pairwise_rulebase, run_rulebases, site_name, test_window
 
-from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import FuzzyPolicy, Local, pool_for_sites, simulate
 from evogrid.sim.scenario import Scenario
 
@@ -28,21 +28,10 @@ HOUR = 3600
 NWP_GRID = (0, 1, 2, 4, 6, 8, 10, 12, 15, 20, 40)
 
 
-def rulebase(runs: Path, k: str, l: str, seed: int) -> Rulebase:
-    found = (runs / "pairwise" / f"{k}_vs_{l}" / f"seed{seed}" / "rulebases").glob("*.json")
-    return Rulebase.load(next(found))
-
-
-def _site(name: str) -> str:
-    """``lepping:CTC-6`` -> ``CTC``."""
-    return name.removeprefix("lepping:").rsplit("-", 1)[0]
-
-
-def _training_nwp(spec: str, policy: FuzzyPolicy, site: str) -> np.ndarray:
-    """The NWP at every decision ``site`` made on the training windows ``spec`` under ``policy``."""
-    trained = simulate(Scenario.from_spec(spec, lrms="fcfs"), policy, record_decisions=True)
-    k = [_site(w.name) for w in trained.scenario.workloads].index(site)
-    return trained.schedule.decisions.x[trained.schedule.decisions.site == k, 0]
+def training_nwp(training: Scenario, policy: FuzzyPolicy) -> dict[str, np.ndarray]:
+    """Per site, the NWP at every decision it made on the training windows under ``policy``."""
+    d = simulate(training, policy, record_decisions=True).schedule.decisions
+    return {site_name(w.name): d.x[d.site == k, 0] for k, w in enumerate(training.workloads)}
 
 
 def report(runs: Path, seed: int, sites: tuple[str, ...] = PAIRWISE) -> None:
@@ -50,40 +39,43 @@ def report(runs: Path, seed: int, sites: tuple[str, ...] = PAIRWISE) -> None:
     nobody was trained for runs AWF, and the others use with it the rulebase trained against the
     partner nearest its size (``pool_for_sites``)."""
     scenario = Scenario.from_spec(test_window(sites), lrms="fcfs")
-    size = {_site(w.name): w.machine_procs for w in scenario.workloads}
+    size = {site_name(w.name): w.machine_procs for w in scenario.workloads}
     trained = [s for s in sites if s in PAIRWISE]
-    pool = [rulebase(runs, k, l, seed) for k, l in itertools.permutations(trained, 2)]
+    pool = [pairwise_rulebase(runs, k, l, seed) for k, l in itertools.permutations(trained, 2)]
     policy = FuzzyPolicy(pool_for_sites(pool, list(size.values())),
                          location="awrt" if len(sites) > 2 else "fixed")
 
     def partner(k: str, l: str) -> str:
         return min((s for s in trained if s != k), key=lambda s: abs(size[s] - size[l]))
 
+    @functools.cache
+    def seen(k: str, l: str) -> np.ndarray:  # one training run per pair, however many partners map to it
+        training = Scenario.from_spec(f"lepping:{k}-5+lepping:{l}-5", lrms="fcfs")
+        return training_nwp(training, FuzzyPolicy({0: [pairwise_rulebase(runs, k, l, seed)]}))[k]
+
     describe(f"seed {seed}", scenario, policy,
-             lambda k, l: rulebase(runs, k, partner(k, l), seed) if k in trained else None,
-             lambda k, l: _training_nwp(f"lepping:{k}-5+lepping:{partner(k, l)}-5",
-                                        FuzzyPolicy({0: [rulebase(runs, k, partner(k, l), seed)]}), k))
+             lambda k, l: pairwise_rulebase(runs, k, partner(k, l), seed) if k in trained else None,
+             lambda k, l: seen(k, partner(k, l)))
 
 
 def report_coevolved(run: Path, sites: tuple[str, ...]) -> None:
     """A co-evolution run's rulebases (one per site, for every partner) on ``sites``' unseen months;
     sites it has no rulebase for run AWF. Training NWP: on the run's own training grid."""
     scenario = Scenario.from_spec(test_window(sites), lrms="fcfs")
-    loaded = map(Rulebase.load, (run / "rulebases").glob("*.json"))
-    found = {_site(rb.provenance["site"]): rb for rb in loaded}
-    policy = FuzzyPolicy({k: found[s] for k, s in enumerate(sites) if s in found}, location="awrt")
-    trained_on = next(iter(found.values())).provenance["trained_on"]
-    names = [_site(w) for w in trained_on.split("+")]
-    training = FuzzyPolicy({names.index(s): rb for s, rb in found.items()}, location="awrt")
-    describe(str(run), scenario, policy, lambda k, l: found.get(k),
-             lambda k, l: _training_nwp(trained_on, training, k))
+    rulebases = run_rulebases(run, scenario)
+    trained_on = next(iter(rulebases.values())).provenance["trained_on"]
+    training = Scenario.from_spec(trained_on, lrms="fcfs")
+    seen = training_nwp(training, FuzzyPolicy(run_rulebases(run, training), location="awrt"))
+    by_name = {site_name(scenario.workloads[k].name): rb for k, rb in rulebases.items()}
+    describe(str(run), scenario, FuzzyPolicy(rulebases, location="awrt"), lambda k, l: by_name.get(k),
+             lambda k, l: seen[k])
 
 
 def describe(title: str, scenario: Scenario, policy: FuzzyPolicy, rulebase_of, training_nwp) -> None:
     """Per site: where its jobs ran, what it took from whom and how long that waited, and with each
     partner the NWP at its decisions against the NWP it saw in training (``training_nwp(site,
     partner)``) and the answer of its rulebase (``rulebase_of(site, partner)``) over NWP."""
-    sites = [_site(w.name) for w in scenario.workloads]
+    sites = [site_name(w.name) for w in scenario.workloads]
     res = simulate(scenario, policy, record_decisions=True)
     local = simulate(scenario, Local()).schedule
     sch, jobs, d = res.schedule, res.schedule.jobs, res.schedule.decisions

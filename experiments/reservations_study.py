@@ -125,11 +125,14 @@ MERGE_SMALL_JOBS = False
 
 
 def meltzer_scenario(sites: int, merged: bool | None = None) -> Scenario:
-    """``experiments/configs/meltzer{sites}.toml``, its small jobs merged if ``merged`` (default: under
-    ``--merge-small-jobs``)."""
+    """``experiments/configs/meltzer{sites}.toml``, its small jobs merged if ``merged``, or as logged if
+    not (default: as the config says, merged under ``--merge-small-jobs``)."""
     path = Path(__file__).parent / "configs" / f"meltzer{sites}.toml"
     config = load_scenario_file(path)
-    config.preprocessing.merge_small_jobs |= MERGE_SMALL_JOBS if merged is None else merged
+    if merged is None:
+        config.preprocessing.merge_small_jobs |= MERGE_SMALL_JOBS
+    else:
+        config.preprocessing.merge_small_jobs = merged
     return Scenario.from_config(config, source=path)
 
 

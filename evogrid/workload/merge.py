@@ -42,7 +42,7 @@ def merge_runs(submit: np.ndarray, procs: np.ndarray, estimate: np.ndarray, *, b
                within_seconds: int = WITHIN_SECONDS) -> np.ndarray:
     """The merged job each job goes into (0, 1, ... in submission order), for jobs sorted by submit time."""
     group = np.empty(submit.shape[0], dtype=np.int64)
-    current, total, first_submit, first_estimate = -1, below_procs, 0, 0  # total below_procs: no open run
+    current, total, first_submit, first_estimate = -1, below_procs, 0, 0  # total at below_procs: no open run
     for j, (s, p, e) in enumerate(zip(submit.tolist(), procs.tolist(), estimate.tolist(), strict=True)):
         if total + p < below_procs and e == first_estimate and s - first_submit <= within_seconds:
             total += p
