@@ -292,7 +292,7 @@ def report_ea_vs_coea(seeds: int, runs_dir: Path) -> tuple[dict, list[str]]:
 
 def apply_coevolved_unknown(run: Path, lrms: str) -> list[dict]:
     """A co-evolved KTH + CTC + SDSC05 run's CTC and SDSC05 rulebases on the unseen months of the grid
-    where SDSC00, unknown, takes KTH's place and runs AWF (the dissertation's 13.2.2, Table 13.2)."""
+    where SDSC00, unknown, takes KTH's place and runs AWF (the dissertation's 13.2.5, Table 13.2)."""
     scenario = Scenario.from_spec(test_window(UNKNOWN_GRID), lrms=lrms)
     return _changes(scenario, FuzzyPolicy(run_rulebases(run, scenario), location="awrt"))
 
