@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evogrid.sim.booking import PROBE_SLOTS, ReservationRules, reservation_setup, simulate_reservations
+from evogrid.sim.booking import PROBE_SLOTS, STEPS, ReservationRules, reservation_setup, simulate_reservations
 from evogrid.sim.metrics import reservation_metrics, site_reservation_metrics, utilization_until
 from evogrid.sim.scenario import Scenario, load_scenario_file
 from evogrid.workload import load_window
@@ -122,6 +122,8 @@ def _run(workloads, lrms, requests, rules, week_start_h: int = 0) -> dict:
 #: Run Meltzer's studies on his merged jobs (``--merge-small-jobs``; evogrid.workload.merge): the CSV
 #: files then end in ``_merged``.
 MERGE_SMALL_JOBS = False
+#: The window study's candidate starts' step (``--step``; evogrid.sim.booking.STEPS).
+STEP = "divided"
 
 
 def meltzer_scenario(sites: int, merged: bool | None = None) -> Scenario:
@@ -371,7 +373,7 @@ FIG_19_20 = {("rw1", 1, 1, 4): 0.12, ("rw1", 1, 1, 7): 0.06, ("rw1", 1, 3, 4): 0
 def window_study() -> None:
     """Meltzer's 6.4: how many candidate starts Algorithm 1 needs (Figs. 19-20): failure rate, the
     most and the mean messages per request against his N, the costliest request's share of all
-    messages, four and seven sites, RW1 and RW3."""
+    messages, four and seven sites, RW1 and RW3; the candidate starts' step by ``--step``."""
     rows = []
     for workload in ("rw1", "rw3"):
         for minsize, windows in WINDOW_SETTINGS:
@@ -380,7 +382,7 @@ def window_study() -> None:
                 for seed in SEEDS:
                     workloads, requests, rules = reservation_setup(
                         scenario, workload=workload, seed=seed, algorithm="trivial", minsize=minsize,
-                        windows=windows)
+                        windows=windows, step=STEP)
                     schedule, bookings = simulate_reservations(workloads, scenario.lrms, requests, rules)
                     metrics = reservation_metrics(schedule, requests, bookings)
                     rows.append({"workload": workload, "minsize": minsize, "windows": windows, "sites": sites,
@@ -391,8 +393,9 @@ def window_study() -> None:
                                  "top_share": float(bookings.messages.max(initial=0)
                                                     / max(1, bookings.messages.sum())),
                                  "mean_efficiency": metrics["mean_efficiency"]})
-    _write("meltzer_windows", rows)
-    print("\n## Meltzer's 6.4 (Figs. 19-20): Algorithm 1's candidate starts (mean ± sd over 5 seeds)\n")
+    _write("meltzer_windows" + ("_floor" if STEP == "floor" else ""), rows)
+    print(f"\n## Meltzer's 6.4 (Figs. 19-20): Algorithm 1's candidate starts, step {STEP} (mean ± sd over 5 "
+          "seeds)\n")
     print("| workload | minsize | windows | sites | failure rate (ours \\| his) | most messages | most N | "
           "mean messages | mean Eff | the costliest request's share of the messages |")
     print("|---|---|---|---|---|---|---|---|---|---|")
@@ -585,7 +588,11 @@ if __name__ == "__main__":
                         help="the studies to run (default: all, in this order)")
     parser.add_argument("--merge-small-jobs", action="store_true",
                         help="Meltzer's studies on his merged jobs (his 6.2; CSV files *_merged.csv)")
+    parser.add_argument("--step", choices=list(STEPS), default="divided",
+                        help="the window study's candidate starts' step: divided (Meltzer's listing 1) or "
+                             "floor (our earlier reading; CSV file meltzer_windows_floor.csv)")
     args = parser.parse_args()
     MERGE_SMALL_JOBS = args.merge_small_jobs
+    STEP = args.step
     for name in args.only:
         STUDIES[name]()

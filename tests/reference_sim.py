@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 
 from evogrid.sim.admission import REGISTRY as ADMISSION
 
@@ -505,6 +506,7 @@ class Rules:
     acc_waiting: float = 0.5
     probe_slots: str = "cover"  # probe: starts spread over the window (theirs) or packed from the first
     history_seconds: int = 3600  # probe: the history estimate's sampling interval delta
+    step: str = "divided"  # Meltzer: the candidate starts' step, his exact division or "floor" (ours)
     admits: object = None  # python algorithm: admits(desk, k, t, s, duration, need) -> bool
 
 
@@ -734,8 +736,14 @@ class Desk:
         req, rules = self.requests[r], self.rules
         parts = [p for p in req.parts if p > 0]
         latest = req.deadline - req.duration
-        inc = max(rules.minsize, (latest - req.earliest) // rules.windows)
-        starts = list(range(req.earliest, latest + 1, inc))
+        if rules.step == "divided":  # his listing 1: [f_start, f_start + increment .. latest], exact
+            inc = max(Fraction(rules.minsize), Fraction(latest - req.earliest, rules.windows))
+            starts = []
+            while req.earliest + len(starts) * inc <= latest:
+                starts.append(req.earliest + math.floor(len(starts) * inc))  # in whole seconds
+        else:
+            inc = max(rules.minsize, (latest - req.earliest) // rules.windows)
+            starts = list(range(req.earliest, latest + 1, inc))
         order = [req.site] if req.site >= 0 else list(req.order)
         ok = {(i, k, s): self.part_fits(k, t, s, req, parts[i]) for i in range(len(parts)) for k in order
               for s in starts}

@@ -19,6 +19,7 @@ from evogrid.sim.booking import (
     BACKLOG_RULES,
     LOAD_RULES,
     PROBE_SLOTS,
+    STEPS,
     VARIANT_ORDERS,
     ReservationRules,
     meltzer_tariffs,
@@ -112,7 +113,7 @@ def reference_requests(workloads, req, rules, bookings_order, rulebases=()):
                       req.elastic.preferences if req.elastic is not None else DEFAULT_PREFERENCES,
                       rules.swaps, rules.seed, rules.variant_order, rules.backlog_rule, rules.backfill_until,
                       rules.load_rule, rules.acc_running, rules.acc_waiting, rules.probe_slots,
-                      rules.history_seconds)
+                      rules.history_seconds, rules.step)
     return reqs, ref_rules
 
 
@@ -223,7 +224,8 @@ def test_meltzer_algorithms_equal_reference(algorithm):
                                  tariffs=tariffs, seed=data.draw(st.integers(0, 3)),
                                  variant_order=data.draw(st.sampled_from(list(VARIANT_ORDERS))),
                                  backlog_rule=data.draw(st.sampled_from(list(BACKLOG_RULES))),
-                                 backfill_until=data.draw(st.sampled_from(list(BACKFILL_BOUNDS))))
+                                 backfill_until=data.draw(st.sampled_from(list(BACKFILL_BOUNDS))),
+                                 step=data.draw(st.sampled_from(list(STEPS))))
         lrms = data.draw(st.sampled_from(LRMS))
         _run_against_reference(sites, lrms, req, rules)
 
@@ -575,6 +577,21 @@ def test_backfill_reservations_end_before_the_next_scheduling_event():
     assert starts == {"next-event": [-1], "head-fit": [20]}
 
 
+def test_meltzers_divided_step_gives_at_most_windows_plus_one_starts():
+    """His listing 1 divides the start range by max_zeitfenster (no floor): (minsize 1, 200 windows) on
+    a range of 399 s gives 201 starts 1.995 s apart, where the step in whole seconds (1 s) gives 400;
+    a range of 6,007 s with (300, 20) starts 300.35 s apart, each rounded down, the last at 6,007."""
+    ours, his = ReservationRules("trivial", 1, 200, step="floor"), ReservationRules("trivial", 1, 200)
+    assert ours.starts(0, 399)[3] == 400 and his.starts(0, 399)[3] == 201
+    starts = his.starts(100, 499)
+    assert [starts[0] + c * starts[1] // starts[2] for c in (0, 1, 2, 200)] == [100, 101, 103, 499]
+    meltzer = ReservationRules("trivial").starts(0, 6007)
+    assert meltzer[3] == 21 and [c * meltzer[1] // meltzer[2] for c in (1, 20)] == [300, 6007]
+    assert ReservationRules("trivial", step="floor").starts(0, 6007)[1:] == (300, 1, 21)  # ends at 6,000
+    # Shorter than minsize x windows: both step by minsize.
+    assert his.starts(0, 150)[1:] == ours.starts(0, 150)[1:] == (1, 1, 151)
+
+
 def test_meltzers_tree_spreads_algorithm_2_over_starts_and_sorts_algorithm_4():
     """Three idle sites of 100 processors, 40 two-part requests with 11 candidate starts each: in
     Meltzer's shuffled tree Algorithm 2 takes a random start (not always the first), Algorithm 4
@@ -652,10 +669,13 @@ def test_co_reservation_parts_go_to_distinct_sites_at_one_start():
     assert bookings.messages.tolist() == [2]
     # and one status query per part and candidate site before (Meltzer's Table 9 counts them)
     assert bookings.status_queries.tolist() == [6]
-    # Meltzer's N (6.1): 22 candidate starts (5, 9, ..., 89) x 3 sites: C_1 = 66, C = C_2 = 132,
-    # N = C + 2 C_1 = 264; Eff = 1 - 2 / 264
-    assert bookings.most_messages.tolist() == [264]
-    assert bookings.efficiency[0] == pytest.approx(1 - 2 / 264)
+    # Meltzer's N (6.1): 21 candidate starts (5 + 4.25 c rounded down, 5, 9, 13, 17, 22, ..., 90) x 3
+    # sites: C_1 = 63, C = C_2 = 126, N = C + 2 C_1 = 252; Eff = 1 - 2 / 252. (The step in whole
+    # seconds, 4: 22 starts, N = 264.)
+    assert bookings.most_messages.tolist() == [252]
+    assert bookings.efficiency[0] == pytest.approx(1 - 2 / 252)
+    floor = ReservationRules("cpu-count", minsize=1, step="floor")
+    assert simulate_reservations(sites, "easy", req, floor)[1].most_messages.tolist() == [264]
     schedule, bookings = simulate_reservations(sites, "easy", req, ReservationRules("trivial", minsize=1))
     assert bookings.status_queries.tolist() == [0]  # Algorithm 1 asks nothing before it reserves
     assert reservation_metrics(schedule, req, bookings)["messages_with_status_per_request"] == \

@@ -49,6 +49,9 @@ VARIANT_ORDERS = {"tree": ca.TREE, "tree-sorted": ca.TREE_SORTED, "tree-unsorted
                   "by-start": ca.BY_START}
 BACKLOG_RULES = {"before-start": ca.BEFORE_START, "every-held": ca.EVERY_HELD}
 BACKFILL_BOUNDS = {"next-event": ca.NEXT_EVENT, "head-fit": ca.HEAD_FIT}
+#: The candidate starts' step max(minsize, span / windows): in whole seconds (ours) or Meltzer's
+#: exact division (evogrid.sim.co_admission.candidate_starts).
+STEPS = {"floor": ca.FLOOR_STEP, "divided": ca.DIVIDED_STEP}
 #: The probe's test of a site's load (its success estimate ``load`` and the site's rule that a
 #: reservation may not overtake waiting jobs): Röblitz et al.'s T_wkl, or Meltzer's backlog.
 LOAD_RULES = {"workload-end": ca.WORKLOAD_END, "backlog": ca.BACKLOG_CLEARS}
@@ -108,6 +111,7 @@ EstimateName = _names(ESTIMATES)
 VariantOrder = _names(VARIANT_ORDERS)
 BacklogRule = _names(BACKLOG_RULES)
 BackfillBound = _names(BACKFILL_BOUNDS)
+StartStep = _names(STEPS)
 LoadRule = _names(LOAD_RULES)
 ProbeSlots = _names(PROBE_SLOTS)
 
@@ -128,6 +132,9 @@ class ReservationRules(OneLineErrors):
         seed: seeds each request's site order and the shuffle of its variant tree.
         variant_order, backlog_rule, backfill_until: Meltzer's (the defaults) or our earlier
             readings (:data:`VARIANT_ORDERS`, :data:`BACKLOG_RULES`, :data:`BACKFILL_BOUNDS`).
+        step: the candidate starts' step ``max(minsize, span / windows)``: ``divided`` (Meltzer's
+            listing 1, the default: at most ``windows + 1`` starts, each rounded down to a second) or
+            ``floor`` (our earlier reading, whole seconds: up to about ``2 windows``); :data:`STEPS`.
         rulebases: the ``rulebase`` algorithm's admission rulebases, one per
             site or one for every site (evogrid.policy.admission builds it
             from rulebase files).
@@ -167,6 +174,7 @@ class ReservationRules(OneLineErrors):
     variant_order: VariantOrder = "tree"
     backlog_rule: BacklogRule = "before-start"
     backfill_until: BackfillBound = "next-event"
+    step: StartStep = "divided"
     load_rule: LoadRule = "workload-end"
     acc_running: NonNegative = 0.5
     acc_waiting: NonNegative = 0.5
@@ -184,6 +192,12 @@ class ReservationRules(OneLineErrors):
             raise ScenarioError(f"reservation rules: an algorithm that asks a Python admission policy needs "
                                 f"one (policy=), and only it takes one ({self.algorithm})")
 
+    def starts(self, earliest: int, latest: int) -> tuple[int, int, int, int]:
+        """A request's candidate starts from ``earliest`` to ``latest`` (s) under these rules, as
+        :func:`evogrid.sim.co_admission.candidate_starts` gives them (the count last)."""
+        divided = self.step == "divided"
+        return ca.candidate_starts.py_func(earliest, latest, self.minsize, self.windows, divided)
+
     def arrays(self, workloads: Sequence[Workload],
                preferences: Sequence[str] = DEFAULT_PREFERENCES) -> tuple:
         """``(config, acc, tariff, cum, (params, meta))`` as the compiled loop takes them
@@ -194,6 +208,7 @@ class ReservationRules(OneLineErrors):
         admission.pack_flags(ALGORITHMS[self.algorithm], config)
         config[ca.C_MINSIZE] = self.minsize
         config[ca.C_WINDOWS] = self.windows
+        config[ca.C_STEP] = STEPS[self.step]
         config[ca.C_COST_WEIGHT] = self.cost_weight
         config[ca.C_START_WEIGHT] = self.start_weight
         config[ca.C_TSN_MAX] = self.tsn_max
@@ -388,7 +403,7 @@ def simulate_reservations(workloads: Sequence[Workload], lrms: str | Sequence[st
     preferences = requests.elastic.preferences if requests.elastic is not None else DEFAULT_PREFERENCES
     arrays = rules.arrays(workloads, preferences)
     if entry.asks_python:  # the table the Python policy answers into, per part, site and candidate start
-        most = max((ca.candidate_starts.py_func(int(e), int(d - n), rules.minsize, rules.windows)[1]
+        most = max((rules.starts(int(e), int(d - n))[3]
                     for e, d, n in zip(requests.earliest_start, requests.deadline, requests.duration,
                                        strict=True)), default=1)
         arrays = (*arrays[:5], np.zeros((parts.shape[0], K, max(most, 1)), dtype=np.bool_))
@@ -427,8 +442,7 @@ def _most_messages(requests: Reservations, rules: ReservationRules, n_sites: int
     parts = (requests.parts > 0).sum(axis=1)
     for r in range(requests.n_requests):
         earliest = int(requests.earliest_start[r])
-        _, z = ca.candidate_starts(earliest, int(requests.deadline[r] - requests.duration[r]), rules.minsize,
-                                   rules.windows)
+        z = rules.starts(earliest, int(requests.deadline[r] - requests.duration[r]))[3]
         sites = 1 if requests.site[r] >= 0 else n_sites
         variants = [z * math.perm(sites, i) for i in range(1, int(parts[r]) + 1)]
         most[r] = variants[-1] + 2 * sum(variants[:-1])
@@ -517,9 +531,10 @@ def reservation_setup(scenario: Scenario, **overrides: object
                              tsn_max=config.tsn_max, tss_gap=config.tss_gap, estimate=config.estimate,
                              success_hours=config.success_hours, threshold=config.threshold,
                              variant_order=config.variant_order, backlog_rule=config.backlog_rule,
-                             backfill_until=config.backfill_until, load_rule=config.load_rule,
-                             probe_slots=config.probe_slots, history_seconds=config.history_seconds,
-                             acc_running=config.acc_running, acc_waiting=config.acc_waiting)
+                             backfill_until=config.backfill_until, step=config.step,
+                             load_rule=config.load_rule, probe_slots=config.probe_slots,
+                             history_seconds=config.history_seconds, acc_running=config.acc_running,
+                             acc_waiting=config.acc_waiting)
     return tuple(workloads), requests, rules
 
 

@@ -3,7 +3,8 @@
 A request has parts ``p_0 >= p_1 >= ...`` (processors), one per distinct
 site, a common start and a duration ``d``. Its *candidate starts* are
 ``f, f + inc, ... <= deadline - d`` with ``inc = max(minsize, (deadline - d
-- f) // windows)`` (f: the earliest start). A *variant* is a candidate start
+- f) // windows)`` (f: the earliest start), or by Meltzer's exact division
+(``C_STEP``, :func:`candidate_starts`). A *variant* is a candidate start
 and a site for each part. Part i *fits* site k at start s when k's
 availability profile (running jobs to their estimated end, accepted
 reservations) has ``p_i`` processors free over ``[s, s + d)`` and the
@@ -102,7 +103,10 @@ C_HISTORY_SECONDS = C_SLOTS + 1
 #: ``asks_every_site``, ``start_rule``, ``start_sorted``, ``pick``, ``ruled``, ``asks_python``).
 C_ASKS_EVERY_SITE, C_START_RULE, C_START_SORTED, C_PICK, C_RULED, C_ASKS_PYTHON = range(
     C_HISTORY_SECONDS + 1, C_HISTORY_SECONDS + 7)
-N_CONFIG = C_ASKS_PYTHON + 1
+#: ... and how the candidate starts' step is computed: ``FLOOR_STEP`` (ours) or ``DIVIDED_STEP`` (Meltzer's).
+C_STEP = C_ASKS_PYTHON + 1
+FLOOR_STEP, DIVIDED_STEP = 0, 1
+N_CONFIG = C_STEP + 1
 #: Which candidate starts a site admits in the variant tree (evogrid.sim.reserving.admitted_starts):
 #: ``any``; ``backlog``: none before now + the site's backlog (Meltzer's Algorithm 3);
 #: ``backlog-or-backfill``: as ``backlog``, or the variant ends before the site's next planned start
@@ -121,21 +125,36 @@ WORKLOAD_END, BACKLOG_CLEARS = 0, 1
 
 
 @njit(cache=True, inline="always")
-def candidate_starts(earliest, latest, minsize, windows):
-    """``(inc, count)``: the step (s, >= 1) and number of candidate starts from ``earliest`` to ``latest``."""
+def candidate_starts(earliest, latest, minsize, windows, divided):
+    """``(earliest, step, per, count)``: the candidate starts from ``earliest`` to ``latest`` (s), the
+    c-th at ``earliest + c * step // per`` (:func:`start_at`), ``count`` of them.
+
+    The step is ``max(minsize, span / windows)``. ``divided`` False: in whole seconds, ``span //
+    windows`` (ours; ``per`` 1). True: Meltzer's division, exact, each start rounded down to a whole
+    second: ``windows + 1`` starts where ``span / windows >= minsize``.
+    """
     span = latest - earliest
-    inc = max(max(minsize, 1), span // windows)
-    return inc, span // inc + 1
+    least = max(minsize, 1)
+    if divided and span >= least * windows:
+        return earliest, span, windows, windows + 1
+    step = max(least, span // windows)
+    return earliest, step, 1, span // step + 1
 
 
 @njit(cache=True, inline="always")
-def fill_fits(profile, n, k, earliest, inc, count, duration, admitted, fit):
+def start_at(starts, c):
+    """Candidate ``c``'s start (s) of ``starts`` (:func:`candidate_starts`)."""
+    return starts[0] + c * starts[1] // starts[2]
+
+
+@njit(cache=True, inline="always")
+def fill_fits(profile, n, k, starts, duration, admitted, fit):
     """``fit[k, c]``: the fewest processors free over candidate c's ``[s, s + duration)`` on site
     k's profile (``n`` breakpoints, the first at or before every candidate), -1 where the
     admission rule refuses s (``admitted[c]`` false)."""
     i = 0
-    for c in range(count):
-        s = earliest + c * inc
+    for c in range(starts[3]):
+        s = start_at(starts, c)
         while i + 1 < n and profile[P_TIME, i + 1] <= s:
             i += 1
         if not admitted[c]:
@@ -296,8 +315,8 @@ def walk(root, request, fits, tree, nsites, trivial, stop_first, out, n_out):
 
 @njit(cache=True)
 def choose(request, fits, orders, nsites, starts, duration, config, prices, chosen):
-    """Pick a variant of ``request`` (a :class:`RequestParts`; module docstring); ``starts =
-    (earliest, inc, count)``, ``fits = (fit, allow)`` as :func:`walk` takes them, ``prices =
+    """Pick a variant of ``request`` (a :class:`RequestParts`; module docstring); ``starts`` as
+    :func:`candidate_starts` gives them, ``fits = (fit, allow)`` as :func:`walk` takes them, ``prices =
     (tariff, cum)`` as :func:`interval_price` takes them.
 
     Returns ``(start, messages, (cost, cheapest, dearest), (first, last))``: start -1 when no
@@ -308,7 +327,7 @@ def choose(request, fits, orders, nsites, starts, duration, config, prices, chos
     r, parts, nparts = request.r, request.parts, request.n
     tariff, cum = prices
     weighted = np.int64(config[C_PICK]) == WEIGHTED_PICK
-    count = starts[2]
+    count = starts[3]
     perms = 1
     for i in range(nparts):
         perms *= nsites - i
@@ -346,24 +365,25 @@ def choose(request, fits, orders, nsites, starts, duration, config, prices, chos
     cheapest, dearest = np.inf, -np.inf
     earliest_c, latest_c = count, -1
     for v in range(n_var):
-        start = starts[0] + variant_c[v] * starts[1]
+        start = start_at(starts, variant_c[v])
         costs[v] = variant_cost(tariff, cum, parts, r, nparts, variants, v, start, duration)
         cheapest = min(cheapest, costs[v])
         dearest = max(dearest, costs[v])
         earliest_c = min(earliest_c, variant_c[v])
         latest_c = max(latest_c, variant_c[v])
     pick = 0  # the enumeration ran in tree order: the first variant is Algorithms 1-4's
+    first_s, last_s = start_at(starts, earliest_c), start_at(starts, latest_c)
     if weighted:
         best = np.inf
         for v in range(n_var):
             norm_cost = (costs[v] - cheapest) / (dearest - cheapest) if dearest > cheapest else 0.0
-            span = latest_c - earliest_c
-            norm_start = (variant_c[v] - earliest_c) / span if span > 0 else 0.0
+            # In seconds, not in candidate steps: Meltzer's divided step rounds each start down.
+            late = start_at(starts, variant_c[v]) - first_s
+            norm_start = late / (last_s - first_s) if last_s > first_s else 0.0
             score = config[C_COST_WEIGHT] * norm_cost + config[C_START_WEIGHT] * norm_start
             if score < best:
                 best = score
                 pick = v
     for i in range(nparts):
         chosen[i] = variants[pick, i]
-    span = (starts[0] + earliest_c * starts[1], starts[0] + latest_c * starts[1])
-    return starts[0] + variant_c[pick] * starts[1], messages, (costs[pick], cheapest, dearest), span
+    return start_at(starts, variant_c[pick]), messages, (costs[pick], cheapest, dearest), (first_s, last_s)

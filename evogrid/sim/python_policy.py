@@ -30,7 +30,7 @@ import numpy as np
 
 from evogrid.errors import ScenarioError
 from evogrid.sim import core, grid
-from evogrid.sim.co_admission import C_MINSIZE, C_WINDOWS, candidate_starts
+from evogrid.sim.co_admission import C_MINSIZE, C_STEP, C_WINDOWS, DIVIDED_STEP, candidate_starts, start_at
 from evogrid.sim.reserving import R_DEADLINE, R_DURATION, R_EARLIEST, R_SITE
 
 
@@ -133,15 +133,15 @@ def _ask_admission(admission: AdmissionPolicy, view: GridView, r: int, requests:
     packed, parts, orders = book[0], book[1], book[2]
     config, asked = rules[0], rules[5]
     earliest, duration = int(packed[R_EARLIEST, r]), int(packed[R_DURATION, r])
-    inc, count = candidate_starts.py_func(earliest, int(packed[R_DEADLINE, r]) - duration,
-                                          int(config[C_MINSIZE]), int(config[C_WINDOWS]))
+    starts = candidate_starts.py_func(earliest, int(packed[R_DEADLINE, r]) - duration, int(config[C_MINSIZE]),
+                                      int(config[C_WINDOWS]), config[C_STEP] == DIVIDED_STEP)
     sites = [int(packed[R_SITE, r])] if packed[R_SITE, r] >= 0 else orders[:, r].tolist()
     asked[...] = False
     for i in range(int((parts[:, r] > 0).sum())):
         procs = int(parts[i, r])
         for k in sites:
-            for c in range(count):
-                asked[i, k, c] = bool(admission.admits(view, k, procs, earliest + c * inc, duration))
+            for c in range(starts[3]):
+                asked[i, k, c] = bool(admission.admits(view, k, procs, start_at.py_func(starts, c), duration))
 
 
 def decider(jobs: np.ndarray, speed: np.ndarray, transfer: Mapping[int, TransferPolicy],

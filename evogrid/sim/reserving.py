@@ -39,7 +39,9 @@ from evogrid.sim.co_admission import (
     C_MINSIZE,
     C_RULED,
     C_START_RULE,
+    C_STEP,
     C_WINDOWS,
+    DIVIDED_STEP,
     EVERY_HELD,
     HOURS_PER_WEEK,
     N_CONFIG,
@@ -48,6 +50,7 @@ from evogrid.sim.co_admission import (
     candidate_starts,
     choose,
     fill_fits,
+    start_at,
 )
 from evogrid.sim.core import (
     ESTIMATE,
@@ -230,10 +233,10 @@ def _fill_allow(k, t, request, starts, duration, lead_room, fits, rulebases, sta
     e = np.empty(params.shape[1])
     for i in range(nparts):
         need = parts[i, r]
-        for c in range(starts[2]):
+        for c in range(starts[3]):
             if fit[k, c] < need:
                 continue
-            s = starts[0] + c * starts[1]
+            s = start_at(starts, c)
             for h in range(nf):
                 x[h] = admission_feature(meta[k, META_CODES + h], k, t, s, duration, need, lead_room, state)
             allow[i, k, c] = rulebase_output(params, meta, k, x, e) > 0.0
@@ -241,8 +244,9 @@ def _fill_allow(k, t, request, starts, duration, lead_room, fits, rulebases, sta
 
 @njit(cache=True)
 def admitted_starts(k, t, starts, duration, rule, jobs, state, n, admitted):
-    """``admitted[c]``: does site k's admission rule let candidate c of ``starts = (earliest, inc,
-    count)`` in (the algorithm's ``C_START_RULE``: every start, or Meltzer's Algorithms 3-5)?
+    """``admitted[c]``: does site k's admission rule let candidate c of ``starts``
+    (:func:`~evogrid.sim.co_admission.candidate_starts`) in (the algorithm's ``C_START_RULE``:
+    every start, or Meltzer's Algorithms 3-5)?
     ``rule = (config, acc)``; site k's profile (``n`` breakpoints) is in ``state.profile``.
 
     ``backlog`` (Algorithm 3): ``s >= t + backlog(s)``, the backlog by ``C_BACKLOG_RULE``.
@@ -250,7 +254,7 @@ def admitted_starts(k, t, starts, duration, rule, jobs, state, n, admitted):
     (``NEXT_EVENT``) or by the next planned start (``HEAD_FIT``).
     """
     config, acc = rule
-    earliest, inc, count = starts
+    count = starts[3]
     start_rule = np.int64(config[C_START_RULE])
     if start_rule == ANY_START:
         for c in range(count):
@@ -265,7 +269,7 @@ def admitted_starts(k, t, starts, duration, rule, jobs, state, n, admitted):
     requested = requested_area(k, jobs, state)
     every = np.int64(config[C_BACKLOG_RULE]) == EVERY_HELD
     for c in range(count):
-        s = earliest + c * inc
+        s = start_at(starts, c)
         before = np.int64(NEVER) if every else s
         admitted[c] = s >= t + backlog_from(k, acc, requested, before, state) or s + duration <= until
 
@@ -300,14 +304,14 @@ def co_admit(r, t, book, rules, jobs, state, booked):
     sc, profile = state.sc, state.profile
     duration = requests[R_DURATION, r]
     earliest = requests[R_EARLIEST, r]
-    inc, count = candidate_starts(earliest, requests[R_DEADLINE, r] - duration, np.int64(config[C_MINSIZE]),
-                                  np.int64(config[C_WINDOWS]))
+    starts = candidate_starts(earliest, requests[R_DEADLINE, r] - duration, np.int64(config[C_MINSIZE]),
+                              np.int64(config[C_WINDOWS]), config[C_STEP] == DIVIDED_STEP)
+    count = starts[3]
     nparts = 0
     while nparts < parts.shape[0] and parts[nparts, r] > 0:
         nparts += 1
     nsites = 1 if requests[R_SITE, r] >= 0 else orders.shape[0]
     request = RequestParts(r, parts, nparts)
-    starts = (earliest, inc, count)
     fit = np.full((sc.shape[0], count), -1, dtype=np.int64)
     ruled = config[C_RULED] != 0
     shape = (nparts, sc.shape[0], count) if ruled else (0, 0, 0)
@@ -318,7 +322,7 @@ def co_admit(r, t, book, rules, jobs, state, booked):
         k = orders[o, r]
         n = site_profile(k, t, jobs, state)
         admitted_starts(k, t, starts, duration, (config, acc[k]), jobs, state, n, admitted)
-        fill_fits(profile, n, k, earliest, inc, count, duration, admitted, fit)
+        fill_fits(profile, n, k, starts, duration, admitted, fit)
         if ruled:
             lead_room = (backlog_seconds(k, acc[k], jobs, state), _next_planned_start(k, jobs, state, n))
             _fill_allow(k, t, request, starts, duration, lead_room, (fit, allow), rulebases, state)

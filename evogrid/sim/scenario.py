@@ -151,6 +151,10 @@ class ReservationsConfig(_Strict):
     algorithm: booking.AlgorithmName = "backfill"
     minsize: booking.Count = Field(default=300, description="least step between candidate starts (s)")
     windows: booking.Count = Field(default=20, description="candidate starts per request's range")
+    step: booking.StartStep = Field(
+        default="divided", description="the candidate starts' step max(minsize, span / windows): "
+                                       "divided (Meltzer's listing 1, at most windows + 1 starts) or "
+                                       "floor (whole seconds, our earlier reading)")
     cost_weight: booking.NonNegative = Field(default=0.5, description="Algorithm 5's k")
     start_weight: booking.NonNegative = Field(default=0.5, description="Algorithm 5's s")
     tsn_max: booking.Count = Field(default=5, description="probe: start times probed per processor count")
