@@ -3,8 +3,9 @@
 A request has parts ``p_0 >= p_1 >= ...`` (processors), one per distinct
 site, a common start and a duration ``d``. Its *candidate starts* are
 ``f, f + inc, ... <= deadline - d`` with ``inc = max(minsize, (deadline - d
-- f) // windows)`` (f: the earliest start), or by Meltzer's exact division
-(``C_STEP``, :func:`candidate_starts`). A *variant* is a candidate start
+- f) / windows)`` (f: the earliest start; Meltzer's exact division, each
+start rounded down to a second, or ``// windows`` by ``C_STEP``:
+:func:`candidate_starts`). A *variant* is a candidate start
 and a site for each part. Part i *fits* site k at start s when k's
 availability profile (running jobs to their estimated end, accepted
 reservations) has ``p_i`` processors free over ``[s, s + d)`` and the
