@@ -195,8 +195,7 @@ class ReservationRules(OneLineErrors):
     def starts(self, earliest: int, latest: int) -> tuple[int, int, int, int]:
         """A request's candidate starts from ``earliest`` to ``latest`` (s) under these rules, as
         :func:`evogrid.sim.co_admission.candidate_starts` gives them (the count last)."""
-        divided = self.step == "divided"
-        return ca.candidate_starts.py_func(earliest, latest, self.minsize, self.windows, divided)
+        return ca.candidate_starts.py_func(earliest, latest, self.minsize, self.windows, STEPS[self.step])
 
     def arrays(self, workloads: Sequence[Workload],
                preferences: Sequence[str] = DEFAULT_PREFERENCES) -> tuple:

@@ -126,17 +126,18 @@ WORKLOAD_END, BACKLOG_CLEARS = 0, 1
 
 
 @njit(cache=True, inline="always")
-def candidate_starts(earliest, latest, minsize, windows, divided):
+def candidate_starts(earliest, latest, minsize, windows, step):
     """``(earliest, step, per, count)``: the candidate starts from ``earliest`` to ``latest`` (s), the
     c-th at ``earliest + c * step // per`` (:func:`start_at`), ``count`` of them.
 
-    The step is ``max(minsize, span / windows)``. ``divided`` False: in whole seconds, ``span //
-    windows`` (ours; ``per`` 1). True: Meltzer's division, exact, each start rounded down to a whole
-    second: ``windows + 1`` starts where ``span / windows >= minsize``.
+    The step is ``max(minsize, span / windows)``; ``step`` (``C_STEP``) says how it divides:
+    ``FLOOR_STEP`` in whole seconds, ``span // windows`` (ours; ``per`` 1), ``DIVIDED_STEP``
+    Meltzer's division, exact, each start rounded down to a whole second: ``windows + 1`` starts
+    where ``span / windows >= minsize``.
     """
     span = latest - earliest
     least = max(minsize, 1)
-    if divided and span >= least * windows:
+    if step == DIVIDED_STEP and span >= least * windows:
         return earliest, span, windows, windows + 1
     step = max(least, span // windows)
     return earliest, step, 1, span // step + 1

@@ -30,7 +30,7 @@ import numpy as np
 
 from evogrid.errors import ScenarioError
 from evogrid.sim import core, grid
-from evogrid.sim.co_admission import C_MINSIZE, C_STEP, C_WINDOWS, DIVIDED_STEP, candidate_starts, start_at
+from evogrid.sim.co_admission import C_MINSIZE, C_STEP, C_WINDOWS, candidate_starts, start_at
 from evogrid.sim.reserving import R_DEADLINE, R_DURATION, R_EARLIEST, R_SITE
 
 
@@ -134,7 +134,7 @@ def _ask_admission(admission: AdmissionPolicy, view: GridView, r: int, requests:
     config, asked = rules[0], rules[5]
     earliest, duration = int(packed[R_EARLIEST, r]), int(packed[R_DURATION, r])
     starts = candidate_starts.py_func(earliest, int(packed[R_DEADLINE, r]) - duration, int(config[C_MINSIZE]),
-                                      int(config[C_WINDOWS]), config[C_STEP] == DIVIDED_STEP)
+                                      int(config[C_WINDOWS]), int(config[C_STEP]))
     sites = [int(packed[R_SITE, r])] if packed[R_SITE, r] >= 0 else orders[:, r].tolist()
     asked[...] = False
     for i in range(int((parts[:, r] > 0).sum())):

@@ -41,7 +41,6 @@ from evogrid.sim.co_admission import (
     C_START_RULE,
     C_STEP,
     C_WINDOWS,
-    DIVIDED_STEP,
     EVERY_HELD,
     HOURS_PER_WEEK,
     N_CONFIG,
@@ -305,7 +304,7 @@ def co_admit(r, t, book, rules, jobs, state, booked):
     duration = requests[R_DURATION, r]
     earliest = requests[R_EARLIEST, r]
     starts = candidate_starts(earliest, requests[R_DEADLINE, r] - duration, np.int64(config[C_MINSIZE]),
-                              np.int64(config[C_WINDOWS]), config[C_STEP] == DIVIDED_STEP)
+                              np.int64(config[C_WINDOWS]), np.int64(config[C_STEP]))
     count = starts[3]
     nparts = 0
     while nparts < parts.shape[0] and parts[nparts, r] > 0:
