@@ -271,6 +271,10 @@ def simulate_cmd(
     active_take: Annotated[str | None, typer.Option(
         help=f"With --strategy aa, what a site does with the jobs it takes (default "
              f"{ACTIVE_TAKE.default.name}): {ACTIVE_TAKE.help()}.")] = None,
+    refresh_s: Annotated[int | None, typer.Option(
+        min=0, help="Seconds between the information service's publications of the sites' state: "
+                    "the location policy ranks sites as last published (Beichter's MDS: 30). "
+                    "Default 0: as they are.")] = None,
     lrms: Annotated[str | None, typer.Option(help=LRMS_HELP)] = None,
     procs: Annotated[int | None, typer.Option(min=1, help="Override every site's machine size.")] = None,
     lenient: Annotated[bool, typer.Option(help="Skip and count malformed SWF lines.")] = False,
@@ -302,7 +306,7 @@ def simulate_cmd(
     if active_take is not None and name != "aa":
         raise ScenarioError(f"--active-take applies to --strategy aa only, not {name}")
     config = base.with_options(name=name, others=others, location=location, seed=seed,
-                               pool_arrivals=pool_arrivals, active_take=active_take)
+                               pool_arrivals=pool_arrivals, active_take=active_take, refresh_s=refresh_s)
     specs = [RulebaseSpec.parse(spec) for spec in rulebase] if rulebase else None
     chosen = build_strategy(config, loaded, specs)
     t0 = time.perf_counter()

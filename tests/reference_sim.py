@@ -67,6 +67,14 @@ class Policy:
     tags: tuple = ()  # per site: the attribute bits it holds (default: none)
     hard: tuple = ()  # per job: the bits it requires (default: none) ...
     preferred: tuple = ()  # ... and prefers
+    refresh: int = 0  # the information service's refresh interval (s); 0: location keys see sites now
+
+
+def published_site(site):
+    """A copy of ``site`` as the information service publishes it (free processors, queue, running)."""
+    copy = Site(site.m, site.lrms, queue=list(site.queue), running=list(site.running))
+    copy.free = site.free
+    return copy
 
 
 def end_jobs(site, t):
@@ -214,6 +222,10 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
     where = [j.origin for j in jobs]
     moves = [0] * len(jobs) if moves is None else moves
     pool = []
+    # What the location keys see: the sites as the information service last published them (at the
+    # last multiple of policy.refresh, every event before it), or the sites themselves.
+    seen = sites
+    published = -1
     num = [[0.0] * K for _ in range(K)]
     den = [[0.0] * K for _ in range(K)]
 
@@ -292,7 +304,7 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
     def features(s, job, names, origin=None, t=None):
         """Transfer features as site s sees ``job``; with ``origin``, the ranking features of site s
         as a home for a job from ``origin``."""
-        site, j = sites[s], jobs[job]
+        site, j = (sites if origin is None else seen)[s], jobs[job]
         values = {
             "NWP": sum(jobs[q].procs for q in site.queue) / site.m,
             "NJP": j.procs / site.m,
@@ -321,8 +333,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
 
     def ready(l, job, t):
         """MCT's start estimate at l: now if the job starts at once, else now plus the estimated work
-        ahead over m_l."""
-        site = sites[l]
+        ahead over m_l (as published)."""
+        site = seen[l]
         if not site.queue and jobs[job].procs <= site.free:
             return float(t)
         area = sum(max(0, start[r[3]] + jobs[r[3]].estimate - t) * jobs[r[3]].procs for r in site.running)
@@ -332,21 +344,21 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
     def key(l, k, job, t):
         need = jobs[job].procs
         if policy.location in LOCATION_KEYS:
-            return LOCATION_KEYS[policy.location](sites, jobs, l, k, job, t)
+            return LOCATION_KEYS[policy.location](seen, jobs, l, k, job, t)
         if policy.location == "debt":  # area of k's completed jobs at l less l's at k: the largest debt first
             return den[k][l] - den[l][k], 0.0
         if policy.location == "awrt":
             return num[k][l] / den[k][l] if den[k][l] > 0 else -1.0, 0.0
         if policy.location == "least-load":  # load after taking the job, then fewer waiting jobs
-            return 1.0 - (sites[l].free - need) / sites[l].m, (len(sites[l].queue) + 1) / (sites[l].m * 5.0)
+            return 1.0 - (seen[l].free - need) / seen[l].m, (len(seen[l].queue) + 1) / (seen[l].m * 5.0)
         if policy.location == "olb":  # the most free processors now, then fewer waiting jobs
-            return -sites[l].free, len(sites[l].queue)
+            return -seen[l].free, len(seen[l].queue)
         if policy.location == "met":
             return speed[k] / speed[l], 0.0
         if policy.location in ("mct", "min-min", "max-min"):
             return ready(l, job, t) + jobs[job].estimate * speed[k] / speed[l], 0.0
         if policy.location in ("beichter-old", "beichter-new"):
-            return beichter_key(policy.location, sites[l], need)
+            return beichter_key(policy.location, seen[l], need)
         if policy.location == "rank":
             names, rules = policy.rulebases[(k, k)]
             return -tsk(rules, features(l, job, names, origin=k, t=t)), 0.0
@@ -400,6 +412,9 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
         next_request = requests[submitted[0]].submit if submitted else math.inf
         if min(next_end, next_arrival, next_request) == math.inf:
             break
+        if policy.refresh and min(next_end, next_arrival, next_request) // policy.refresh > published:
+            published = min(next_end, next_arrival, next_request) // policy.refresh
+            seen = [published_site(s) for s in sites]
         if next_end <= min(next_arrival, next_request):  # completions first at equal times
             t = next_end
             freed = []

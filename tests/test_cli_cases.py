@@ -55,6 +55,8 @@ def files(tmp_path_factory):
                                          '[reservations]\nworkload = "rw1"\n')
     (root / "badrules.toml").write_text('[[sites]]\nwindow = "KTH-1"\n[reservations]\nwindows = 0\n')
     (root / "broken.toml").write_text("[[sites]\n")
+    (root / "stale.toml").write_text('[[sites]]\nwindow = "KTH-1"\n[[sites]]\nwindow = "SDSC03-1"\n'
+                                     '[strategy]\nname = "broker"\nrefresh_s = 2.5\n')
     (root / "big.swf").write_text("; MaxProcs: 16\n1 0 0 1e23 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n")
     (root / "export").mkdir()
     return root
@@ -125,6 +127,11 @@ CASES = [
     (["simulate", "KTH-1", "--out", "{root}/afile/result.json"], 2, ["afile"]),
     (["simulate", "KTH-1", "--out", "/proc/evogrid/result.json"], 2, ["/proc/evogrid"]),
     (["simulate", "KTH-1", "--json"], 0, []),
+    (["simulate", "KTH-1+SDSC03-1", "--strategy", "broker", "--location", "olb", "--refresh-s", "30"], 0, []),
+    (["simulate", "KTH-1+SDSC03-1", "--strategy", "broker", "--refresh-s", "-1"], 2, ["--refresh-s"]),
+    (["simulate", "KTH-1+SDSC03-1", "--strategy", "pool", "--refresh-s", "30"], 2,
+     ["refresh_s", "not 'pool'"]),
+    (["simulate", "{root}/stale.toml"], 2, ["stale.toml", "strategy.refresh_s"]),
     # reserve
     (["reserve", "KTH@d0-7+SDSC03@d0-7", "--hours", "200:100"], 2, ["--hours 200:100", "FROM < TO"]),
     (["reserve", "KTH@d0-7+SDSC03@d0-7", "--hours", "abc"], 2, ["--hours 'abc'"]),

@@ -1,5 +1,7 @@
 """Heterogeneous sites, matchmaking, brokers and the new location policies against the reference."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -37,7 +39,8 @@ def heterogeneous(draw, K):
 @given(grids(), st.data())
 def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     """Random speeds, attributes and requirements; random transfer policies (broker among them) and
-    any location policy but the seeded shuffle; ranking rulebases at every site for ``rank``."""
+    any location policy but the seeded shuffle; ranking rulebases at every site for ``rank``; an
+    information service refreshed every 1-40 s in about half the cases (0: exact)."""
     K = len(sites)
     jobs = GridJobs.merge(sites, data.draw(heterogeneous(K)))
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
@@ -46,11 +49,12 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     locations = scoring if "broker" in transfer else ("fixed", "awrt", *scoring)
     location = data.draw(st.sampled_from(locations))
     exchange, ref_rbs = random_exchange(data, transfer, location)
-    schedule = simulate_grid(jobs, lrms, exchange)
+    refresh = data.draw(st.one_of(st.just(0), st.integers(1, 40)))
+    schedule = simulate_grid(jobs, lrms, replace(exchange, refresh_s=refresh))
     check_schedule(schedule)
     speed, tags, hard, preferred = (a.tolist() for a in jobs.site_arrays)
     policy = Policy("exchange", transfer, location, ref_rbs, speed=tuple(speed), tags=tuple(tags),
-                    hard=tuple(hard), preferred=tuple(preferred))
+                    hard=tuple(hard), preferred=tuple(preferred), refresh=refresh)
     start, where, run_time = _reference(sites, jobs, lrms, policy)
     assert schedule.start.tolist() == start
     assert schedule.site.tolist() == where
@@ -58,6 +62,7 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     moved = schedule.site != jobs.origin
     rescaled = moved & (schedule.run_time != jobs.run_time)
     event(f"location {location}")
+    event(f"stale information: {refresh > 0}")
     event(f"jobs moved between sites of different speed: {bool(rescaled.any())}")
     event(f"a job with a hard requirement moved: {bool((moved & (np.asarray(hard) > 0)).any())}")
     event(f"jobs submitted at one instant: {bool((np.diff(jobs.submit) == 0).any())}")
@@ -176,3 +181,40 @@ def test_default_sites_are_bit_identical_and_bad_input_is_one_line():
     with pytest.raises(ScenarioError, match="ranking rulebase at every site"):
         simulate_grid(a, "fcfs", Exchange("x", transfer=("broker",) * 2, location="rank",
                                           rulebases=TSKStack.stack([Rulebase.constant(True).arrays()])))
+
+
+def _site(name, submit, run_time):
+    """A site of 4 processors whose one-processor jobs run (and are estimated) ``run_time`` s."""
+    n = len(submit)
+    one = np.ones(n, dtype=np.int64)
+    return Workload(name, 4, np.asarray(submit, dtype=np.int64), run_time * one, one, run_time * one,
+                    np.arange(n), 0 * one)
+
+
+def test_stale_information_sends_a_burst_to_the_site_that_looked_best():
+    """Beichter's herd (his 8.1.5: "das MDS nur alle 30 Sekunden aktualisiert wird, und somit ist der
+    Cluster A oder C für diese Zeitspanne die optimale Ressource", the MDS is refreshed only every
+    30 s, so cluster A or C is the best resource for that span): three one-processor jobs of an hour
+    submitted at site 0 at 30-32 s, brokers ranking by OLB (the most free processors; site 1's one
+    job comes much later). Seen as they are, the second job goes to site 1, which then has more
+    free processors; seen as published at time 30 (every event before it) or 0, both sites look
+    empty, and ties keep all three at home."""
+    sites = [_site("s0", [30, 31, 32], 3600), _site("s1", [100_000], 1)]
+    where = {}
+    for refresh in (0, 30, 100):
+        schedule = simulate_grid(sites, "fcfs", Exchange("olb", transfer=("broker",) * 2, location="olb",
+                                                         refresh_s=refresh))
+        where[refresh] = schedule.site.tolist()
+        start, ref_where = _reference(sites, GridJobs.merge(sites), ["fcfs"] * 2,
+                                      Policy("exchange", ("broker",) * 2, "olb", refresh=refresh))
+        assert (schedule.start.tolist(), where[refresh]) == (start, ref_where)
+    assert where[0] == [0, 1, 0, 1]
+    assert where[30] == where[100] == [0, 0, 0, 1]
+
+
+@pytest.mark.parametrize("exchange", [Exchange("x", scheme="pool", refresh_s=30),
+                                      Exchange("x", transfer=("broker",) * 2, location="olb", refresh_s=-1),
+                                      Exchange("x", transfer=("broker",) * 2, location="olb", refresh_s=2.5)])
+def test_a_refresh_interval_where_it_cannot_apply_is_one_clear_error(exchange):
+    with pytest.raises(ScenarioError, match="refresh_s"):
+        simulate_grid([_site("s0", [0], 1), _site("s1", [0], 1)], "fcfs", exchange)

@@ -42,6 +42,7 @@ from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import (
     Broker,
     FuzzyPolicy,
+    Stale,
     Strategy,
     pool_for_sites,
 )
@@ -140,6 +141,9 @@ class StrategyConfig(BaseModel):
                                description="pool only: " + POOL_ARRIVALS.help())
     active_take: ActiveTakeName = Field(default=ACTIVE_TAKE.default.name,
                                         description="aa only: " + ACTIVE_TAKE.help())
+    refresh_s: int = Field(default=0, ge=0, strict=True,
+                           description="seconds between the information service's publications of "
+                                       "the sites' state, which location policies rank by (0: exact)")
     rulebases: dict[str, str | list[str]] = Field(
         default_factory=dict,
         description="site (window name or index) -> rulebase JSON, or a list of them (a pool); "
@@ -206,7 +210,8 @@ def build_strategy(config: StrategyConfig, scenario: Scenario,
     if rulebases is None:
         where = f"{scenario.source}: strategy.rulebases" if scenario.source else "strategy.rulebases"
         rulebases = config.rulebase_specs(where)
-    return STRATEGIES.lookup(config.name, "strategy").factory(config, scenario, rulebases)
+    chosen = STRATEGIES.lookup(config.name, "strategy").factory(config, scenario, rulebases)
+    return Stale(chosen, config.refresh_s) if config.refresh_s else chosen
 
 
 def scenario_strategy(scenario: Scenario) -> Strategy:

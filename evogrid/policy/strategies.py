@@ -18,7 +18,9 @@ A strategy turns a grid's sites into an :class:`~evogrid.sim.schedule.Exchange`
   :class:`~evogrid.sim.python_policy.LocationPolicy`,
   :class:`~evogrid.sim.python_policy.QueueOrder`; docs/python_policies.md);
 - :class:`CentralPool` (FCFS-JS / EASY-JS / LIST-JS) and
-  :class:`ActiveRequest` (AA): baselines that break the information policy.
+  :class:`ActiveRequest` (AA): baselines that break the information policy;
+- :class:`Stale`: another strategy whose location policy sees the sites as an
+  information service published them every so many seconds.
 
 Their option names (location and transfer policies, pool arrival rules) are
 the registries of :mod:`evogrid.policy.registry`. A scenario file's
@@ -315,7 +317,23 @@ class ActiveRequest:
         return Exchange(label, scheme="active", active_take=self.take)
 
 
-Strategy = Local | AcceptWhenFit | FuzzyPolicy | Broker | PythonPolicy | CentralPool | ActiveRequest
+@dataclass(frozen=True)
+class Stale:
+    """``strategy`` with its location policy ranking the sites as the grid's information service last
+    published them, every ``refresh_s`` seconds (Beichter's MDS: every 30 s), rather than as they
+    are: what the sites' free processors, queues, running jobs and work ahead were at the last
+    multiple of ``refresh_s``. The sites' own transfer decisions see themselves as they are.
+    Exchange strategies with a compiled location policy only (docs/grid.md, Stale information)."""
+
+    strategy: Strategy
+    refresh_s: int
+
+    def exchange(self, jobs: GridJobs) -> Exchange:
+        inner = self.strategy.exchange(jobs)
+        return replace(inner, label=f"{inner.label} (refresh {self.refresh_s} s)", refresh_s=self.refresh_s)
+
+
+Strategy = Local | AcceptWhenFit | FuzzyPolicy | Broker | PythonPolicy | CentralPool | ActiveRequest | Stale
 
 
 #: The local scheduler Delta_b compares with (the dissertation's "best local algorithm").

@@ -84,10 +84,13 @@ from evogrid.sim.core import (
     M_PROCS,
     MOVES,
     N_HEAP,
+    N_RUN,
     NEVER,
     PROCS,
     Q_HEAD,
     Q_TAIL,
+    RUN_EST_END,
+    RUN_JOB,
     RUN_TIME,
     SITE,
     START_TIME,
@@ -126,9 +129,10 @@ from evogrid.sim.reserving import R_SUBMIT, Booked, new_bookings, no_requests
 from evogrid.sim.sites import SiteArrays
 
 #: Fields of the ``setup`` array of a grid run (``PY_ORDER``: 1 if a Python queue order keys every
-#: job at its submission, evogrid.sim.python_policy.QueueOrder).
-SCHEME, POOL_ARRIVALS, LOCATION, SEED, MATCHING, PY_ORDER, ACTIVE_TAKE = 0, 1, 2, 3, 4, 5, 6
-N_SETUP_FIELDS = 7
+#: job at its submission, evogrid.sim.python_policy.QueueOrder; ``REFRESH``: the information
+#: service's refresh interval in seconds, 0: location policies see the sites as they are).
+SCHEME, POOL_ARRIVALS, LOCATION, SEED, MATCHING, PY_ORDER, ACTIVE_TAKE, REFRESH = 0, 1, 2, 3, 4, 5, 6, 7
+N_SETUP_FIELDS = 8
 #: Fields of the ``pause`` array (``work.pause``): where the loop stopped to ask a Python policy
 #: (evogrid.sim.python_policy) and what it was told. ``P_NEXT``: the next arrival;
 #: ``P_TIME``: the decision's time (s); ``P_JOB``: the job whose arrival is under way (-1: none);
@@ -182,6 +186,11 @@ class Work(NamedTuple):
     index: np.ndarray  #: int64: the sites' queue index (evogrid.sim.queue_index; sites alone only)
     group: np.ndarray  #: int64 (n,): the group whose AWRT each job counts in for the early stop
     cutoff: np.ndarray  #: float64 (K,): stop once a group's AWRT is certain to exceed it (s; 0: never)
+    #: What the information service last published (``REFRESH`` > 0; else size-1 placeholders): the
+    #: state with copies of ``sc`` and ``running`` as they were, and MCT's work ahead (``area``) then.
+    seen: State
+    seen_area: np.ndarray
+    published: np.ndarray  #: int64 (1,): the last publication, as ``t // REFRESH`` (-1: none yet)
 
 
 @njit(cache=True, inline="always")
@@ -244,6 +253,42 @@ def _release_area(t, jobs, sc, running, area):
             first = 2 * first + 1
 
 
+@njit(cache=True, _nrt=False)
+def publish(t, refresh, state, work):
+    """The information service at time ``t`` (s), refreshed every ``refresh`` s: at the first event at
+    or after each multiple of ``refresh``, it copies what location policies read (``work.seen``:
+    the sites' counters, their running jobs, MCT's work ahead) as the events before it left them.
+
+    Called before the events of each instant, so a publication at a multiple tau of ``refresh`` holds
+    every event before tau and none after (nothing changes between events). A call, not inlined: one
+    compiled copy for every grid loop.
+    """
+    instant = t // refresh
+    if instant <= work.published[0]:
+        return
+    work.published[0] = instant
+    sc, running, seen = state.sc, state.running, work.seen
+    for q in range(sc.shape[0]):
+        for f in range(sc.shape[1]):
+            seen.sc[q, f] = sc[q, f]
+    for k in range(running.shape[1]):
+        for i in range(sc[k, N_RUN]):
+            seen.running[RUN_EST_END, k, i] = running[RUN_EST_END, k, i]
+            seen.running[RUN_JOB, k, i] = running[RUN_JOB, k, i]
+        for i in range(sc[k, N_HEAP]):
+            seen.running[HEAP_END, k, i] = running[HEAP_END, k, i]
+            seen.running[HEAP_JOB, k, i] = running[HEAP_JOB, k, i]
+        work.seen_area[k] = work.area[k]
+
+
+@njit(cache=True, inline="always")
+def _as_published(work):
+    """``work`` with MCT's work ahead as last published (the location keys' view, with ``work.seen``)."""
+    return Work(work.order, work.freed, work.delegated, work.x, work.exponents, work.bounds, work.keys,
+                work.arrivals, work.seen_area, work.pause, work.queue_key, work.booked, work.index,
+                work.group, work.cutoff, work.seen, work.seen_area, work.published)
+
+
 @njit(cache=True, inline="always")
 def _location_order(k, job, with_home, t, jobs, state, policy, work):
     """Fill ``work.order`` with the sites k may send ``job`` to, best first; returns their count.
@@ -289,11 +334,14 @@ def _location_order(k, job, with_home, t, jobs, state, policy, work):
         return n
     if location == L_FIXED and (not matching or preferred[job] == 0):
         return n
+    stale = policy.setup[REFRESH] > 0  # the keys read what the information service last published
+    seen_state = work.seen if stale else state
+    seen_work = _as_published(work) if stale else work
     for i in range(n):
         l = order[i]
         keys[0, l] = -_popcount(tags[l] & preferred[job]) if matching else 0
         keys[1, l], keys[2, l] = (0.0, 0.0) if location == L_FIXED else locations.site_key(
-            location, k, l, job, t, jobs, state, policy, work)
+            location, k, l, job, t, jobs, seen_state, policy, seen_work)
     for i in range(1, n):  # a stable insertion sort: ties keep index order
         cur = order[i]
         j = i - 1
@@ -608,8 +656,21 @@ def grid_setup(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, p
                 np.zeros(max(1, NF)), np.empty(n_rules), np.zeros((2, K)), np.zeros((3, K)),
                 np.arange(n if batched else 1), np.zeros(K, dtype=np.int64), pause,
                 np.zeros(n if setup[PY_ORDER] != 0 else 1), new_bookings(book),
-                queue_index.new_index(0, K, index_span), stop[0], stop[1])
+                queue_index.new_index(0, K, index_span), stop[0], stop[1], *_publication(state, setup))
     return state, work, log
+
+
+def _publication(state: State, setup: np.ndarray) -> tuple[State, np.ndarray, np.ndarray]:
+    """``(seen, seen_area, published)`` of :class:`Work`: room for what the information service
+    publishes if it refreshes (``setup[REFRESH]`` > 0), else placeholders of the same types."""
+    K = state.running.shape[1]
+    if setup[REFRESH] > 0:
+        sc, running, area = np.zeros_like(state.sc), np.zeros_like(state.running), np.zeros(K, dtype=np.int64)
+    else:
+        sc, running = np.zeros((1, state.sc.shape[1]), dtype=np.int64), np.zeros((4, 1, 1), dtype=np.int64)
+        area = np.zeros(1, dtype=np.int64)
+    seen = State(state.queue, sc, running, state.out, state.profile, state.held, state.held_n)
+    return seen, area, np.full(1, -1, dtype=np.int64)
 
 
 def grid_outcome(state: State, work: Work, log: tuple, status: int) -> tuple:
@@ -709,6 +770,8 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
             tr = book[0][R_SUBMIT, r] if r < R else never
         if te == never and ta == never and tr == never:
             return DONE
+        if indexed is None and setup[REFRESH] > 0:
+            publish(min(te, ta, tr), setup[REFRESH], state, work)
         arrived = -1  # the job that arrived now, if the event is an arrival
         site = NO_PASS  # where it joined a queue
         if te <= ta and te <= tr:

@@ -239,6 +239,11 @@ class Exchange:
             holds each site's ranking rulebase (location ``rank``).
         order: a :class:`~evogrid.sim.python_policy.QueueOrder` for every site's queue
             (None: each LRMS's own order).
+        refresh_s: how often the grid's information service publishes the sites' state, in
+            seconds (exchange only): the location policy ranks sites as they were at the last
+            multiple of ``refresh_s`` (their free processors, queues, running jobs, MCT's work
+            ahead), as Beichter's MDS did every 30 s; 0 (the default): as they are now. The sites'
+            own transfer decisions always see themselves as they are (docs/grid.md).
     """
 
     label: str
@@ -251,6 +256,7 @@ class Exchange:
     rulebases: TSKStack = field(default_factory=TSKStack.empty)
     rulebase_of: np.ndarray | None = None
     order: QueueOrder | None = None
+    refresh_s: int = 0
 
     def arrays(self, jobs: GridJobs) -> grid.PolicyArrays:
         """The validated ``policy`` argument of the compiled grid loop (evogrid.sim.grid.run_grid)."""
@@ -297,6 +303,12 @@ class Exchange:
         if self.scheme != "exchange" and not jobs.sites.is_default:
             raise ScenarioError(f"site speeds and job requirements work with the exchange scheme only, "
                                 f"not {self.scheme!r}")
+        refresh = self.refresh_s
+        if isinstance(refresh, bool) or not isinstance(refresh, (int, np.integer)) or refresh < 0:
+            raise ScenarioError(f"refresh_s {refresh!r}: expected whole seconds >= 0 (0: no staleness)")
+        if refresh > 0 and (self.scheme != "exchange" or location is None):
+            raise ScenarioError("refresh_s applies to the exchange scheme with a compiled location policy, "
+                                f"not {self.scheme!r} with {self.location!r}")
         setup = np.zeros(grid.N_SETUP_FIELDS, dtype=np.int64)
         setup[grid.SCHEME] = scheme.code
         setup[grid.POOL_ARRIVALS] = pool_arrivals.code
@@ -305,6 +317,7 @@ class Exchange:
         setup[grid.SEED] = int(self.seed)
         setup[grid.MATCHING] = int(not jobs.sites.is_default)
         setup[grid.PY_ORDER] = int(self.order is not None)
+        setup[grid.REFRESH] = int(refresh)
         return grid.PolicyArrays(setup, transfer_codes, rulebase_of, self.rulebases.params,
                                  self.rulebases.meta, jobs.site_arrays)
 
