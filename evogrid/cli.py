@@ -32,6 +32,7 @@ from evogrid.pipeline import DEMO_GENERATIONS
 from evogrid.policy.registry import (
     ACTIVE_TAKE,
     LOCATIONS,
+    OUTSIDE_RANGE,
     POOL_ARRIVALS,
     STRATEGIES,
     TRANSFERS,
@@ -271,6 +272,9 @@ def simulate_cmd(
     active_take: Annotated[str | None, typer.Option(
         help=f"With --strategy aa, what a site does with the jobs it takes (default "
              f"{ACTIVE_TAKE.default.name}): {ACTIVE_TAKE.help()}.")] = None,
+    outside_range: Annotated[str | None, typer.Option(
+        help=f"With rulebases, what a decision whose features leave a rulebase's ranges does (default "
+             f"{OUTSIDE_RANGE.default.name}): {OUTSIDE_RANGE.help()}.")] = None,
     refresh_s: Annotated[int | None, typer.Option(
         min=0, help="Seconds between the information service's publications of the sites' state: "
                     "the location policy ranks sites as last published (Beichter's MDS: 30). "
@@ -305,8 +309,11 @@ def simulate_cmd(
         raise ScenarioError(f"--pool-arrivals applies to --strategy pool only, not {name}")
     if active_take is not None and name != "aa":
         raise ScenarioError(f"--active-take applies to --strategy aa only, not {name}")
+    if outside_range is not None and name != "rulebase":
+        raise ScenarioError(f"--outside-range applies to --strategy rulebase only, not {name}")
     config = base.with_options(name=name, others=others, location=location, seed=seed,
-                               pool_arrivals=pool_arrivals, active_take=active_take, refresh_s=refresh_s)
+                               pool_arrivals=pool_arrivals, active_take=active_take, refresh_s=refresh_s,
+                               outside_range=outside_range)
     specs = [RulebaseSpec.parse(spec) for spec in rulebase] if rulebase else None
     chosen = build_strategy(config, loaded, specs)
     t0 = time.perf_counter()

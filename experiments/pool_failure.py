@@ -9,6 +9,12 @@ Run after ``python experiments/dissertation_grids.py train --only pairwise --see
 other, Figs. 12.5 and 12.6). ``--coevolved RUN ...``: a co-evolution run's rulebases instead (one per
 site, for every partner; a site without one runs AWF), such as Table 13.2's grid with SDSC00 unknown:
 ``--sites SDSC00,CTC,SDSC05 --coevolved DIR/ea_vs_coea_coevolution/seed3``.
+
+``--guard``: instead, each grid's AWRT change against local FCFS per site with the rules answering
+everywhere (the dissertation), with the guard at the rulebases' declared ranges (``outside_range =
+"awf"``: beyond NWP 10 a decision is AWF's), and with the guard at the NWP range each rulebase saw in
+its training (docs/training.md, "Beyond the trained range"). ``--coevolved`` then also takes a
+directory of shipped rulebases (``trained_rulebases/coevolved/ctc_sdsc03_sdsc05``).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from pathlib import Path
 import numpy as np
 from dissertation_grids import PAIRWISE, RUNS, pairwise_rulebase, run_rulebases, site_name, test_window
 
+from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import FuzzyPolicy, Local, pool_for_sites, simulate
 from evogrid.sim.scenario import Scenario
 
@@ -71,6 +78,62 @@ def report_coevolved(run: Path, sites: tuple[str, ...]) -> None:
              lambda k, l: seen[k])
 
 
+def narrowed(rb: Rulebase, seen_nwp: np.ndarray) -> Rulebase:
+    """``rb`` with its NWP range narrowed to the NWP its training showed it (``seen_nwp``)."""
+    ranges = rb.ranges.copy()
+    ranges[rb.features.index("NWP")] = (min(0.0, seen_nwp.min()), seen_nwp.max())
+    return Rulebase(rb.features, ranges, rb.centers, rb.widths, rb.consequents, rb.provenance)
+
+
+def guard_rows(title: str, scenario: Scenario, policies: dict[str, FuzzyPolicy]) -> None:
+    """One line per policy: the AWRT change against local per site."""
+    print(f"\n## {title}\n")
+    names = [site_name(w.name) for w in scenario.workloads]
+    print("| rules beyond the ranges | " + " | ".join(names) + " |\n|" + "---|" * (len(names) + 1))
+    for label, policy in policies.items():
+        rows = simulate(scenario, policy).metrics()
+        print(f"| {label} | " + " | ".join(f"{r['delta_awrt_pct']:+.1f} %" for r in rows) + " |")
+
+
+def guard_pairwise(runs: Path, seed: int, sites: tuple[str, ...]) -> None:
+    """Seed ``seed``'s pairwise pool on ``sites``' unseen cuts, without and with the guard."""
+    scenario = Scenario.from_spec(test_window(sites), lrms="fcfs")
+    sizes = [w.machine_procs for w in scenario.workloads]
+    trained = [s for s in sites if s in PAIRWISE]
+    pairs = list(itertools.permutations(trained, 2))
+    pool = [pairwise_rulebase(runs, k, l, seed) for k, l in pairs]
+    seen = [training_nwp(Scenario.from_spec(f"lepping:{k}-5+lepping:{l}-5", lrms="fcfs"),
+                         FuzzyPolicy({0: [rb]}))[k] for (k, l), rb in zip(pairs, pool, strict=True)]
+    tight = [narrowed(rb, nwp) for rb, nwp in zip(pool, seen, strict=True)]
+    location = "awrt" if len(sites) > 2 else "fixed"
+    guard_rows(f"seed {seed}, {' + '.join(sites)}, unseen cuts, FCFS", scenario, {
+        "rules (the dissertation)": FuzzyPolicy(pool_for_sites(pool, sizes), location=location),
+        "AWF beyond the declared ranges": FuzzyPolicy(pool_for_sites(pool, sizes), location=location,
+                                                      outside_range="awf"),
+        "AWF beyond the NWP seen in training": FuzzyPolicy(pool_for_sites(tight, sizes), location=location,
+                                                           outside_range="awf")})
+
+
+def guard_coevolved(run: Path, sites: tuple[str, ...]) -> None:
+    """A co-evolution run's (or a shipped directory's) rulebases on ``sites``' unseen months, without
+    and with the guard; training NWP on the grid they were trained on."""
+    scenario = Scenario.from_spec(test_window(sites), lrms="fcfs")
+    folder = run / "rulebases" if (run / "rulebases").is_dir() else run
+    found = [Rulebase.load(f) for f in sorted(folder.glob("*.json"))]
+    training = Scenario.from_spec(found[0].provenance["trained_on"], lrms="fcfs")
+    names = [site_name(w.name) for w in training.workloads]
+    by_training = {names.index(site_name(rb.provenance["site"])): rb for rb in found}
+    seen = training_nwp(training, FuzzyPolicy(by_training, location="awrt"))
+    here = [site_name(w.name) for w in scenario.workloads]
+    by_site = {here.index(site_name(rb.provenance["site"])): rb for rb in found
+               if site_name(rb.provenance["site"]) in here}
+    tight = {k: narrowed(rb, seen[here[k]]) for k, rb in by_site.items()}
+    guard_rows(f"{run}, {' + '.join(sites)}, unseen months, FCFS", scenario, {
+        "rules (the dissertation)": FuzzyPolicy(by_site, location="awrt"),
+        "AWF beyond the declared ranges": FuzzyPolicy(by_site, location="awrt", outside_range="awf"),
+        "AWF beyond the NWP seen in training": FuzzyPolicy(tight, location="awrt", outside_range="awf")})
+
+
 def describe(title: str, scenario: Scenario, policy: FuzzyPolicy, rulebase_of, training_nwp) -> None:
     """Per site: where its jobs ran, what it took from whom and how long that waited, and with each
     partner the NWP at its decisions against the NWP it saw in training (``training_nwp(site,
@@ -115,7 +178,15 @@ if __name__ == "__main__":
     parser.add_argument("--sites", default=",".join(PAIRWISE), help="the grid (default: %(default)s)")
     parser.add_argument("--coevolved", type=Path, nargs="*", default=[],
                         help="co-evolution run directories to look at instead (their rulebases on --sites)")
+    parser.add_argument("--guard", action="store_true",
+                        help="compare the rules beyond their ranges with the guard (module docstring)")
     args = parser.parse_args()
+    if args.guard:
+        for s in args.seeds:
+            guard_pairwise(args.runs, s, tuple(args.sites.split(",")))
+        for run in args.coevolved:
+            guard_coevolved(run, tuple(args.sites.split(",")))
+        raise SystemExit(0)
     for s in args.seeds:
         report(args.runs, s, tuple(args.sites.split(",")))
     for run in args.coevolved:

@@ -61,6 +61,7 @@ class Policy:
     transfer: tuple = ()  # per site: local | awf | rulebase
     location: str = "fixed"  # a name of evogrid.sim.registry.LOCATIONS but random, or of LOCATION_KEYS
     rulebases: dict = field(default_factory=dict)  # (site, partner) -> (features, rules); (k, k): ranking
+    bounds: dict = field(default_factory=dict)  # (site, partner) -> [(low, high)] per feature: beyond, AWF
     pool_arrivals: str = "first"  # pool: first (own queue, then the pool) | queued (into the pool)
     active_take: str = "queue"  # active: queue (into the taker's queue, offered again) | start (at once)
     speed: tuple = ()  # per site (default: all 1)
@@ -329,7 +330,11 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
         if kind in ("awf", "broker"):  # a broker takes offers as AWF does
             return jobs[job].procs <= sites[s].free
         names, rules = policy.rulebases[(s, partner)]
-        return tsk(rules, features(s, job, names)) > 0
+        x = features(s, job, names)
+        bounds = policy.bounds.get((s, partner), [(-math.inf, math.inf)] * len(x))
+        if any(v < lo or v > hi for v, (lo, hi) in zip(x, bounds, strict=True)):
+            return jobs[job].procs <= sites[s].free  # beyond the rulebase's ranges: AWF
+        return tsk(rules, x) > 0
 
     def ready(l, job, t):
         """MCT's start estimate at l: now if the job starts at once, else now plus the estimated work

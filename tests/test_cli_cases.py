@@ -132,6 +132,12 @@ CASES = [
     (["simulate", "KTH-1+SDSC03-1", "--strategy", "pool", "--refresh-s", "30"], 2,
      ["refresh_s", "not 'pool'"]),
     (["simulate", "{root}/stale.toml"], 2, ["stale.toml", "strategy.refresh_s"]),
+    (["simulate", "KTH-1+SDSC03-1", "--strategy", "awf", "--outside-range", "awf"], 2,
+     ["--outside-range", "rulebase only"]),
+    (["simulate", "KTH-1+SDSC03-1", "--rulebase", "trained_rulebases/pairwise/kth_vs_sdsc03.json",
+      "--outside-range", "nope"], 2, ["--outside-range nope"]),
+    (["simulate", "KTH-1+SDSC03-1", "--rulebase", "trained_rulebases/pairwise/kth_vs_sdsc03.json",
+      "--outside-range", "awf"], 0, []),
     # reserve
     (["reserve", "KTH@d0-7+SDSC03@d0-7", "--hours", "200:100"], 2, ["--hours 200:100", "FROM < TO"]),
     (["reserve", "KTH@d0-7+SDSC03@d0-7", "--hours", "abc"], 2, ["--hours 'abc'"]),

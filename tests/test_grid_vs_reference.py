@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from invariants import check_schedule
 from reference_sim import Job, Policy, simulate_reference
 
+from evogrid.errors import ScenarioError
 from evogrid.policy.registry import features_for
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import AcceptWhenFit, FuzzyPolicy
@@ -55,9 +56,12 @@ def rulebases(draw, features=None):
 
 def random_exchange(data, transfer, location):
     """An Exchange with a random rulebase for every partner of a ``rulebase`` site and (location
-    ``rank``) a random ranking rulebase per site on the diagonal; and the reference's rulebases."""
+    ``rank``) a random ranking rulebase per site on the diagonal, in half the cases with random
+    bounds beyond which AWF decides (the guard); and the reference's rulebases and bounds."""
     K = len(transfer)
     stack, rulebase_of, ref_rbs = [], np.full((K, K), -1, dtype=np.int64), {}
+    guarded = data.draw(st.booleans())  # the guard: beyond random bounds per feature, AWF decides
+    bounds, ref_bounds = [], {}
     for k in range(K):
         for partner in range(K):
             if (partner != k and transfer[k] == "rulebase") or (partner == k and location == "rank"):
@@ -67,9 +71,14 @@ def random_exchange(data, transfer, location):
                 rules = list(zip(rb.centers.tolist(), rb.widths.tolist(), rb.consequents.tolist(),
                                  strict=True))
                 ref_rbs[(k, partner)] = (rb.features, rules)
-    exchange = Exchange("random", transfer=transfer, location=location,
-                        rulebases=TSKStack.stack([rb.arrays() for rb in stack]), rulebase_of=rulebase_of)
-    return exchange, ref_rbs
+                lows = [data.draw(st.floats(-1.0, 2.0)) for _ in rb.features]
+                bounds.append(np.array([(lo, lo + data.draw(st.floats(0.0, 10.0))) for lo in lows]))
+                if guarded and partner != k:
+                    ref_bounds[(k, partner)] = bounds[-1].tolist()
+    # Only transfer decisions read the bounds (a ranking rulebase's are never looked at).
+    exchange = Exchange("random", transfer=transfer, location=location, rulebase_of=rulebase_of,
+                        rulebases=TSKStack.stack([rb.arrays() for rb in stack], bounds if guarded else None))
+    return exchange, ref_rbs, ref_bounds
 
 
 def _reference_jobs(jobs: GridJobs) -> list[Job]:
@@ -97,14 +106,15 @@ def _compare(sites, lrms, exchange, policy):
 @SETTINGS
 @given(grids(), st.data())
 def test_exchange_equals_reference(sites, data):
-    """Random transfer policies per site (local, AWF, random rulebases), fixed, AWRT, least-load, OLB
-    or debt-account location."""
+    """Random transfer policies per site (local, AWF, random rulebases, guarded or not), fixed, AWRT,
+    least-load, OLB or debt-account location."""
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative", "sjf", "easy-sjf"]))
             for _ in sites]
     transfer = tuple(data.draw(st.sampled_from(["local", "awf", "rulebase"])) for _ in sites)
     location = data.draw(st.sampled_from(["fixed", "awrt", "least-load", "olb", "debt"]))
-    exchange, ref_rbs = random_exchange(data, transfer, location)
-    schedule = _compare(sites, lrms, exchange, Policy("exchange", transfer, location, ref_rbs))
+    exchange, ref_rbs, ref_bounds = random_exchange(data, transfer, location)
+    schedule = _compare(sites, lrms, exchange, Policy("exchange", transfer, location, ref_rbs,
+                                                      bounds=ref_bounds))
     assert (schedule.moves == (schedule.site != schedule.jobs.origin)).all()
 
 
@@ -354,3 +364,32 @@ def test_the_debt_account_orders_partners_and_equals_reference():
                      for location in ("debt", "fixed")}
         differs += schedules["debt"].site.tolist() != schedules["fixed"].site.tolist()
     assert differs > 0
+
+
+def test_the_guard_decides_as_awf_beyond_a_rulebases_ranges():
+    """Site 0 keeps every job by its rulebase (one rule, NWP, its range narrowed to [0, 0.5]); four
+    jobs of all its 4 processors arrive at 0-3 s. By the rules (the dissertation) all four stay.
+    With the guard (``outside_range="awf"``) the third arrives at NWP 1, beyond 0.5: AWF, and it
+    does not fit, so site 1 (AWF) takes it; the fourth, also beyond, finds site 1 full and stays.
+    The twin agrees in both cases."""
+    four = np.full(4, 4, dtype=np.int64)
+    sites = [Workload("s0", 4, np.arange(4, dtype=np.int64), 1000 + 0 * four, four, 1000 + 0 * four,
+                      np.arange(4), 0 * four),
+             Workload("s1", 4, np.array([100_000]), np.ones(1, dtype=np.int64), np.ones(1, dtype=np.int64),
+                      np.ones(1, dtype=np.int64), np.arange(1), np.zeros(1, dtype=np.int64))]
+    keep = Rulebase.constant(True, ["NWP"])
+    narrow = Rulebase(keep.features, np.array([[0.0, 0.5]]), keep.centers, keep.widths, keep.consequents)
+    jobs = GridJobs.merge(sites)
+    rules = [(c, w, b) for c, w, b in zip(keep.centers.tolist(), keep.widths.tolist(),
+                                           keep.consequents.tolist(), strict=True)]
+    where = {}
+    for outside in ("rules", "awf"):
+        schedule = simulate_grid(jobs, "fcfs", FuzzyPolicy({0: narrow}, outside_range=outside).exchange(jobs))
+        where[outside] = schedule.site.tolist()
+        bounds = {(0, 1): [(0.0, 0.5)]} if outside == "awf" else {}
+        ref = _reference(sites, jobs, ["fcfs"] * 2, Policy("exchange", ("rulebase", "awf"), "fixed",
+                                                           {(0, 1): (["NWP"], rules)}, bounds=bounds))
+        assert (schedule.start.tolist(), where[outside]) == (ref[0], ref[1])
+    assert where == {"rules": [0, 0, 0, 0, 1], "awf": [0, 0, 1, 0, 1]}
+    with pytest.raises(ScenarioError, match="outside_range"):
+        FuzzyPolicy({0: narrow}, outside_range="decline").exchange(jobs)

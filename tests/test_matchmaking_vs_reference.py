@@ -48,13 +48,13 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     scoring = LOCATIONS.names(ranks_every_site=True)
     locations = scoring if "broker" in transfer else ("fixed", "awrt", *scoring)
     location = data.draw(st.sampled_from(locations))
-    exchange, ref_rbs = random_exchange(data, transfer, location)
+    exchange, ref_rbs, ref_bounds = random_exchange(data, transfer, location)
     refresh = data.draw(st.one_of(st.just(0), st.integers(1, 40)))
     schedule = simulate_grid(jobs, lrms, replace(exchange, refresh_s=refresh))
     check_schedule(schedule)
     speed, tags, hard, preferred = (a.tolist() for a in jobs.site_arrays)
     policy = Policy("exchange", transfer, location, ref_rbs, speed=tuple(speed), tags=tuple(tags),
-                    hard=tuple(hard), preferred=tuple(preferred), refresh=refresh)
+                    hard=tuple(hard), preferred=tuple(preferred), refresh=refresh, bounds=ref_bounds)
     start, where, run_time = _reference(sites, jobs, lrms, policy)
     assert schedule.start.tolist() == start
     assert schedule.site.tolist() == where

@@ -56,7 +56,7 @@ def test_python_twins_give_the_compiled_schedule(sites, data):
     transfer = tuple(data.draw(st.sampled_from(["awf", "local", "rulebase"])) for _ in range(K))
     location = data.draw(st.sampled_from(["fixed", "random", "awrt", "least-load", "olb", "min-min",
                                           "max-min"]))
-    compiled, _ = random_exchange(data, transfer, location)
+    compiled, *_ = random_exchange(data, transfer, location)
     python_sites = data.draw(st.sets(st.sampled_from([k for k in range(K) if transfer[k] != "rulebase"]
                                                      or [None])))
     swapped = tuple(TWINS_T[t]() if k in python_sites else t for k, t in enumerate(transfer))

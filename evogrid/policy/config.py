@@ -33,6 +33,7 @@ from evogrid.errors import ScenarioError, validation_error, validation_message
 from evogrid.policy.registry import (
     ACTIVE_TAKE,
     LOCATIONS,
+    OUTSIDE_RANGE,
     POOL_ARRIVALS,
     STRATEGIES,
     TRANSFERS,
@@ -105,7 +106,8 @@ def fuzzy_strategy(config: StrategyConfig, scenario: Scenario, specs: Sequence[R
         raise ScenarioError(f"{', '.join(s.where for s in specs)}: no rulebase trained for a site of "
                             "these sizes")
     picks = {k: rbs[0] if len(rbs) == 1 else rbs for k, rbs in chosen.items()}
-    return FuzzyPolicy(picks, others=config.others, location=config.location, seed=config.seed)
+    return FuzzyPolicy(picks, others=config.others, location=config.location, seed=config.seed,
+                       outside_range=config.outside_range)
 
 
 def broker_strategy(config: StrategyConfig, scenario: Scenario, specs: Sequence[RulebaseSpec]) -> Broker:
@@ -124,6 +126,7 @@ StrategyName = STRATEGIES.name_type()
 LocationName = LOCATIONS.name_type()
 PoolArrivalName = POOL_ARRIVALS.name_type()
 ActiveTakeName = ACTIVE_TAKE.name_type()
+OutsideRangeName = OUTSIDE_RANGE.name_type()
 
 
 class StrategyConfig(BaseModel):
@@ -141,6 +144,8 @@ class StrategyConfig(BaseModel):
                                description="pool only: " + POOL_ARRIVALS.help())
     active_take: ActiveTakeName = Field(default=ACTIVE_TAKE.default.name,
                                         description="aa only: " + ACTIVE_TAKE.help())
+    outside_range: OutsideRangeName = Field(default=OUTSIDE_RANGE.default.name,
+                                            description="rulebase only: " + OUTSIDE_RANGE.help())
     refresh_s: int = Field(default=0, ge=0, strict=True,
                            description="seconds between the information service's publications of "
                                        "the sites' state, which location policies rank by (0: exact)")

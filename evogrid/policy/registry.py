@@ -26,6 +26,7 @@ from evogrid.sim.registry import (  # noqa: F401 (re-exported: users and the CLI
     ACTIVE_TAKE,
     FEATURES,
     LOCATIONS,
+    OUTSIDE_RANGE,
     POOL_ARRIVALS,
     SCHEMES,
     TRANSFERS,

@@ -40,9 +40,10 @@ from typing import Any
 import numpy as np
 
 from evogrid.errors import ScenarioError
-from evogrid.policy.registry import ACTIVE_TAKE, POOL_ARRIVALS, check_features, plain_transfers
+from evogrid.policy.registry import ACTIVE_TAKE, OUTSIDE_RANGE, POOL_ARRIVALS, check_features, plain_transfers
 from evogrid.policy.rulebase import Rulebase
 from evogrid.sim.booking import Bookings, reservation_setup, simulate_reservations
+from evogrid.sim.codes import O_AWF
 from evogrid.sim.metrics import (
     grid_utilization,
     improvements,
@@ -101,6 +102,9 @@ class FuzzyPolicy:
         others: the transfer policy of sites without a rulebase (``awf`` or ``local``,
             see :func:`~evogrid.policy.registry.plain_transfers`).
         location: a name of :data:`~evogrid.policy.registry.LOCATIONS` (``fixed``, ``random``, ``awrt``, ...).
+        outside_range: a name of :data:`~evogrid.policy.registry.OUTSIDE_RANGE`: ``rules`` (the
+            dissertation: the rules answer wherever the features lie) or ``awf`` (a decision whose
+            features leave the rulebase's ranges is AWF's; docs/training.md).
     """
 
     rulebases: Mapping[int, RulebaseChoice]
@@ -108,6 +112,7 @@ class FuzzyPolicy:
     location: str = "fixed"
     seed: int = 0
     label: str = "rulebase"
+    outside_range: str = OUTSIDE_RANGE.default.name
 
     def exchange(self, jobs: GridJobs) -> Exchange:
         K = jobs.n_sites
@@ -128,9 +133,12 @@ class FuzzyPolicy:
                     index[id(rb)] = len(stack)
                     stack.append(rb)
                 rulebase_of[k, partner] = index[id(rb)]
+        guarded = OUTSIDE_RANGE.lookup(self.outside_range, "outside_range").code == O_AWF
         return Exchange(
             self.label, transfer=tuple(transfer), location=self.location, seed=self.seed,
-            rulebases=TSKStack.stack([rb.arrays() for rb in stack]), rulebase_of=rulebase_of,
+            rulebases=TSKStack.stack([rb.arrays() for rb in stack],
+                                     [rb.ranges for rb in stack] if guarded else None),
+            rulebase_of=rulebase_of,
         )
 
 

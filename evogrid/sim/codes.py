@@ -25,6 +25,9 @@ A_FIRST, A_QUEUED = 0, 1
 #: What an active request does with a job it takes: append it to the requesting site's queue (the
 #: published rule: a job that does not start there is offered again) or start it at once.
 AA_QUEUE, AA_START = 0, 1
+#: What a transfer rulebase does with a decision whose features leave its declared ranges: its rules
+#: answer anyway (the dissertation), or the site decides as AWF (ours).
+O_RULES, O_AWF = 0, 1
 #: Decision features of fuzzy rulebases: transfer decisions (a job on offer) ...
 F_NWP, F_NJP, F_UTIL, F_QLEN, F_EST_HOURS = 0, 1, 2, 3, 4
 #: ... and reservation admission (a part of a request at a candidate start; F_NWP serves both).

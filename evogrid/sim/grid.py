@@ -164,6 +164,7 @@ class PolicyArrays(NamedTuple):
     rulebase_of: np.ndarray  #: int64 (K, K): the rulebase site k uses with partner l (k, k: ranking)
     rb_params: np.ndarray  #: float64: the rulebases (evogrid.sim.tsk.TSKStack.params)
     rb_meta: np.ndarray  #: int64: their rule and feature counts and feature codes (TSKStack.meta)
+    rb_bounds: np.ndarray  #: float64: per feature, the range beyond which AWF decides (TSKStack.bounds)
     sites: SiteArrays  #: speeds, attributes and requirements (evogrid.sim.sites)
 
 

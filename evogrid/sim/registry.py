@@ -13,6 +13,7 @@ names) and the optimisers read the same entries
   codes ``L_*``;
 - :data:`POOL_ARRIVALS`: how a new job meets the central pool, codes ``A_*``;
 - :data:`ACTIVE_TAKE`: what an active request does with a job it takes, codes ``AA_*``;
+- :data:`OUTSIDE_RANGE`: what a transfer rulebase does beyond its features' ranges, codes ``O_*``;
 - :data:`FEATURES`: decision features of fuzzy rulebases with their default
   ranges and the decisions they can inform (transfer decisions, rankings,
   reservation admission; :mod:`evogrid.sim.features`, one file each), codes ``F_*``.
@@ -297,6 +298,13 @@ ACTIVE_TAKE: Registry[Choice] = Registry("active request rule", [
                                    "there is offered again"),
     Choice("start", codes.AA_START, "evogrid's variant (EASY only): the site starts such jobs at once, "
                                    "counting its free processors down; a job moves at most once"),
+])
+
+OUTSIDE_RANGE: Registry[Choice] = Registry("rule outside a rulebase's ranges", [
+    Choice("rules", codes.O_RULES, "the dissertation: the rules answer wherever the features lie"),
+    Choice("awf", codes.O_AWF, "evogrid's guard: a decision whose features leave the rulebase's ranges "
+                               "(its JSON's [low, high] per feature) is taken as AWF (keep or take the "
+                               "job iff it fits the free processors now)"),
 ])
 
 #: Features of a job at a site: for transfer decisions (the deciding site) and rankings (the ranked site).

@@ -30,6 +30,7 @@ Two forms:
       # pool_arrivals = "first"     # pool only: first (default) or queued
       # active_take = "queue"       # aa only: queue (default) or start
       # refresh_s = 30              # location policies see sites as published every 30 s (0: now)
+      # outside_range = "awf"       # rulebase only: AWF decides beyond a rulebase's ranges
       [reservations]                # optional: requests booked ahead (evogrid reserve)
       workload = "rw1"              # the request kind: rw1, rw2, rw3, rw1-6h, rw1-6h-3, book-ahead, wide
       algorithm = "backfill"        # trivial, cpu-count, backlog, backfill, weighted, first-fit

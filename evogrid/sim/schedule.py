@@ -319,7 +319,7 @@ class Exchange:
         setup[grid.PY_ORDER] = int(self.order is not None)
         setup[grid.REFRESH] = int(refresh)
         return grid.PolicyArrays(setup, transfer_codes, rulebase_of, self.rulebases.params,
-                                 self.rulebases.meta, jobs.site_arrays)
+                                 self.rulebases.meta, self.rulebases.bounds, jobs.site_arrays)
 
     @property
     def python_transfer(self) -> dict[int, TransferPolicy]:

@@ -38,17 +38,30 @@ class TSKStack:
             decline).
         meta: int64, shape (R, 2 + NF): rules used, features used, then the
             feature codes (evogrid.sim.features).
+        bounds: float64, shape (R, NF, 2): per feature the [low, high] beyond which a transfer
+            decision is taken as AWF (evogrid.sim.transfers.rulebase); -inf, inf: never (the
+            default).
     """
 
     params: np.ndarray
     meta: np.ndarray
+    bounds: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.bounds is None:
+            unbounded = np.empty((self.params.shape[0], (self.params.shape[2] - 1) // 2, 2))
+            unbounded[:, :, 0], unbounded[:, :, 1] = -np.inf, np.inf
+            object.__setattr__(self, "bounds", unbounded)
 
     @classmethod
     def stack(
         cls,
         rulebases: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, Sequence[int]]],
+        ranges: Sequence[np.ndarray] | None = None,
     ) -> TSKStack:
-        """Stack ``(centers (NR, NF), widths (NR, NF), consequents (NR,), feature codes)`` tuples.
+        """Stack ``(centers (NR, NF), widths (NR, NF), consequents (NR,), feature codes)`` tuples;
+        ``ranges`` (one (NF, 2) array per rulebase): the bounds beyond which a decision is AWF's
+        (None: no bounds).
 
         Raises ValueError for a feature code not in :data:`evogrid.sim.registry.FEATURES` (a
         transfer loop makes an admission feature NaN, so such a rulebase never accepts there).
@@ -73,7 +86,11 @@ class TSKStack:
             meta[r, META_RULES] = nr
             meta[r, META_FEATURES] = nf
             meta[r, META_CODES : META_CODES + nf] = f
-        return cls(params, meta)
+        stack = cls(params, meta)
+        if ranges is not None:
+            for r, bounds in enumerate(ranges):
+                stack.bounds[r, : len(bounds)] = bounds
+        return stack
 
     @classmethod
     def empty(cls) -> TSKStack:
