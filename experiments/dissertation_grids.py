@@ -20,7 +20,8 @@ leaves run directories in ``runs/experiments/dissertation/``:
   (the run directory itself);
 - ``pairwise/K_vs_L/seed*``: EFS of K's rulebase against an AWF partner L on
   ``K-5+L-5``, for every ordered pair of KTH, CTC and SDSC05 (Table 12.1);
-- ``coevolution5/seed*`` (KTH + CTC + SDSC00 + SDSC03 + SDSC05) and
+- ``coevolution4/seed*`` (CTC + SDSC03 + SDSC05 + SDSC00, the dissertation's 13.2.2, Figs. 13.3
+  and 13.4), ``coevolution5/seed*`` (KTH + CTC + SDSC00 + SDSC03 + SDSC05, Fig. 13.5) and
   ``ea_vs_coea_{coevolution,joint}/seed*`` (KTH + CTC + SDSC05, 6 seeds each, the
   dissertation's EA-vs-COEA comparison): trained last; ``report`` lists them once
   every seed of a set has finished.
@@ -53,7 +54,7 @@ from train_policies import apply_pool, ship_rulebase
 from evogrid.optimize import Evaluator, TrainConfig, checkpoint, resume_training, run_training
 from evogrid.optimize.coevolution import CoEvolution
 from evogrid.optimize.training import write_results
-from evogrid.plots import improvement_plot
+from evogrid.plots import decision_surface, improvement_plot
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import AcceptWhenFit, FuzzyPolicy, pool_for_sites, simulate
 from evogrid.sim.scenario import Scenario
@@ -69,6 +70,8 @@ COEVOLVED = ("CTC", "SDSC03", "SDSC05")
 PAIRWISE = ("KTH", "CTC", "SDSC05")
 UNKNOWN_GRID = ("SDSC00", "CTC", "SDSC05")  # SDSC00 (128 processors): nobody was trained against it
 FOUR_SITES = ("KTH", "CTC", "SDSC05", "SDSC00")  # Fig. 12.9: the pairwise pool and one unknown site
+#: 13.2.2: the 3-site grid "mit SDSC00 als zusätzlichem kleinen Partner" (SDSC00 as an extra small partner).
+FOUR_COEVOLVED = ("CTC", "SDSC03", "SDSC05", "SDSC00")
 FIVE_SITES = ("KTH", "CTC", "SDSC00", "SDSC03", "SDSC05")
 EA_SEEDS = 6  # the dissertation's EA-vs-COEA comparison: 6 runs each
 PUBLISHED_PICK = "published_pick"
@@ -123,6 +126,8 @@ def runs(seeds: int, runs_dir: Path) -> list[tuple[TrainConfig, Path]]:
     out = [(coevolution_config(s), runs_dir / "coevolution" / f"seed{s}") for s in range(1, seeds + 1)]
     out += [(pairwise_config(k, l, s), runs_dir / "pairwise" / f"{k}_vs_{l}" / f"seed{s}")
             for s in range(1, seeds + 1) for k, l in itertools.permutations(PAIRWISE, 2)]
+    out += [(grid_config(FOUR_COEVOLVED, s), runs_dir / "coevolution4" / f"seed{s}")
+            for s in range(1, seeds + 1)]
     out += [(grid_config(FIVE_SITES, s), runs_dir / "coevolution5" / f"seed{s}") for s in range(1, seeds + 1)]
     out += [(grid_config(PAIRWISE, s, kind), runs_dir / f"ea_vs_coea_{kind}" / f"seed{s}")
             for s in range(1, EA_SEEDS + 1) for kind in ("coevolution", "joint")]
@@ -252,14 +257,55 @@ def _grid_table(title: str, note: str, picks: dict[str, list[Path]], seeds: int,
     return out, md + [""]
 
 
+def report_four_sites(seeds: int, runs_dir: Path) -> tuple[dict, list[str]]:
+    """The 4-site co-evolution of 13.2.2, both picks (the dissertation, Fig. 13.3: "große
+    Verbesserungen für alle Sites", large gains at every site, without numbers in the text)."""
+    out, md = _coevolved_grid(seeds, runs_dir, "coevolution4", FOUR_COEVOLVED, "large gains",
+                              IMAGES / "dissertation_fig_13_3.png")
+    if "archive_worst_relative" in out:
+        train = [r for r in out["archive_worst_relative"] if r["window"] == "train"]
+        best = max(range(seeds), key=lambda i: min(r["per_seed"][i] for r in train))
+        drawn = surfaces(runs_dir / "coevolution4" / f"seed{best + 1}", FOUR_COEVOLVED,
+                         "dissertation_fig_13_4")
+        md += [f"Fig. 13.4: the decision surfaces of seed {best + 1} (the largest least training gain), "
+               f"with the decisions of the unseen months: {', '.join(p.name for p in drawn)}.", ""]
+    return out, md
+
+
+def surfaces(run: Path, sites: tuple[str, ...], stem: str) -> list[Path]:
+    """Each site's co-evolved rulebase over NWP and NJP, with the points where it decided on the
+    unseen months (FCFS) marked, as the dissertation's Fig. 13.4 draws them."""
+    scenario = Scenario.from_spec(test_window(sites), lrms="fcfs")
+    rulebases = run_rulebases(run, scenario)
+    result = simulate(scenario, FuzzyPolicy(rulebases, location="awrt"), record_decisions=True)
+    decisions = result.schedule.decisions
+    names = [site_name(w.name) for w in scenario.workloads]
+    return [decision_surface(rb, IMAGES / f"{stem}_{names[k].lower()}.png",
+                             visited=decisions.x[decisions.site == k],
+                             title=f"{names[k]}: accept (green) / decline (red)")
+            for k, rb in sorted(rulebases.items())]
+
+
 def report_five_sites(seeds: int, runs_dir: Path) -> tuple[dict, list[str]]:
     """The 5-site co-evolution, both picks (the dissertation: every site +15 to +90 % on training)."""
-    runs = [runs_dir / "coevolution5" / f"seed{s}" for s in range(1, seeds + 1)]
-    return _grid_table(
-        f"## Co-evolution, {' + '.join(FIVE_SITES)} (5 months, FCFS, 150 generations)",
+    return _coevolved_grid(seeds, runs_dir, "coevolution5", FIVE_SITES, "+15 to +90",
+                           IMAGES / "dissertation_fig_13_5.png")
+
+
+def _coevolved_grid(seeds: int, runs_dir: Path, name: str, sites: tuple[str, ...], reference: str,
+                    image: Path) -> tuple[dict, list[str]]:
+    """A co-evolved grid's table (both picks) and, once every seed has finished, its training and
+    test changes per site as the dissertation's figure (mean over the seeds, sd as error bars)."""
+    runs = [runs_dir / name / f"seed{s}" for s in range(1, seeds + 1)]
+    out, md = _grid_table(
+        f"## Co-evolution, {' + '.join(sites)} (5 months, FCFS, 150 generations)",
         "AWRT change against local scheduling with the same LRMS (%). Picks as above.",
         {"archive_worst_relative": runs, "published_sum": [r / PUBLISHED_PICK for r in runs]}, seeds,
-        reference="+15 to +90")
+        reference=reference)
+    if "archive_worst_relative" in out:
+        improvement_plot(image, [{**r, "improvement_pct": r["mean_pct"]}
+                                 for r in out["archive_worst_relative"]])
+    return out, md
 
 
 def report_ea_vs_coea(seeds: int, runs_dir: Path) -> tuple[dict, list[str]]:
@@ -454,7 +500,7 @@ def report(seeds: int, runs_dir: Path, parts: tuple[str, ...] = ()) -> None:
                        f"`experiments/dissertation_grids.py report`; windows: {windows})", ""]
     for name, part in (("coevolution", report_coevolution), ("pairwise", report_pairwise),
                        ("pool", report_pool), ("pairs", report_pairs),
-                       ("coevolution5", report_five_sites),
+                       ("coevolution4", report_four_sites), ("coevolution5", report_five_sites),
                        ("ea_vs_coea", report_ea_vs_coea)):
         if parts and name not in parts:
             continue
@@ -497,8 +543,9 @@ def main() -> None:
     parser.add_argument("--windows", choices=["lepping", "days"], default="lepping",
                         help="the dissertation's cuts (default) or 30-day months")
     parser.add_argument("--only", default="", help="train (report) only these sets (parts), comma-separated: "
-                        "coevolution, pairwise, coevolution5, ea_vs_coea_coevolution, ea_vs_coea_joint "
-                        "(report: coevolution, pairwise, pool, pairs, coevolution5, ea_vs_coea)")
+                        "coevolution, pairwise, coevolution4, coevolution5, ea_vs_coea_coevolution, "
+                        "ea_vs_coea_joint (report: coevolution, pairwise, pool, pairs, coevolution4, "
+                        "coevolution5, ea_vs_coea)")
     parser.add_argument("--workers", type=int, default=2, help="loky worker processes")
     args = parser.parse_args()
     WINDOWS["style"] = args.windows
