@@ -121,8 +121,8 @@ def grid_config(sites: tuple[str, ...], seed: int, kind: str = "coevolution") ->
 
 
 def runs(seeds: int, runs_dir: Path) -> list[tuple[TrainConfig, Path]]:
-    """Every training run, co-evolution first (the longest and most important); then the
-    5-site co-evolution and the EA-vs-COEA comparison (``EA_SEEDS`` seeds each)."""
+    """Every training run, co-evolution first (the longest and most important); then the pairwise
+    pool, the 4- and 5-site co-evolutions and the EA-vs-COEA comparison (``EA_SEEDS`` seeds each)."""
     out = [(coevolution_config(s), runs_dir / "coevolution" / f"seed{s}") for s in range(1, seeds + 1)]
     out += [(pairwise_config(k, l, s), runs_dir / "pairwise" / f"{k}_vs_{l}" / f"seed{s}")
             for s in range(1, seeds + 1) for k, l in itertools.permutations(PAIRWISE, 2)]

@@ -226,7 +226,7 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
     # What the location keys see: the sites as the information service last published them (at the
     # last multiple of policy.refresh, every event before it), or the sites themselves.
     seen = sites
-    published = -1
+    published = -math.inf
     num = [[0.0] * K for _ in range(K)]
     den = [[0.0] * K for _ in range(K)]
 
@@ -312,7 +312,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
             "UTIL": 1.0 - site.free / site.m,
             "QLEN": float(len(site.queue)),
             "EST_HOURS": j.estimate / FEATURE_RANGE_HOURS,
-            **{name: value(sites, jobs, s, job) for name, value in FEATURE_VALUES.items()},
+            **{name: value(sites if origin is None else seen, jobs, s, job)
+               for name, value in FEATURE_VALUES.items()},
         }
         if origin is not None:
             values["EST_HOURS"] = j.estimate * speed[origin] / speed[s] / FEATURE_RANGE_HOURS

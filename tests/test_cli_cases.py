@@ -57,6 +57,8 @@ def files(tmp_path_factory):
     (root / "broken.toml").write_text("[[sites]\n")
     (root / "stale.toml").write_text('[[sites]]\nwindow = "KTH-1"\n[[sites]]\nwindow = "SDSC03-1"\n'
                                      '[strategy]\nname = "broker"\nrefresh_s = 2.5\n')
+    (root / "guarded.toml").write_text('[[sites]]\nwindow = "KTH-1"\n[[sites]]\nwindow = "SDSC03-1"\n'
+                                       '[strategy]\nname = "awf"\noutside_range = "awf"\n')
     (root / "big.swf").write_text("; MaxProcs: 16\n1 0 0 1e23 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n")
     (root / "export").mkdir()
     return root
@@ -132,6 +134,8 @@ CASES = [
     (["simulate", "KTH-1+SDSC03-1", "--strategy", "pool", "--refresh-s", "30"], 2,
      ["refresh_s", "not 'pool'"]),
     (["simulate", "{root}/stale.toml"], 2, ["stale.toml", "strategy.refresh_s"]),
+    (["simulate", "{root}/guarded.toml"], 2,
+     ["guarded.toml", "strategy.outside_range", "rulebase strategy only"]),
     (["simulate", "KTH-1+SDSC03-1", "--strategy", "awf", "--outside-range", "awf"], 2,
      ["--outside-range", "rulebase only"]),
     (["simulate", "KTH-1+SDSC03-1", "--rulebase", "trained_rulebases/pairwise/kth_vs_sdsc03.json",

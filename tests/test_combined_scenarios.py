@@ -45,7 +45,9 @@ def combined(draw):
     req = draw(requests([w.machine_procs for w in sites], max_parts=parts, fixed=fixed))
     transfer = tuple(draw(st.sampled_from(["local", "awf", "broker"])) for _ in range(K))
     location = draw(st.sampled_from(SCORING if "broker" in transfer else ["fixed", *SCORING]))
-    return sites, draw(heterogeneous(K)), req, Exchange("mixed", transfer=transfer, location=location), \
+    refresh = draw(st.one_of(st.just(0), st.integers(1, 40)))  # stale information in about half the cases
+    return sites, draw(heterogeneous(K)), req, Exchange("mixed", transfer=transfer, location=location,
+                                                         refresh_s=refresh), \
         ReservationRules(algorithm, minsize=draw(st.integers(1, 8)), windows=draw(st.integers(1, 4)),
                          seed=draw(st.integers(0, 3)))
 
@@ -62,7 +64,7 @@ def test_exchange_with_reservations_equals_reference(case, lrms_drawn):
     jobs = schedule.jobs
     speed, tags, hard, preferred = (tuple(a.tolist()) for a in jobs.site_arrays)
     policy = Policy("exchange", exchange.transfer, exchange.location, speed=speed, tags=tags, hard=hard,
-                    preferred=preferred)
+                    preferred=preferred, refresh=exchange.refresh_s)
     reqs, ref_rules = reference_requests(sites, req, rules, site_orders(K, req.n_requests, rules.seed))
     machine_procs = [w.machine_procs for w in sites]
     start, where, run_time, booked = simulate_reference(_reference_jobs(jobs), machine_procs, lrms, policy,

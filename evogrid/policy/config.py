@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from evogrid.errors import ScenarioError, validation_error, validation_message
 from evogrid.policy.registry import (
@@ -162,6 +162,13 @@ class StrategyConfig(BaseModel):
             raise ValueError(f"{name!r} is no transfer policy for sites without a rulebase; "
                              f"expected one of {', '.join(plain_transfers())}")
         return name
+
+    @field_validator("outside_range")
+    @classmethod
+    def _outside_range(cls, choice: str, info: ValidationInfo) -> str:
+        if choice != OUTSIDE_RANGE.default.name and info.data.get("name") != "rulebase":
+            raise ValueError(f"applies to the rulebase strategy only, not {info.data.get('name')!r}")
+        return choice
 
     def with_options(self, **options: object) -> StrategyConfig:
         """This configuration with the command line's values laid over it (None: not given).

@@ -466,4 +466,5 @@ def strategy_label(schedule: Schedule) -> str:
         if schedule.pool_arrivals not in (None, POOL_ARRIVALS.default.name):
             label += f" (arrivals {schedule.pool_arrivals})"
         return label
-    return schedule.strategy.upper() if schedule.strategy in ("awf", "aa") else schedule.strategy
+    head, _, rest = schedule.strategy.partition(" ")  # "awf (refresh 30 s)": Stale's label
+    return " ".join(filter(None, (head.upper(), rest))) if head in ("awf", "aa") else schedule.strategy

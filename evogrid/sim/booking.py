@@ -241,8 +241,7 @@ class ReservationRules(OneLineErrors):
         cum = np.concatenate([np.zeros((K, 1)), np.cumsum(tariff, axis=1)], axis=1)
         stack = self.rulebases or TSKStack.empty()
         if len(stack) == 1:
-            stack = TSKStack(np.repeat(stack.params, K, axis=0), np.repeat(stack.meta, K, axis=0),
-                             np.repeat(stack.bounds, K, axis=0))
+            stack = TSKStack(np.repeat(stack.params, K, axis=0), np.repeat(stack.meta, K, axis=0))
         if len(stack) not in (0, K):
             raise ScenarioError(f"reservation rules: {len(stack)} admission rulebases for {K} sites; give "
                                 "one per site or one for all")

@@ -188,10 +188,11 @@ class Work(NamedTuple):
     group: np.ndarray  #: int64 (n,): the group whose AWRT each job counts in for the early stop
     cutoff: np.ndarray  #: float64 (K,): stop once a group's AWRT is certain to exceed it (s; 0: never)
     #: What the information service last published (``REFRESH`` > 0; else size-1 placeholders): the
-    #: state with copies of ``sc`` and ``running`` as they were, and MCT's work ahead (``area``) then.
+    #: state with copies of ``sc`` and ``running`` as they were, and MCT's work ahead (``area``) then;
+    #: its other arrays are the live ones (a key that reads a queue's contents reads them as they are).
     seen: State
     seen_area: np.ndarray
-    published: np.ndarray  #: int64 (1,): the last publication, as ``t // REFRESH`` (-1: none yet)
+    published: np.ndarray  #: int64 (1,): the last publication, as ``t // REFRESH`` (int64 min: none yet)
 
 
 @njit(cache=True, inline="always")
@@ -671,7 +672,7 @@ def _publication(state: State, setup: np.ndarray) -> tuple[State, np.ndarray, np
         sc, running = np.zeros((1, state.sc.shape[1]), dtype=np.int64), np.zeros((4, 1, 1), dtype=np.int64)
         area = np.zeros(1, dtype=np.int64)
     seen = State(state.queue, sc, running, state.out, state.profile, state.held, state.held_n)
-    return seen, area, np.full(1, -1, dtype=np.int64)
+    return seen, area, np.full(1, np.iinfo(np.int64).min, dtype=np.int64)  # the first event publishes
 
 
 def grid_outcome(state: State, work: Work, log: tuple, status: int) -> tuple:

@@ -48,10 +48,13 @@ class TSKStack:
     bounds: np.ndarray | None = None
 
     def __post_init__(self) -> None:
+        shape = (self.params.shape[0], (self.params.shape[2] - 1) // 2, 2)
         if self.bounds is None:
-            unbounded = np.empty((self.params.shape[0], (self.params.shape[2] - 1) // 2, 2))
+            unbounded = np.empty(shape)
             unbounded[:, :, 0], unbounded[:, :, 1] = -np.inf, np.inf
             object.__setattr__(self, "bounds", unbounded)
+        elif self.bounds.shape != shape:
+            raise ValueError(f"bounds of shape {self.bounds.shape}; this stack needs {shape}")
 
     @classmethod
     def stack(

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from evogrid.sim import features
-from evogrid.sim.core import FREE, PROCS
 from evogrid.sim.numba_stamp import njit
+from evogrid.sim.transfers import awf
 from evogrid.sim.tsk import META_CODES, META_FEATURES, rulebase_output
 
 
@@ -29,7 +29,7 @@ def accepts(s, job, partner, jobs, sc, policy, work, log):
         x[h] = features.transfer_value(rb_meta[r, META_CODES + h], s, job, jobs, sc)
         outside |= x[h] < bounds[r, h, 0] or x[h] > bounds[r, h, 1]
     if outside:
-        return np.int64(jobs[PROCS, job] <= sc[s, FREE])
+        return awf.accepts(s, job, partner, jobs, sc, policy, work, log)
     y = rulebase_output(rb_params, rb_meta, r, x, scratch)
     log_ids, log_vals, n_log = log
     if n_log[0] < log_ids.shape[0]:
