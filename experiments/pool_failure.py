@@ -13,8 +13,8 @@ site, for every partner; a site without one runs AWF), such as Table 13.2's grid
 ``--guard``: instead, each grid's AWRT change against local FCFS per site with the rules answering
 everywhere (the dissertation), with the guard at the rulebases' declared ranges (``outside_range =
 "awf"``: beyond NWP 10 a decision is AWF's), and with the guard at the NWP range each rulebase saw in
-its training (docs/training.md, "Beyond the trained range"). ``--coevolved`` then also takes a
-directory of shipped rulebases (``trained_rulebases/coevolved/ctc_sdsc03_sdsc05``).
+its training, or at every feature's (docs/training.md, "Beyond the trained range"). ``--coevolved``
+then also takes a directory of shipped rulebases (``trained_rulebases/coevolved/ctc_sdsc03_sdsc05``).
 """
 
 from __future__ import annotations
@@ -37,8 +37,14 @@ NWP_GRID = (0, 1, 2, 4, 6, 8, 10, 12, 15, 20, 40)
 
 def training_nwp(training: Scenario, policy: FuzzyPolicy) -> dict[str, np.ndarray]:
     """Per site, the NWP at every decision it made on the training windows under ``policy``."""
+    return {site: x[:, 0] for site, x in training_points(training, policy).items()}
+
+
+def training_points(training: Scenario, policy: FuzzyPolicy) -> dict[str, np.ndarray]:
+    """Per site, the features (NWP, NJP: the pool's) at every decision it made on the training
+    windows under ``policy``."""
     d = simulate(training, policy, record_decisions=True).schedule.decisions
-    return {site_name(w.name): d.x[d.site == k, 0] for k, w in enumerate(training.workloads)}
+    return {site_name(w.name): d.x[d.site == k, :2] for k, w in enumerate(training.workloads)}
 
 
 def report(runs: Path, seed: int, sites: tuple[str, ...] = PAIRWISE) -> None:
@@ -78,10 +84,17 @@ def report_coevolved(run: Path, sites: tuple[str, ...]) -> None:
              lambda k, l: seen[k])
 
 
-def narrowed(rb: Rulebase, seen_nwp: np.ndarray) -> Rulebase:
-    """``rb`` with its NWP range narrowed to the NWP its training showed it (``seen_nwp``)."""
-    ranges = rb.ranges.copy()
-    ranges[rb.features.index("NWP")] = (min(0.0, seen_nwp.min()), seen_nwp.max())
+def narrowed(rb: Rulebase, seen: np.ndarray, every_feature: bool = False) -> Rulebase:
+    """``rb`` with its NWP range narrowed to the NWP its training showed it (``seen``: the (NWP, NJP)
+    of its decisions there), from 0; ``every_feature``: every range to the least and largest value
+    seen, as ``Rulebase.with_trained_ranges`` does for rulebases that record them."""
+    if tuple(rb.features) != ("NWP", "NJP"):
+        raise ValueError(f"expected a rulebase over NWP and NJP, not {rb.features}")
+    if every_feature:
+        ranges = np.stack([seen.min(axis=0), seen.max(axis=0)], axis=1)
+    else:
+        ranges = rb.ranges.copy()
+        ranges[0] = (min(0.0, seen[:, 0].min()), seen[:, 0].max())
     return Rulebase(rb.features, ranges, rb.centers, rb.widths, rb.consequents, rb.provenance)
 
 
@@ -102,16 +115,19 @@ def guard_pairwise(runs: Path, seed: int, sites: tuple[str, ...]) -> None:
     trained = [s for s in sites if s in PAIRWISE]
     pairs = list(itertools.permutations(trained, 2))
     pool = [pairwise_rulebase(runs, k, l, seed) for k, l in pairs]
-    seen = [training_nwp(Scenario.from_spec(f"lepping:{k}-5+lepping:{l}-5", lrms="fcfs"),
-                         FuzzyPolicy({0: [rb]}))[k] for (k, l), rb in zip(pairs, pool, strict=True)]
-    tight = [narrowed(rb, nwp) for rb, nwp in zip(pool, seen, strict=True)]
+    seen = [training_points(Scenario.from_spec(f"lepping:{k}-5+lepping:{l}-5", lrms="fcfs"),
+                            FuzzyPolicy({0: [rb]}))[k] for (k, l), rb in zip(pairs, pool, strict=True)]
+    tight = [narrowed(rb, x) for rb, x in zip(pool, seen, strict=True)]
+    every = [narrowed(rb, x, every_feature=True) for rb, x in zip(pool, seen, strict=True)]
     location = "awrt" if len(sites) > 2 else "fixed"
     guard_rows(f"seed {seed}, {' + '.join(sites)}, unseen cuts, FCFS", scenario, {
         "rules (the dissertation)": FuzzyPolicy(pool_for_sites(pool, sizes), location=location),
         "AWF beyond the declared ranges": FuzzyPolicy(pool_for_sites(pool, sizes), location=location,
                                                       outside_range="awf"),
         "AWF beyond the NWP seen in training": FuzzyPolicy(pool_for_sites(tight, sizes), location=location,
-                                                           outside_range="awf")})
+                                                           outside_range="awf"),
+        "AWF beyond every feature seen in training": FuzzyPolicy(pool_for_sites(every, sizes),
+                                                                 location=location, outside_range="awf")})
 
 
 def guard_coevolved(run: Path, sites: tuple[str, ...]) -> None:
@@ -123,15 +139,18 @@ def guard_coevolved(run: Path, sites: tuple[str, ...]) -> None:
     training = Scenario.from_spec(found[0].provenance["trained_on"], lrms="fcfs")
     names = [site_name(w.name) for w in training.workloads]
     by_training = {names.index(site_name(rb.provenance["site"])): rb for rb in found}
-    seen = training_nwp(training, FuzzyPolicy(by_training, location="awrt"))
+    seen = training_points(training, FuzzyPolicy(by_training, location="awrt"))
     here = [site_name(w.name) for w in scenario.workloads]
     by_site = {here.index(site_name(rb.provenance["site"])): rb for rb in found
                if site_name(rb.provenance["site"]) in here}
     tight = {k: narrowed(rb, seen[here[k]]) for k, rb in by_site.items()}
+    every = {k: narrowed(rb, seen[here[k]], every_feature=True) for k, rb in by_site.items()}
     guard_rows(f"{run}, {' + '.join(sites)}, unseen months, FCFS", scenario, {
         "rules (the dissertation)": FuzzyPolicy(by_site, location="awrt"),
         "AWF beyond the declared ranges": FuzzyPolicy(by_site, location="awrt", outside_range="awf"),
-        "AWF beyond the NWP seen in training": FuzzyPolicy(tight, location="awrt", outside_range="awf")})
+        "AWF beyond the NWP seen in training": FuzzyPolicy(tight, location="awrt", outside_range="awf"),
+        "AWF beyond every feature seen in training": FuzzyPolicy(every, location="awrt",
+                                                                 outside_range="awf")})
 
 
 def describe(title: str, scenario: Scenario, policy: FuzzyPolicy, rulebase_of, training_nwp) -> None:

@@ -21,7 +21,7 @@ from evogrid.optimize.genome import (
 )
 from evogrid.optimize.training import make_algorithm
 from evogrid.policy.registry import feature_ranges
-from evogrid.policy.rulebase import Rulebase
+from evogrid.policy.rulebase import Rulebase, RulebaseError
 
 TINY = "KTH-1+SDSC03-1"
 TINY3 = "KTH-1+SDSC03-1+HPC2N-1"
@@ -242,3 +242,26 @@ def test_sum_improving_prefers_any_grid_that_hurts_nobody():
              for name, a in (("improving", improving), ("hurting", cheap_but_hurting), ("worse", worse))}
     assert score["improving"] == 198.0 < score["hurting"] < score["worse"]
     assert pairing_score("sum", cheap_but_hurting, local) == 111.0 < pairing_score("sum", improving, local)
+
+
+def test_training_records_the_range_its_decisions_covered(tmp_path):
+    """A transfer rulebase records, per feature, the range of its site's decisions on the training
+    windows; with its ranges set to that range, the guard (outside_range="awf") changes nothing on
+    those windows, since every decision there lies inside it."""
+    from evogrid.policy.strategies import FuzzyPolicy, simulate
+    from evogrid.sim.scenario import Scenario
+
+    with Evaluator("serial") as ev:
+        run_training(_tiny(generations=2), tmp_path / "run", ev, progress=False)
+    rb = Rulebase.load(tmp_path / "run" / "rulebases" / "KTH-1_vs_SDSC03-1.json")
+    seen = rb.provenance["trained_range"]
+    assert list(seen) == list(rb.features) and all(lo <= hi for lo, hi in seen.values())
+    trained = rb.with_trained_ranges()
+    scenario = Scenario.from_spec(TINY, lrms=rb.provenance["lrms"])
+    rules = simulate(scenario, FuzzyPolicy({0: rb}), record_decisions=True).schedule
+    guarded = simulate(scenario, FuzzyPolicy({0: trained}, outside_range="awf")).schedule
+    assert guarded.start.tolist() == rules.start.tolist() and guarded.site.tolist() == rules.site.tolist()
+    x = rules.decisions.x[rules.decisions.site == 0, : len(rb.features)]
+    assert [[x[:, h].min(), x[:, h].max()] for h in range(len(rb.features))] == list(seen.values())
+    with pytest.raises(RulebaseError, match="trained_range"):
+        Rulebase.constant(True).with_trained_ranges()

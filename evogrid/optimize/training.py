@@ -97,6 +97,23 @@ def learned_rulebases(config: TrainConfig, best: dict[int, tuple[np.ndarray, flo
     return result
 
 
+def with_trained_range(config: TrainConfig, rulebases: dict[int, Rulebase]) -> dict[int, Rulebase]:
+    """The transfer rulebases with ``trained_range`` in their provenance: per feature, the least and
+    the largest value of the site's decisions on the training windows (the states its training
+    scored; None for a site that decided nothing). :meth:`Rulebase.with_trained_ranges` makes them
+    the ranges the ``outside_range = "awf"`` guard acts beyond (docs/training.md)."""
+    scenario = Scenario.from_spec(config.scenario, lrms=config.lrms)
+    policy = trained_strategy(rulebases, config.decision, config.others, config.location)
+    decisions = simulate(scenario, policy, record_decisions=True).schedule.decisions
+    out = {}
+    for k, rb in rulebases.items():
+        x = decisions.x[decisions.site == k, : len(rb.features)]
+        seen = None if not len(x) else {f: [float(x[:, h].min()), float(x[:, h].max())]
+                                          for h, f in enumerate(rb.features)}
+        out[k] = rb.with_provenance(trained_range=seen)
+    return out
+
+
 def evaluate_policy(config: TrainConfig, rulebases: dict[int, Rulebase], spec: str, lrms: str,
                     window: str, jobs_path: Path | None = None) -> list[dict[str, Any]]:
     """Per-site rows: AWRT with local scheduling and with the learned policy, and the change; with
@@ -119,6 +136,8 @@ def write_results(config: TrainConfig, state: EvolutionState, out: Path,
                   plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
     """Rulebase JSON files, the summary table and (with ``plots``) the plots."""
     rulebases = learned_rulebases(config, best)
+    if config.decision == "transfer":
+        rulebases = with_trained_range(config, rulebases)
     files = [str(rb.save(out / "rulebases" / f"{rulebase_stem(rb)}.json")) for rb in rulebases.values()]
     rows = evaluate_policy(config, rulebases, config.scenario, config.lrms, "train", out / "jobs_train.csv")
     if config.test:

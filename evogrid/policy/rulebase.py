@@ -242,6 +242,17 @@ class Rulebase:
         write_json(path, data)
         return path
 
+    def with_trained_ranges(self) -> Rulebase:
+        """This rulebase with its ranges set to the states its training showed it (provenance
+        ``trained_range``, recorded by transfer training), so that the ``outside_range = "awf"``
+        guard acts beyond them (docs/training.md, "Beyond the trained range")."""
+        seen = self.provenance.get("trained_range")
+        if not seen:
+            raise RulebaseError(f"rulebase of {self.provenance.get('site', '?')}: no trained_range in its "
+                                "provenance (trained before evogrid recorded it, or it decided nothing)")
+        ranges = np.array([seen[f] for f in self.features], dtype=np.float64)
+        return Rulebase(self.features, ranges, self.centers, self.widths, self.consequents, self.provenance)
+
     def with_provenance(self, **facts: Any) -> Rulebase:
         return Rulebase(self.features, self.ranges, self.centers, self.widths, self.consequents,
                         {**self.provenance, **facts})
