@@ -13,7 +13,8 @@ Run: ``.venv/bin/python experiments/cankar_collective.py [--seeds 5] [--loads 0.
 and variant) and ``tables.md``. The other readings in docs/coallocation.md: ``--out own --loads 0.5
 --discovery own``, ``--out all --loads 0.5 --occupied cpus ghz memory_gb``, ``--out optimum30 --loads
 0.5 --optimum-multiple 6``, ``--out optimum60 --loads 0.5 --optimum-multiple 12`` and, M doubling up
-to 12, ``--out mmax12 --loads 0.5 --discovery own --m-max 12``.
+to 12, ``--out mmax12 --loads 0.5 --discovery own --m-max 12``. Phase VI's failure path:
+``--concurrency 1 2 4 8 16`` (``concurrency/tables.md``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,14 @@ from pathlib import Path
 
 import numpy as np
 
-from evogrid.nodes import CankarLimits, co_allocate, discovered, optimum, planetlab_like
+from evogrid.nodes import (
+    CankarLimits,
+    co_allocate,
+    co_allocate_concurrently,
+    discovered,
+    optimum,
+    planetlab_like,
+)
 from evogrid.nodes.pool import RESOURCES
 from evogrid.nodes.request import NODE_COUNTS, cankar_cases
 from evogrid.optimize.rundir import write_csv
@@ -209,6 +217,28 @@ def report(rows: list[dict], title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def concurrency_study(seeds: int, load: float, levels: list[int]) -> str:
+    """Phase VI's failure path: each seed's 90 collective requests at N = 5 placed on one pool, booked
+    (each takes its resources), searched ``c`` at a time for each concurrency level ``c``."""
+    lines = [f"### Concurrent searches, load {load}, N = 5, 90 collective requests booked on one pool, "
+             f"{seeds} seeds", "",
+             "| concurrency | placed | failed bookings | searches per request | mean start (h) |",
+             "|---|---|---|---|---|"]
+    for level in levels:
+        placed, failed, searches, starts = [], [], [], []
+        for seed in range(1, seeds + 1):
+            pool = planetlab_like(seed=seed, load=load)
+            requests = [pair[1] for pair in cankar_cases(pool, 5, CASES, seed=1000 * seed + 5)]
+            got = co_allocate_concurrently(pool, requests, level, CankarLimits(), 100_000 * seed)
+            placed.append(sum(p.placed for p in got.placements))
+            failed.append(sum(got.failed_bookings))
+            searches.append(float(np.mean(got.attempts)))
+            starts.append(float(np.mean([p.start_s / 3600 for p in got.placements if p.placed])))
+        lines.append(f"| {level} | {mean_sd(placed, 1)} | {mean_sd(failed, 1)} | {mean_sd(searches, 3)} | "
+                     f"{mean_sd(starts, 2)} |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=5)
@@ -221,6 +251,8 @@ def main() -> None:
     parser.add_argument("--optimum-multiple", type=int, default=3,
                         help="the N = 5 optimum searches this many times N discovered nodes (3: the "
                         "algorithm's own 15)")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[],
+                        help="instead: the concurrent-search study at these levels (phase VI's failure)")
     parser.add_argument("--m-max", type=int, default=3,
                         help="M doubles from M_init = 3 after a failed pass while M <= this (3: one pass)")
     parser.add_argument("--discovery", choices=["shared", "own"], default="shared",
@@ -229,6 +261,13 @@ def main() -> None:
     args = parser.parse_args()
     small = planetlab_like(60, seed=0)
     co_allocate(small, cankar_cases(small, 2, 1, 0)[0][1])  # compile before the timing
+    if args.concurrency:
+        text = concurrency_study(args.seeds, args.loads[0], args.concurrency)
+        out = OUT / (args.out or "concurrency")
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "tables.md").write_text(text)
+        print(text)
+        return
     rows, text = [], []
     occupied = tuple(args.occupied)
     for load in args.loads:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import reference_nodes as ref
 from draws import int_list
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
@@ -17,6 +17,7 @@ from evogrid.nodes import (
     NodeRequest,
     cankar,
     co_allocate,
+    co_allocate_concurrently,
     discovered,
     optimum,
     planetlab_like,
@@ -183,3 +184,43 @@ def test_bad_requests_and_limits_name_the_field():
     with pytest.raises(ValueError, match="occupied: unknown resources"):
         planetlab_like(10, occupied=("disk",))
     assert cankar.OUTCOMES[cankar.PLACED] == "placed"
+
+
+@settings(max_examples=600, deadline=None)
+@given(cases(), st.integers(1, 4), st.integers(1, 5))
+def test_concurrent_searches_never_overbook_and_one_at_a_time_is_sequential(case, concurrency, copies):
+    """Several requests (copies of one, seeded apart) searched ``concurrency`` at a time on the same
+    pool state, booked in order (phase VI's failure sends a request back to phase I): no node is
+    ever over its capacity, each placed request holds exactly N nodes, a failed booking is followed
+    by another search, and with concurrency 1 nothing fails and the placements are those of placing
+    the requests one after the other."""
+    pool, request, limits, seed = case
+    requests = [request] * copies
+    twin = NodePool(pool.capacity.copy(), pool.occupancy.copy(), pool.labels, pool.resources)
+    got = co_allocate_concurrently(pool, requests, concurrency, limits, seed)
+    assert (pool.occupancy <= pool.capacity[:, :, None] + 1e-9).all()
+    for placement, tries, failures in zip(got.placements, got.attempts, got.failed_bookings, strict=True):
+        assert tries == failures + 1
+        if placement.placed:
+            assert len(set(placement.nodes.tolist())) == request.n_nodes
+    event(f"failed bookings: {min(sum(got.failed_bookings), 2)}+")
+    if concurrency == 1:
+        assert sum(got.failed_bookings) == 0
+        for i, placement in enumerate(got.placements):
+            alone = co_allocate(twin, request, limits, seed + i, book=True)
+            assert (alone.start_s, alone.nodes.tolist()) == (placement.start_s, placement.nodes.tolist())
+        assert np.allclose(twin.occupancy, pool.occupancy)
+
+
+def test_a_booking_taken_by_a_concurrent_search_goes_back_to_phase_one():
+    """Two identical requests for one node of the only node's whole capacity, searched at once: both
+    find slot 0; the first books it, the second's booking fails and its next search finds the slot
+    after the first one's reservation."""
+    pool = NodePool(np.ones((1, 1)), np.zeros((1, 1, 4)), np.zeros(1, dtype=np.int64), ("r0",))
+    request = NodeRequest(n_nodes=1, duration_s=300, earliest_s=0, latest_s=900, per_node=(1.0,),
+                          total=(1.0,), labels=0)
+    got = co_allocate_concurrently(pool, [request, request], concurrency=2)
+    assert [p.start_s for p in got.placements] == [0, 300]
+    assert got.attempts == [1, 2] and got.failed_bookings == [0, 1]
+    with pytest.raises(ValueError, match="concurrency"):
+        co_allocate_concurrently(pool, [request], concurrency=0)

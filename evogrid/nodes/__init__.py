@@ -12,12 +12,21 @@ collective requests (``evogrid.sim.collective``) are evogrid's own form of
 his chapter 3 on whole sites.
 """
 
-from evogrid.nodes.allocate import CankarLimits, Optimum, Placement, co_allocate, discovered, optimum
+from evogrid.nodes.allocate import (
+    CankarLimits,
+    ConcurrentOutcome,
+    Optimum,
+    Placement,
+    co_allocate,
+    co_allocate_concurrently,
+    discovered,
+    optimum,
+)
 from evogrid.nodes.cloud_jobs import scalable_batch
 from evogrid.nodes.colocation import ScalableJobs, preprocess
 from evogrid.nodes.pool import NodePool, planetlab_like
 from evogrid.nodes.request import NodeRequest, cankar_cases
 
-__all__ = ["CankarLimits", "NodePool", "NodeRequest", "Optimum", "Placement", "ScalableJobs",
-           "cankar_cases", "co_allocate", "discovered", "optimum", "planetlab_like", "preprocess",
-           "scalable_batch"]
+__all__ = ["CankarLimits", "ConcurrentOutcome", "NodePool", "NodeRequest", "Optimum", "Placement",
+           "ScalableJobs", "cankar_cases", "co_allocate", "co_allocate_concurrently", "discovered", "optimum",
+           "planetlab_like", "preprocess", "scalable_batch"]

@@ -104,3 +104,68 @@ def optimum(pool: NodePool, request: NodeRequest, nodes: np.ndarray) -> Optimum:
     start, efficiency, chosen = cankar.optimum(pool.capacity, pool.occupancy,
                                                np.asarray(nodes, dtype=np.int64), request.compiled(pool))
     return Optimum(int(start) * pool.slot_s if start >= 0 else None, float(efficiency), chosen)
+
+
+@dataclass(frozen=True)
+class ConcurrentOutcome:
+    """What :func:`co_allocate_concurrently` did with each request.
+
+    Attributes:
+        placements: the final placement of each request (booked on the pool where placed).
+        attempts: per request, the searches it ran (1: booked at the first try).
+        failed_bookings: per request, the bookings that failed because a request searching at the
+            same time had taken the resources first (his phase VI failure).
+    """
+
+    placements: list[Placement]
+    attempts: list[int]
+    failed_bookings: list[int]
+
+
+def co_allocate_concurrently(pool: NodePool, requests: list[NodeRequest], concurrency: int,
+                             limits: CankarLimits | None = None, seed: int = 0) -> ConcurrentOutcome:
+    """Place ``requests`` as searches that overlap: ``concurrency`` of them at a time search (phases
+    I-V) on the same state of ``pool``, then book (phase VI) in list order. A booking fails when the
+    resources it needs are no longer free, taken by a request of the same round; the request then
+    returns to phase I with M unchanged (his 3.3.6: "Rezervacija je lahko neuspešna, ker so bili med
+    izvajanjem algoritma nekateri viri na vozliščih že zasedeni. V tem primeru se algoritem vrne v
+    fazo I brez spreminjanja parametra M", the reservation may fail because some resources on the
+    nodes were taken while the algorithm ran; then the algorithm returns to phase I without changing
+    M) and searches again in the next round, with the requests not yet started. ``concurrency = 1``
+    is placing them one after the other. Each search's seed is ``seed`` plus the request's index
+    and, on a repeat, 1,000,003 per attempt before. ``pool`` is updated in place."""
+    if concurrency < 1:
+        raise ValueError(f"concurrency {concurrency}: expected at least 1")
+    n = len(requests)
+    placements: dict[int, Placement] = {}
+    attempts, failed = [0] * n, [0] * n
+    waiting = list(range(n))
+    while waiting:
+        round_, waiting = waiting[:concurrency], waiting[concurrency:]
+        found = {}
+        for i in round_:  # every search of the round sees the pool as the round found it
+            found[i] = co_allocate(pool, requests[i], limits, seed + i + 1_000_003 * attempts[i])
+            attempts[i] += 1
+        retry = []
+        for i in round_:
+            got = found[i]
+            first = None if got.start_s is None else got.start_s // pool.slot_s
+            slots = requests[i].duration_s // pool.slot_s
+            if got.placed and not _still_free(pool, got.nodes, got.amounts, first, slots):
+                failed[i] += 1
+                retry.append(i)
+                continue
+            if got.placed:
+                pool.reserve(got.nodes, got.amounts, first, slots)
+            placements[i] = got
+        # Back to phase I, ahead of the requests not yet started. The round's first booking always
+        # holds (it searched the pool as it is), so every round settles at least one request.
+        waiting = retry + waiting
+    return ConcurrentOutcome([placements[i] for i in range(n)], attempts, failed)
+
+
+def _still_free(pool: NodePool, nodes: np.ndarray, amounts: np.ndarray, first_slot: int,
+                n_slots: int) -> bool:
+    """Do ``nodes`` still have ``amounts`` free over the slots (a tolerance for float sums)?"""
+    free = pool.capacity[nodes, :, None] - pool.occupancy[nodes, :, first_slot:first_slot + n_slots]
+    return bool((free >= amounts[:, :, None] - 1e-9).all())
