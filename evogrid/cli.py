@@ -245,6 +245,22 @@ def _parse_rulebase_args(specs: list[str], scenario: Scenario) -> dict[int, list
     return load_rulebases([RulebaseSpec.parse(spec) for spec in specs], scenario)
 
 
+def _job_location_options(given: list[str] | None) -> dict[str, float] | None:
+    """``--job-locations NAME=SHARE`` options as a mapping (None: not given)."""
+    if not given:
+        return None
+    out = {}
+    for text in given:
+        name, sep, share = text.partition("=")
+        try:
+            out[name] = float(share)
+        except ValueError:
+            raise ScenarioError(f"--job-locations {text}: expected NAME=SHARE, e.g. mct=0.3") from None
+        if not sep:
+            raise ScenarioError(f"--job-locations {text}: expected NAME=SHARE, e.g. mct=0.3")
+    return out
+
+
 @app.command("simulate")
 def simulate_cmd(
     scenario: Annotated[
@@ -275,6 +291,9 @@ def simulate_cmd(
     outside_range: Annotated[str | None, typer.Option(
         help=f"With rulebases, what a decision whose features leave a rulebase's ranges does (default "
              f"{OUTSIDE_RANGE.default.name}): {OUTSIDE_RANGE.help()}.")] = None,
+    job_locations: Annotated[list[str] | None, typer.Option(
+        help="NAME=SHARE: that share of the jobs (drawn with --seed) uses location policy NAME instead of "
+             "--location, as Beichter's jobs name theirs; repeat for several.")] = None,
     refresh_s: Annotated[int | None, typer.Option(
         min=0, help="Seconds between the information service's publications of the sites' state: "
                     "the location policy ranks sites as last published (Beichter's MDS: 30). "
@@ -313,7 +332,8 @@ def simulate_cmd(
         raise ScenarioError(f"--outside-range applies to --strategy rulebase only, not {name}")
     config = base.with_options(name=name, others=others, location=location, seed=seed,
                                pool_arrivals=pool_arrivals, active_take=active_take, refresh_s=refresh_s,
-                               outside_range=outside_range)
+                               outside_range=outside_range,
+                               job_locations=_job_location_options(job_locations))
     specs = [RulebaseSpec.parse(spec) for spec in rulebase] if rulebase else None
     chosen = build_strategy(config, loaded, specs)
     t0 = time.perf_counter()

@@ -69,6 +69,7 @@ class Policy:
     hard: tuple = ()  # per job: the bits it requires (default: none) ...
     preferred: tuple = ()  # ... and prefers
     refresh: int = 0  # the information service's refresh interval (s); 0: location keys see sites now
+    job_location: tuple = ()  # per job (arrival order): its location policy's name (empty: ``location``)
 
 
 def published_site(site):
@@ -347,25 +348,29 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
         area += sum(jobs[q].estimate * jobs[q].procs for q in site.queue)
         return t + area / site.m
 
+    def location_of(job):
+        return policy.job_location[job] if policy.job_location else policy.location
+
     def key(l, k, job, t):
         need = jobs[job].procs
-        if policy.location in LOCATION_KEYS:
-            return LOCATION_KEYS[policy.location](seen, jobs, l, k, job, t)
-        if policy.location == "debt":  # area of k's completed jobs at l less l's at k: the largest debt first
+        location = location_of(job)
+        if location in LOCATION_KEYS:
+            return LOCATION_KEYS[location](seen, jobs, l, k, job, t)
+        if location == "debt":  # area of k's completed jobs at l less l's at k: the largest debt first
             return den[k][l] - den[l][k], 0.0
-        if policy.location == "awrt":
+        if location == "awrt":
             return num[k][l] / den[k][l] if den[k][l] > 0 else -1.0, 0.0
-        if policy.location == "least-load":  # load after taking the job, then fewer waiting jobs
+        if location == "least-load":  # load after taking the job, then fewer waiting jobs
             return 1.0 - (seen[l].free - need) / seen[l].m, (len(seen[l].queue) + 1) / (seen[l].m * 5.0)
-        if policy.location == "olb":  # the most free processors now, then fewer waiting jobs
+        if location == "olb":  # the most free processors now, then fewer waiting jobs
             return -seen[l].free, len(seen[l].queue)
-        if policy.location == "met":
+        if location == "met":
             return speed[k] / speed[l], 0.0
-        if policy.location in ("mct", "min-min", "max-min"):
+        if location in ("mct", "min-min", "max-min"):
             return ready(l, job, t) + jobs[job].estimate * speed[k] / speed[l], 0.0
-        if policy.location in ("beichter-old", "beichter-new"):
-            return beichter_key(policy.location, seen[l], need)
-        if policy.location == "rank":
+        if location in ("beichter-old", "beichter-new"):
+            return beichter_key(location, seen[l], need)
+        if location == "rank":
             names, rules = policy.rulebases[(k, k)]
             return -tsk(rules, features(l, job, names, origin=k, t=t)), 0.0
         return 0.0, 0.0  # fixed
@@ -376,9 +381,9 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
         h = hard[job]
         eligible = ([k] if with_home else []) + [
             l for l in range(K) if l != k and sites[l].m >= jobs[job].procs and tags[l] & h == h]
-        if policy.location == "random":
+        if location_of(job) == "random":
             raise NotImplementedError("the reference has no twin of the seeded shuffle")
-        if policy.location == "fixed" and not preferred[job]:
+        if location_of(job) == "fixed" and not preferred[job]:
             return eligible
         eligible.sort(key=lambda l: (-bin(tags[l] & preferred[job]).count("1"), *key(l, k, job, t)))
         return eligible

@@ -50,11 +50,18 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     location = data.draw(st.sampled_from(locations))
     exchange, ref_rbs, ref_bounds = random_exchange(data, transfer, location)
     refresh = data.draw(st.one_of(st.just(0), st.integers(1, 40)))
-    schedule = simulate_grid(jobs, lrms, replace(exchange, refresh_s=refresh))
+    # A location policy per job (Beichter's POLICY tag) in about a third of the cases.
+    per_job = [n for n in locations if n not in ("min-min", "max-min", "rank")]
+    others = st.lists(st.sampled_from(per_job), min_size=1, max_size=3, unique=True)
+    shares = () if LOCATIONS[location].batch or data.draw(st.integers(0, 2)) else tuple(
+        (name, 0.3) for name in data.draw(others))
+    exchange = replace(exchange, refresh_s=refresh, job_locations=shares)
+    schedule = simulate_grid(jobs, lrms, exchange)
     check_schedule(schedule)
     speed, tags, hard, preferred = (a.tolist() for a in jobs.site_arrays)
     policy = Policy("exchange", transfer, location, ref_rbs, speed=tuple(speed), tags=tuple(tags),
-                    hard=tuple(hard), preferred=tuple(preferred), refresh=refresh, bounds=ref_bounds)
+                    hard=tuple(hard), preferred=tuple(preferred), refresh=refresh, bounds=ref_bounds,
+                    job_location=_job_location_names(exchange, jobs))
     start, where, run_time = _reference(sites, jobs, lrms, policy)
     assert schedule.start.tolist() == start
     assert schedule.site.tolist() == where
@@ -63,6 +70,7 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     rescaled = moved & (schedule.run_time != jobs.run_time)
     event(f"location {location}")
     event(f"stale information: {refresh > 0}")
+    event(f"a location policy per job: {bool(shares)}")
     event(f"jobs moved between sites of different speed: {bool(rescaled.any())}")
     event(f"a job with a hard requirement moved: {bool((moved & (np.asarray(hard) > 0)).any())}")
     event(f"jobs submitted at one instant: {bool((np.diff(jobs.submit) == 0).any())}")
@@ -181,6 +189,14 @@ def test_default_sites_are_bit_identical_and_bad_input_is_one_line():
     with pytest.raises(ScenarioError, match="ranking rulebase at every site"):
         simulate_grid(a, "fcfs", Exchange("x", transfer=("broker",) * 2, location="rank",
                                           rulebases=TSKStack.stack([Rulebase.constant(True).arrays()])))
+
+
+def _job_location_names(exchange: Exchange, jobs: GridJobs) -> tuple:
+    """Each job's location policy by name, as the compiled loop draws them (empty: none per job)."""
+    if not exchange.job_locations:
+        return ()
+    names = {e.code: e.name for e in LOCATIONS.values()}
+    return tuple(names[c] for c in exchange.arrays(jobs).job_location.tolist())
 
 
 def _site(name, submit, run_time):

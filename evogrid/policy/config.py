@@ -43,6 +43,7 @@ from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import (
     Broker,
     FuzzyPolicy,
+    JobLocations,
     Stale,
     Strategy,
     pool_for_sites,
@@ -146,6 +147,9 @@ class StrategyConfig(BaseModel):
                                         description="aa only: " + ACTIVE_TAKE.help())
     outside_range: OutsideRangeName = Field(default=OUTSIDE_RANGE.default.name,
                                             description="rulebase only: " + OUTSIDE_RANGE.help())
+    job_locations: dict[LocationName, float] = Field(
+        default_factory=dict, description="location policy -> share of the jobs that use it instead of "
+                                          "`location` (Beichter's per-job POLICY tag; drawn with `seed`)")
     refresh_s: int = Field(default=0, ge=0, strict=True,
                            description="seconds between the information service's publications of "
                                        "the sites' state, which location policies rank by (0: exact)")
@@ -223,6 +227,8 @@ def build_strategy(config: StrategyConfig, scenario: Scenario,
         where = f"{scenario.source}: strategy.rulebases" if scenario.source else "strategy.rulebases"
         rulebases = config.rulebase_specs(where)
     chosen = STRATEGIES.lookup(config.name, "strategy").factory(config, scenario, rulebases)
+    if config.job_locations:
+        chosen = JobLocations(chosen, tuple(config.job_locations.items()))
     return Stale(chosen, config.refresh_s) if config.refresh_s else chosen
 
 

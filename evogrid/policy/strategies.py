@@ -20,7 +20,8 @@ A strategy turns a grid's sites into an :class:`~evogrid.sim.schedule.Exchange`
 - :class:`CentralPool` (FCFS-JS / EASY-JS / LIST-JS) and
   :class:`ActiveRequest` (AA): baselines that break the information policy;
 - :class:`Stale`: another strategy whose location policy sees the sites as an
-  information service published them every so many seconds.
+  information service published them every so many seconds;
+- :class:`JobLocations`: another strategy with a location policy per job.
 
 Their option names (location and transfer policies, pool arrival rules) are
 the registries of :mod:`evogrid.policy.registry`. A scenario file's
@@ -341,7 +342,21 @@ class Stale:
         return replace(inner, label=f"{inner.label} (refresh {self.refresh_s} s)", refresh_s=self.refresh_s)
 
 
-Strategy = Local | AcceptWhenFit | FuzzyPolicy | Broker | PythonPolicy | CentralPool | ActiveRequest | Stale
+@dataclass(frozen=True)
+class JobLocations:
+    """``strategy`` with a location policy per job, as Beichter's jobs name theirs (his POLICY tag,
+    6.3.3): each job draws one of ``shares`` (``((name, share), ...)``, seeded by the strategy's
+    seed), the rest keep the strategy's location policy (docs/grid.md, A location policy per job)."""
+
+    strategy: Strategy
+    shares: tuple[tuple[str, float], ...]
+
+    def exchange(self, jobs: GridJobs) -> Exchange:
+        return replace(self.strategy.exchange(jobs), job_locations=tuple(self.shares))
+
+
+Strategy = (Local | AcceptWhenFit | FuzzyPolicy | Broker | PythonPolicy | CentralPool | ActiveRequest | Stale
+            | JobLocations)
 
 
 #: The local scheduler Delta_b compares with (the dissertation's "best local algorithm").

@@ -130,9 +130,13 @@ from evogrid.sim.sites import SiteArrays
 
 #: Fields of the ``setup`` array of a grid run (``PY_ORDER``: 1 if a Python queue order keys every
 #: job at its submission, evogrid.sim.python_policy.QueueOrder; ``REFRESH``: the information
-#: service's refresh interval in seconds, 0: location policies see the sites as they are).
+#: service's refresh interval in seconds, 0: location policies see the sites as they are;
+#: ``JOB_LOCATIONS``: 1 if each job names its location policy in ``policy.job_location``;
+#: ``TRACK_AREA``, ``TRACK_DELEGATED``: 1 if some job's location policy reads the sites' work ahead
+#: or the AWRT of delegated jobs, which the loop then keeps).
 SCHEME, POOL_ARRIVALS, LOCATION, SEED, MATCHING, PY_ORDER, ACTIVE_TAKE, REFRESH = 0, 1, 2, 3, 4, 5, 6, 7
-N_SETUP_FIELDS = 8
+JOB_LOCATIONS, TRACK_AREA, TRACK_DELEGATED = 8, 9, 10
+N_SETUP_FIELDS = 11
 #: Fields of the ``pause`` array (``work.pause``): where the loop stopped to ask a Python policy
 #: (evogrid.sim.python_policy) and what it was told. ``P_NEXT``: the next arrival;
 #: ``P_TIME``: the decision's time (s); ``P_JOB``: the job whose arrival is under way (-1: none);
@@ -165,6 +169,7 @@ class PolicyArrays(NamedTuple):
     rb_params: np.ndarray  #: float64: the rulebases (evogrid.sim.tsk.TSKStack.params)
     rb_meta: np.ndarray  #: int64: their rule and feature counts and feature codes (TSKStack.meta)
     rb_bounds: np.ndarray  #: float64: per feature, the range beyond which AWF decides (TSKStack.bounds)
+    job_location: np.ndarray  #: int64 (n,): each job's location policy code (``JOB_LOCATIONS``; else (1,))
     sites: SiteArrays  #: speeds, attributes and requirements (evogrid.sim.sites)
 
 
@@ -228,8 +233,8 @@ def _python_accepts(s, job, partner, pause):
 
 @njit(cache=True, inline="always")
 def _needs_area(setup):
-    """Does the location policy read the sites' estimated work ahead (evogrid.sim.locations.work_ahead)?"""
-    return setup[SCHEME] == EXCHANGE and locations.reads_work_ahead(setup[LOCATION])
+    """Does some job's location policy read the sites' work ahead (evogrid.sim.locations.work_ahead)?"""
+    return setup[SCHEME] == EXCHANGE and setup[TRACK_AREA] != 0
 
 
 @njit(cache=True, inline="always")
@@ -306,7 +311,7 @@ def _location_order(k, job, with_home, t, jobs, state, policy, work):
     """
     sc = state.sc
     order, delegated, keys = work.order, work.delegated, work.keys
-    location = policy.setup[LOCATION]
+    location = policy.job_location[job] if policy.setup[JOB_LOCATIONS] != 0 else policy.setup[LOCATION]
     tags, hard, preferred = policy.sites.tags, policy.sites.hard, policy.sites.preferred
     K = delegated.shape[1]
     need = jobs[PROCS, job]
@@ -753,7 +758,7 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
         if i == 0 and pause[P_JOB] < 0:  # a new run, not one resumed after a pause
             np.random.seed(setup[SEED])
         # With one partner every order is the same: no bookkeeping of delegated jobs needed.
-        track_delegated = scheme == EXCHANGE and locations.reads_delegated(setup[LOCATION]) and K > 2
+        track_delegated = scheme == EXCHANGE and setup[TRACK_DELEGATED] != 0 and K > 2
         needs_area = _needs_area(setup)
         batched = scheme == EXCHANGE and locations.routes_batches(setup[LOCATION])
     arrivals = work.arrivals

@@ -13,7 +13,7 @@ from evogrid.errors import ScenarioError
 from evogrid.sim import codes, core, grid, locations, lrms, transfers
 from evogrid.sim.metrics import awrt_per_site, site_metrics
 from evogrid.sim.python_policy import AdmissionPolicy, LocationPolicy, QueueOrder, TransferPolicy, decider
-from evogrid.sim.registry import ACTIVE_TAKE, LOCATIONS, POOL_ARRIVALS, SCHEMES, TRANSFERS
+from evogrid.sim.registry import ACTIVE_TAKE, LOCATIONS, POOL_ARRIVALS, SCHEMES, TRANSFERS, Location
 from evogrid.sim.reserving import no_requests
 from evogrid.sim.sites import SWF_FIELDS, SiteArrays, Sites
 from evogrid.sim.tsk import TSKStack
@@ -244,6 +244,9 @@ class Exchange:
             multiple of ``refresh_s`` (their free processors, queues, running jobs, MCT's work
             ahead), as Beichter's MDS did every 30 s; 0 (the default): as they are now. The sites'
             own transfer decisions always see themselves as they are (docs/grid.md).
+        job_locations: ``((name, share), ...)``: a location policy per job, as Beichter's jobs
+            name theirs (his POLICY tag, 6.3.3): each job draws one of these with its share (seeded by
+            ``seed``), the rest use ``location`` (exchange only; no batch or Python policies).
     """
 
     label: str
@@ -257,6 +260,7 @@ class Exchange:
     rulebase_of: np.ndarray | None = None
     order: QueueOrder | None = None
     refresh_s: int = 0
+    job_locations: tuple[tuple[str, float], ...] = ()
 
     def arrays(self, jobs: GridJobs) -> grid.PolicyArrays:
         """The validated ``policy`` argument of the compiled grid loop (evogrid.sim.grid.run_grid)."""
@@ -309,6 +313,7 @@ class Exchange:
         if refresh > 0 and (self.scheme != "exchange" or location is None):
             raise ScenarioError("refresh_s applies to the exchange scheme with a compiled location policy, "
                                 f"not {self.scheme!r} with {self.location!r}")
+        job_location, chosen = self._job_locations(jobs, location, entries)
         setup = np.zeros(grid.N_SETUP_FIELDS, dtype=np.int64)
         setup[grid.SCHEME] = scheme.code
         setup[grid.POOL_ARRIVALS] = pool_arrivals.code
@@ -318,8 +323,40 @@ class Exchange:
         setup[grid.MATCHING] = int(not jobs.sites.is_default)
         setup[grid.PY_ORDER] = int(self.order is not None)
         setup[grid.REFRESH] = int(refresh)
+        setup[grid.JOB_LOCATIONS] = int(len(self.job_locations) > 0)
+        setup[grid.TRACK_AREA] = int(any(e.reads_work_ahead for e in chosen))
+        setup[grid.TRACK_DELEGATED] = int(any(e.reads_delegated for e in chosen))
         return grid.PolicyArrays(setup, transfer_codes, rulebase_of, self.rulebases.params,
-                                 self.rulebases.meta, self.rulebases.bounds, jobs.site_arrays)
+                                 self.rulebases.meta, self.rulebases.bounds, job_location, jobs.site_arrays)
+
+    def _job_locations(self, jobs: GridJobs, location: Location | None,
+                       transfers_: list) -> tuple[np.ndarray, list[Location]]:
+        """Each job's location policy code (``job_locations`` drawn, the rest ``location``; shape
+        (1,) without ``job_locations``) and the location policies the run uses."""
+        chosen = [] if location is None else [location]
+        if not self.job_locations:
+            return np.full(1, -1, dtype=np.int64), chosen
+        if location is None or location.batch or self.scheme != "exchange":
+            raise ScenarioError("job_locations work with the exchange scheme and a compiled location policy "
+                                "that routes jobs one by one")
+        shares = [s for _, s in self.job_locations]
+        if any(not 0 < s <= 1 for s in shares) or sum(shares) > 1 + 1e-12:
+            raise ScenarioError(f"job_locations: shares {shares} must each lie in (0, 1] and sum to "
+                                "at most 1")
+        entries = [LOCATIONS.lookup(name, "job_locations") for name, _ in self.job_locations]
+        brokers = any(e is not None and e.routes for e in transfers_)
+        for e in entries:
+            if e.batch or e.code not in locations.ORDERED and e.code not in (codes.L_FIXED, codes.L_RANDOM):
+                raise ScenarioError(f"job_locations: {e.name!r} routes batches or has no compiled key")
+            if brokers and not e.ranks_every_site:
+                raise ScenarioError(f"job_locations: a broker needs a location policy that ranks every site, "
+                                    f"not {e.name!r}")
+        draw = np.random.default_rng([int(self.seed), 1]).random(len(jobs.submit))
+        job_location = np.full(len(jobs.submit), location.code, dtype=np.int64)
+        edges = np.cumsum(shares)
+        for e, low, high in zip(entries, edges - shares, edges, strict=True):
+            job_location[(draw >= low) & (draw < high)] = e.code
+        return job_location, chosen + entries
 
     @property
     def python_transfer(self) -> dict[int, TransferPolicy]:
