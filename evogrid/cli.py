@@ -328,8 +328,6 @@ def simulate_cmd(
         raise ScenarioError(f"--pool-arrivals applies to --strategy pool only, not {name}")
     if active_take is not None and name != "aa":
         raise ScenarioError(f"--active-take applies to --strategy aa only, not {name}")
-    if outside_range is not None and name != "rulebase":
-        raise ScenarioError(f"--outside-range applies to --strategy rulebase only, not {name}")
     config = base.with_options(name=name, others=others, location=location, seed=seed,
                                pool_arrivals=pool_arrivals, active_take=active_take, refresh_s=refresh_s,
                                outside_range=outside_range,

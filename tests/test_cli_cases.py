@@ -145,7 +145,7 @@ CASES = [
     (["simulate", "{root}/guarded.toml"], 2,
      ["guarded.toml", "strategy.outside_range", "rulebase strategy only"]),
     (["simulate", "KTH-1+SDSC03-1", "--strategy", "awf", "--outside-range", "awf"], 2,
-     ["--outside-range", "rulebase only"]),
+     ["--outside-range awf", "rulebase strategy only"]),
     (["simulate", "KTH-1+SDSC03-1", "--rulebase", "trained_rulebases/pairwise/kth_vs_sdsc03.json",
       "--outside-range", "nope"], 2, ["--outside-range nope"]),
     (["simulate", "KTH-1+SDSC03-1", "--rulebase", "trained_rulebases/pairwise/kth_vs_sdsc03.json",

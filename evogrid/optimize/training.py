@@ -39,8 +39,9 @@ from evogrid.optimize.fitness import trained_strategy
 from evogrid.optimize.genome import to_rulebase
 from evogrid.optimize.loop import STANDARD_PLOTS, Plots, RunKind, new_run, resolve_plots, resume_run
 from evogrid.policy.rulebase import Rulebase
-from evogrid.policy.strategies import simulate
+from evogrid.policy.strategies import Result, simulate
 from evogrid.sim.scenario import Scenario
+from evogrid.sim.schedule import DecisionLog
 
 GENERATIONS_CSV = rundir.GENERATIONS_CSV
 SUMMARY = "summary"
@@ -97,14 +98,11 @@ def learned_rulebases(config: TrainConfig, best: dict[int, tuple[np.ndarray, flo
     return result
 
 
-def with_trained_range(config: TrainConfig, rulebases: dict[int, Rulebase]) -> dict[int, Rulebase]:
+def with_trained_range(rulebases: dict[int, Rulebase], decisions: DecisionLog) -> dict[int, Rulebase]:
     """The transfer rulebases with ``trained_range`` in their provenance: per feature, the least and
-    the largest value of the site's decisions on the training windows (the states its training
+    the largest value of the site's ``decisions`` on the training windows (the states its training
     scored; None for a site that decided nothing). :meth:`Rulebase.with_trained_ranges` makes them
     the ranges the ``outside_range = "awf"`` guard acts beyond (docs/training.md)."""
-    scenario = Scenario.from_spec(config.scenario, lrms=config.lrms)
-    policy = trained_strategy(rulebases, config.decision, config.others, config.location)
-    decisions = simulate(scenario, policy, record_decisions=True).schedule.decisions
     out = {}
     for k, rb in rulebases.items():
         x = decisions.x[decisions.site == k, : len(rb.features)]
@@ -114,17 +112,24 @@ def with_trained_range(config: TrainConfig, rulebases: dict[int, Rulebase]) -> d
     return out
 
 
-def evaluate_policy(config: TrainConfig, rulebases: dict[int, Rulebase], spec: str, lrms: str,
-                    window: str, jobs_path: Path | None = None) -> list[dict[str, Any]]:
-    """Per-site rows: AWRT with local scheduling and with the learned policy, and the change; with
-    ``jobs_path``, the learned policy's schedule is written there, one row per job (evogrid.jobs_file)."""
+def run_policy(config: TrainConfig, rulebases: dict[int, Rulebase], spec: str, lrms: str,
+               record_decisions: bool = False) -> Result:
+    """The learned policy on scenario ``spec`` under ``lrms``, with its local baseline."""
     scenario = Scenario.from_spec(spec, lrms=lrms)
-    res = simulate(scenario, trained_strategy(rulebases, config.decision, config.others, config.location))
+    return simulate(scenario, trained_strategy(rulebases, config.decision, config.others, config.location),
+                    record_decisions=record_decisions)
+
+
+def evaluate_policy(res: Result, rulebases: dict[int, Rulebase], lrms: str, window: str,
+                    jobs_path: Path | None = None) -> list[dict[str, Any]]:
+    """Per-site rows of a learned policy's run ``res`` (:func:`run_policy` under ``lrms``): AWRT
+    with local scheduling and with the learned policy, and the change; with ``jobs_path``, the
+    learned policy's schedule is written there, one row per job (evogrid.jobs_file)."""
     if jobs_path is not None:
         write_jobs(jobs_path, res.schedule)
     rows = []
     for k, (row, base) in enumerate(zip(res.metrics(), res.baseline.metrics(), strict=True)):
-        rows.append({"window": window, "scenario": scenario.name, "lrms": lrms, "site": row["site"],
+        rows.append({"window": window, "scenario": res.scenario.name, "lrms": lrms, "site": row["site"],
                      "learned": k in rulebases, "local_awrt": round(base["awrt"], 2),
                      "policy_awrt": round(row["awrt"], 2),
                      "improvement_pct": round(row["delta_awrt_pct"], 2)})
@@ -136,13 +141,15 @@ def write_results(config: TrainConfig, state: EvolutionState, out: Path,
                   plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
     """Rulebase JSON files, the summary table and (with ``plots``) the plots."""
     rulebases = learned_rulebases(config, best)
-    if config.decision == "transfer":
-        rulebases = with_trained_range(config, rulebases)
+    transfer = config.decision == "transfer"
+    train = run_policy(config, rulebases, config.scenario, config.lrms, record_decisions=transfer)
+    if transfer:  # the decisions of this run are the states the training scored
+        rulebases = with_trained_range(rulebases, train.schedule.decisions)
     files = [str(rb.save(out / "rulebases" / f"{rulebase_stem(rb)}.json")) for rb in rulebases.values()]
-    rows = evaluate_policy(config, rulebases, config.scenario, config.lrms, "train", out / "jobs_train.csv")
+    rows = evaluate_policy(train, rulebases, config.lrms, "train", out / "jobs_train.csv")
     if config.test:
         for lrms in dict.fromkeys((*TEST_LRMS, config.lrms)):
-            rows += evaluate_policy(config, rulebases, config.test, lrms, "test",
+            rows += evaluate_policy(run_policy(config, rulebases, config.test, lrms), rulebases, lrms, "test",
                                     out / "jobs_test.csv" if lrms == config.lrms else None)
     rundir.write_rows(out / SUMMARY, rows)
     if (plots := resolve_plots(plots)) is not None:

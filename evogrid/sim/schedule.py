@@ -346,7 +346,7 @@ class Exchange:
         entries = [LOCATIONS.lookup(name, "job_locations") for name, _ in self.job_locations]
         brokers = any(e is not None and e.routes for e in transfers_)
         for e in entries:
-            if e.batch or e.code not in locations.ORDERED and e.code not in (codes.L_FIXED, codes.L_RANDOM):
+            if e.batch or (e.code not in locations.ORDERED and e.code not in (codes.L_FIXED, codes.L_RANDOM)):
                 raise ScenarioError(f"job_locations: {e.name!r} routes batches or has no compiled key")
             if brokers and not e.ranks_every_site:
                 raise ScenarioError(f"job_locations: a broker needs a location policy that ranks every site, "
