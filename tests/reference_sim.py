@@ -866,11 +866,11 @@ class Desk:
                           and self.where[j] == k and start[j] <= b < start[j] + jobs[j].run_time)
             return m - running - sum(p for a, e, p, _ in self.held[k].ever if a <= b < e)
 
-        def meets(a, la, b, lb):  # on the 24-hour circle
-            minutes = lambda x, length: {(x + i) % day for i in range(min(length, day))}  # noqa: E731
-            return bool(minutes(a, la) & minutes(b, lb))
+        def seconds_of_day(x, length):  # [x, x + length) on the 24-hour circle, second by second
+            return ((x + i) % day for i in range(min(length, day)))
 
-        samples = [idle(b) for b in range(0, t, delta) if meets(b, delta, s, d)]
+        candidate = set(seconds_of_day(s, d))  # the samples' intervals meet it or not
+        samples = [idle(b) for b in range(0, t, delta) if not candidate.isdisjoint(seconds_of_day(b, delta))]
         aip = sum(samples) / len(samples) if samples else float(m)
         return 1.0 if 2 * n <= aip else (2.0 - 2.0 * n / aip if n <= aip else 0.0)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import reference_nodes as ref
+from draws import float_list, int_list
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,15 +39,14 @@ def test_compiled_scheduler_is_the_twins(case):
 
 @st.composite
 def batches(draw):
+    """2-14 jobs: each resource's demand one of his shares, its bounds that demand divided and
+    multiplied by 1-4 (at most 1), 2-7 hours, 1-3 tasks."""
     n = draw(st.integers(2, 14))
-    rows = []
-    for _ in range(n):
-        need = [draw(st.sampled_from(SHARES)) for _ in range(3)]
-        low = [d / draw(st.floats(1.0, 4.0)) for d in need]
-        high = [min(1.0, d * draw(st.floats(1.0, 4.0))) for d in need]
-        rows.append((need, low, high, draw(st.floats(2.0, 7.0)), draw(st.integers(1, 3))))
-    return ScalableJobs(*(np.array([r[i] for r in rows]) for i in range(4)),
-                        tasks=np.array([r[4] for r in rows], dtype=np.int64))
+    need = np.array(SHARES)[draw(int_list(3 * n, 0, len(SHARES) - 1))].reshape(n, 3)
+    low = need / np.array(draw(float_list(3 * n, 1.0, 4.0))).reshape(n, 3)
+    high = np.minimum(1.0, need * np.array(draw(float_list(3 * n, 1.0, 4.0))).reshape(n, 3))
+    return ScalableJobs(need, low, high, np.array(draw(float_list(n, 2.0, 7.0))),
+                        tasks=np.array(draw(int_list(n, 1, 3)), dtype=np.int64))
 
 
 @settings(max_examples=1000, deadline=None)

@@ -1004,9 +1004,11 @@ def next_completion_at(k, sc, running):
 
 
 def lrms_mode(codes: np.ndarray) -> int:
-    """The compilation mode for per-site LRMS codes: the common code, or MIXED."""
+    """The compilation mode for per-site LRMS codes: the common code (one site, or an LRMS with
+    ``own_loops``), or MIXED."""
     first = int(codes[0])
-    return first if bool((codes == first).all()) else MIXED
+    same = bool((codes == first).all())
+    return first if same and (codes.shape[0] == 1 or lrms.OWN_LOOPS[first]) else MIXED
 
 
 def pack_jobs(submit, run_time, estimate, procs, home) -> np.ndarray:

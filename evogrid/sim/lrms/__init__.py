@@ -55,7 +55,7 @@ MIXED = -1
 def _generate_dispatch(entries: tuple[Lrms, ...]) -> tuple[Callable, tuple[bool, ...], ...]:
     """The compiled ``behind_head(lrms, ...)`` and ``group_may_start(lrms, ...)`` over ``entries``;
     then by code: ``uses_shadow``, ``backfills``, ``profile``, "keeps the running jobs sorted by
-    estimated end", "orders its queue by estimate" and ``indexed``.
+    estimated end", "orders its queue by estimate", ``indexed`` and ``own_loops``.
 
     Generated rather than written so that a registry entry is all an LRMS
     needs (:mod:`evogrid.sim.dispatch`).
@@ -78,12 +78,13 @@ def _generate_dispatch(entries: tuple[Lrms, ...]) -> tuple[Callable, tuple[bool,
     return (*compile_inline(lines, namespace, __file__, ("behind_head", "group_may_start")),
             tuple(e.uses_shadow for e in by_code), tuple(e.backfills for e in by_code),
             tuple(e.profile for e in by_code), tuple(e.uses_shadow or e.profile for e in by_code),
-            tuple(e.order == "sjf" for e in by_code), tuple(e.indexed for e in by_code))
+            tuple(e.order == "sjf" for e in by_code), tuple(e.indexed for e in by_code),
+            tuple(e.own_loops for e in by_code))
 
 
 ORDERS = ("fifo", "sjf")
 (behind_head, group_may_start, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST, SJF_ORDER,
- INDEXED) = _generate_dispatch(tuple(REGISTRY.values()))
+ INDEXED, OWN_LOOPS) = _generate_dispatch(tuple(REGISTRY.values()))
 
 
 def register(entry: Lrms) -> None:
@@ -93,7 +94,7 @@ def register(entry: Lrms) -> None:
     entry in, so compiled loops without it are never served for it.
     """
     global behind_head, group_may_start, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST
-    global SJF_ORDER, INDEXED
+    global SJF_ORDER, INDEXED, OWN_LOOPS
     if entry.name in REGISTRY or entry.code != len(REGISTRY):
         raise ValueError(f"LRMS {entry.name!r}: the name must be new and the code {len(REGISTRY)}")
     if entry.order not in ORDERS:
@@ -105,7 +106,7 @@ def register(entry: Lrms) -> None:
                              f"{entry.order} {rule} {may}")
     REGISTRY[entry.name] = entry
     (behind_head, group_may_start, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST, SJF_ORDER,
-     INDEXED) = _generate_dispatch(tuple(REGISTRY.values()))
+     INDEXED, OWN_LOOPS) = _generate_dispatch(tuple(REGISTRY.values()))
 
 
 def lrms_code(name: str) -> int:

@@ -33,6 +33,11 @@ class Lrms:
             over such jobs; the rule must then never answer ``STOP`` and must
             leave ``extra`` as it is when it answers ``SKIP``. None: the pass
             reads every job.
+        own_loops: grids of several sites that all run it get loops compiled for it alone
+            (its rule inlined, no per-site dispatch); False: they run the loops compiled for
+            sites with different LRMS, which give the same schedules and save a compile of about
+            40 s per loop kind (docs/architecture.md, "Compile modes"). A single site always gets
+            its own loop.
         reference: where its twin in the pure-Python reference simulator lives.
     """
 
@@ -44,6 +49,7 @@ class Lrms:
     profile: bool = False
     order: str = "fifo"
     may_start: Callable | None = None
+    own_loops: bool = True
     reference: str = "tests/reference_sim.py"
 
     @property
