@@ -164,3 +164,20 @@ def test_registering_toy_entries(toys, tmp_path):
     with pytest.raises(ScenarioError, match="^location policy 'toy' has no compiled key"):
         simulate(res.scenario, AcceptWhenFit(location="toy"))
 
+
+
+def test_grids_of_an_lrms_without_own_loops_run_the_mixed_loops():
+    """The compile mode (docs/architecture.md, "Compile modes"): one site runs its LRMS's loop, a
+    grid of one LRMS its own loops only where the entry has them, different LRMS the mixed loops."""
+    from evogrid.sim import core, lrms
+
+    def mode(*names):
+        return core.lrms_mode(np.array([lrms.lrms_code(n) for n in names], dtype=np.int64))
+
+    own = [n for n, e in lrms.REGISTRY.items() if e.own_loops]
+    shared = [n for n, e in lrms.REGISTRY.items() if not e.own_loops]
+    assert {"fcfs", "easy", "list"} <= set(own) and {"conservative", "sjf", "easy-sjf"} <= set(shared)
+    for name in lrms.REGISTRY:
+        assert mode(name) == lrms.lrms_code(name)
+        assert mode(name, name) == (lrms.lrms_code(name) if name in own else lrms.MIXED)
+    assert mode("fcfs", "easy") == lrms.MIXED
