@@ -4,7 +4,7 @@ Run: ``.venv/bin/python experiments/benchmarks/bench_compile.py [--lrms fcfs eas
 [--phases local grid reservations] [--top 5]``
 
 For each LRMS, a fresh process with an empty ``NUMBA_CACHE_DIR`` runs, in
-order, the single-site loop and a 2-site exchange grid (AWF) on two one-job
+order, the loop of 2 sites alone and a 2-site exchange grid (AWF) on two one-job
 sites, as ``evogrid.sim.schedule.warm_up`` does, and, with ``--phases ...
 reservations``, one site taking a reservation (the grid loop compiled for
 sites that hold reservations, as the test run's cache fill does); it prints
@@ -82,7 +82,7 @@ def cold_compile(lrms: str, phases: list[str]) -> dict:
 
 
 #: What each phase's first call runs, for the report.
-PHASES = {"local": "single site", "grid": "2-site grid (AWF)",
+PHASES = {"local": "2 sites alone", "grid": "2-site grid (AWF)",
           "reservations": "single site with reservations"}
 
 
