@@ -27,5 +27,7 @@ def int_list(n: int, lo: int, hi: int) -> st.SearchStrategy[list[int]]:
 def float_list(n: int, lo: float, hi: float) -> st.SearchStrategy[list[float]]:
     """``n`` floats in ``[lo, hi]``, each from two bytes (65,536 evenly spaced values, both ends
     included); they shrink towards ``lo``."""
+    if not lo <= hi:
+        raise ValueError(f"float_list: [{lo}, {hi}] is empty")
     return st.binary(min_size=2 * n, max_size=2 * n).map(
         lambda b: [lo + (hi - lo) * int.from_bytes(b[i:i + 2], "big") / 65_535 for i in range(0, 2 * n, 2)])

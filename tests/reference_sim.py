@@ -869,7 +869,7 @@ class Desk:
         def seconds_of_day(x, length):  # [x, x + length) on the 24-hour circle, second by second
             return ((x + i) % day for i in range(min(length, day)))
 
-        candidate = set(seconds_of_day(s, d))  # the samples' intervals meet it or not
+        candidate = set(seconds_of_day(s, d))  # once per call; each sample's seconds are read lazily
         samples = [idle(b) for b in range(0, t, delta) if not candidate.isdisjoint(seconds_of_day(b, delta))]
         aip = sum(samples) / len(samples) if samples else float(m)
         return 1.0 if 2 * n <= aip else (2.0 - 2.0 * n / aip if n <= aip else 0.0)

@@ -3,7 +3,8 @@
 Every bundled log's first three months under every LRMS alone, and grids of
 neighbouring logs under every LRMS with every exchange strategy (AWF with each
 location policy, the shipped rulebases, the pool with both arrival rules,
-active request). Sites taking reservations: three sites' first month with
+active request), and the first grid alone and under AWF for the LRMS whose grids
+run the mixed loops. Sites taking reservations: three sites' first month with
 requests made from the first one's jobs, under every admission algorithm and
 every LRMS. A digest hashes each job's start time, site and move count (and
 each request's start, sites, processors and messages).
@@ -119,7 +120,23 @@ def digests() -> dict[str, str]:
         out[f"{grid} easy aa-start"] = digest(simulate_grid(jobs, "easy", starting))
         for lrms in ("easy", "fcfs"):
             out[f"{grid} {lrms} aa"] = digest(simulate_grid(jobs, lrms, ActiveRequest().exchange(jobs)))
-    return out | reservation_digests()
+    return out | shared_loop_digests(windows) | reservation_digests()
+
+
+#: LRMS whose grids run the mixed loops (``own_loops`` False; docs/architecture.md, "Compile modes"):
+#: their digests were written when each had loops of its own.
+SHARED_LOOP_LRMS = ("conservative", "sjf", "easy-sjf")
+
+
+def shared_loop_digests(windows: dict) -> dict[str, str]:
+    """Case name -> digest: the first grid alone and under AWF, for each of SHARED_LOOP_LRMS."""
+    out: dict[str, str] = {}
+    jobs = GridJobs.merge([windows[s] for s in GRIDS[0]])
+    grid = "+".join(f"{s}-3" for s in GRIDS[0])
+    for lrms in SHARED_LOOP_LRMS:
+        out[f"{grid} {lrms} local"] = digest(simulate_local(jobs, lrms))
+        out[f"{grid} {lrms} awf-fixed"] = digest(simulate_grid(jobs, lrms, AcceptWhenFit().exchange(jobs)))
+    return out
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ def test_compiled_scheduler_is_the_twins(case):
 
 @st.composite
 def batches(draw):
-    """2-14 jobs: each resource's demand one of his shares, its bounds that demand divided and
+    """2-14 jobs: each resource's demand one of ``SHARES``, its bounds that demand divided and
     multiplied by 1-4 (at most 1), 2-7 hours, 1-3 tasks."""
     n = draw(st.integers(2, 14))
     need = np.array(SHARES)[draw(int_list(3 * n, 0, len(SHARES) - 1))].reshape(n, 3)

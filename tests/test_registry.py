@@ -27,7 +27,7 @@ from evogrid.policy import (
     strategy_config,
 )
 from evogrid.policy.registry import StrategyKind
-from evogrid.sim import codes, features, grid, schedule
+from evogrid.sim import codes, core, features, grid, lrms, schedule
 from evogrid.sim.registry import Location
 from evogrid.sim.scenario import Scenario
 
@@ -165,12 +165,9 @@ def test_registering_toy_entries(toys, tmp_path):
         simulate(res.scenario, AcceptWhenFit(location="toy"))
 
 
-
 def test_grids_of_an_lrms_without_own_loops_run_the_mixed_loops():
     """The compile mode (docs/architecture.md, "Compile modes"): one site runs its LRMS's loop, a
     grid of one LRMS its own loops only where the entry has them, different LRMS the mixed loops."""
-    from evogrid.sim import core, lrms
-
     def mode(*names):
         return core.lrms_mode(np.array([lrms.lrms_code(n) for n in names], dtype=np.int64))
 

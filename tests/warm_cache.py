@@ -69,8 +69,8 @@ def warm_up_single_sites() -> None:
 #: at the same moment, into a cache without locking.
 TASKS = (("reservations", warm_up_reservations),
          *((str(choice), partial(warm_up, [choice]))
-           for choice in (("fcfs", "easy"), "fcfs", "easy", "list")),
-         ("nodes", warm_up_nodes), ("single sites", warm_up_single_sites), ("indexed", warm_up_indexed))
+           for choice in (("fcfs", "easy"), "easy", "list", "fcfs")),
+         ("single sites", warm_up_single_sites), ("nodes", warm_up_nodes), ("indexed", warm_up_indexed))
 
 
 def lock_cache_saves(lock_path: Path) -> None:

@@ -30,7 +30,7 @@ array in the loop is reference-counted: every count is an atomic
 instruction, and the counts left by inlined helpers took about two thirds of
 the loop's time (measured with ``perf``, docs/benchmarks.md). Helpers take
 the site index ``k`` and whole arrays instead of row views, and are inlined.
-The loop takes a ``mode`` (the LRMS code of every site, or ``MIXED``) as a
+The loop takes a ``mode`` (the sites' common LRMS code, or ``MIXED``: :func:`lrms_mode`) as a
 literal, so EASY-only work is compiled out for the others; it is compiled
 the first time its mode runs.
 

@@ -35,9 +35,9 @@ class Lrms:
             reads every job.
         own_loops: grids of several sites that all run it get loops compiled for it alone
             (its rule inlined, no per-site dispatch); False: they run the loops compiled for
-            sites with different LRMS, which give the same schedules and save a compile of about
-            40 s per loop kind (docs/architecture.md, "Compile modes"). A single site always gets
-            its own loop.
+            sites with different LRMS, which give the same schedules and save compiling a grid
+            loop (30-45 s) and a loop of sites alone (about 7 s) for it (docs/architecture.md,
+            "Compile modes"). A single site without reservations always gets its own loop.
         reference: where its twin in the pure-Python reference simulator lives.
     """
 
