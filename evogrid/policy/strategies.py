@@ -345,7 +345,7 @@ class Stale:
 @dataclass(frozen=True)
 class JobLocations:
     """``strategy`` with a location policy per job, as Beichter's jobs name theirs (his POLICY tag,
-    6.3.3): each job draws one of ``shares`` (``((name, share), ...)``, seeded by the strategy's
+    6.4): each job draws one of ``shares`` (``((name, share), ...)``, seeded by the strategy's
     seed), the rest keep the strategy's location policy (docs/grid.md, A location policy per job)."""
 
     strategy: Strategy

@@ -245,7 +245,7 @@ class Exchange:
             ahead), as Beichter's MDS did every 30 s; 0 (the default): as they are now. The sites'
             own transfer decisions always see themselves as they are (docs/grid.md).
         job_locations: ``((name, share), ...)``: a location policy per job, as Beichter's jobs
-            name theirs (his POLICY tag, 6.3.3): each job draws one of these with its share (seeded by
+            name theirs (his POLICY tag, 6.4): each job draws one of these with its share (seeded by
             ``seed``), the rest use ``location`` (exchange only; no batch or Python policies).
     """
 
