@@ -245,20 +245,16 @@ def _parse_rulebase_args(specs: list[str], scenario: Scenario) -> dict[int, list
     return load_rulebases([RulebaseSpec.parse(spec) for spec in specs], scenario)
 
 
-def _job_location_options(given: list[str] | None) -> dict[str, float] | None:
-    """``--job-locations NAME=SHARE`` options as a mapping (None: not given)."""
+def _job_location_options(given: list[str] | None) -> dict[str, str] | None:
+    """``--job-locations NAME=SHARE`` options as a mapping (None: not given); the strategy
+    configuration validates the names and shares."""
     if not given:
         return None
-    out = {}
-    for text in given:
-        name, sep, share = text.partition("=")
-        try:
-            out[name] = float(share)
-        except ValueError:
-            raise ScenarioError(f"--job-locations {text}: expected NAME=SHARE, e.g. mct=0.3") from None
+    pairs = [text.partition("=") for text in given]
+    for text, (_, sep, _) in zip(given, pairs, strict=True):
         if not sep:
             raise ScenarioError(f"--job-locations {text}: expected NAME=SHARE, e.g. mct=0.3")
-    return out
+    return {name: share for name, _, share in pairs}
 
 
 @app.command("simulate")

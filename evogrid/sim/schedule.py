@@ -278,9 +278,12 @@ class Exchange:
                                     f"with evogrid.sim.transfers.register (docs/architecture.md)")
         transfer_codes = np.array([codes.T_PYTHON if e is None else e.code for e in entries], dtype=np.int64)
         location = None if isinstance(self.location, LocationPolicy) else LOCATIONS.lookup(self.location)
-        if location is not None and location.code not in locations.ORDERED:
-            raise ScenarioError(f"location policy {location.name!r} has no compiled key: register it with "
-                                f"evogrid.sim.locations.register (docs/architecture.md)")
+        per_job = [LOCATIONS.lookup(name, "job_locations") for name, _ in self.job_locations]
+        compiled = ([] if location is None else [location]) + per_job  # every policy the run ranks by
+        for entry in compiled:
+            if entry.code not in locations.ORDERED:
+                raise ScenarioError(f"location policy {entry.name!r} has no compiled key: register it with "
+                                    f"evogrid.sim.locations.register (docs/architecture.md)")
         rulebase_of = (
             np.full((n_sites, n_sites), -1, dtype=np.int64)
             if self.rulebase_of is None else np.asarray(self.rulebase_of, dtype=np.int64)
@@ -291,11 +294,12 @@ class Exchange:
                 mine = np.delete(rulebase_of[k], k)
                 if ((mine < 0) | (mine >= n_stack)).any():
                     raise ScenarioError(f"site {k} uses a rulebase but has none for some partner")
-            routes = entries[k] is not None and entries[k].routes
-            if routes and location is not None and not location.ranks_every_site:
-                raise ScenarioError(f"a broker needs a location policy that ranks every site "
-                                    f"({', '.join(LOCATIONS.names(ranks_every_site=True))}), "
-                                    f"not {self.location!r}")
+        if any(e is not None and e.routes for e in entries):
+            for entry in compiled:
+                if not entry.ranks_every_site:
+                    raise ScenarioError(f"a broker needs a location policy that ranks every site "
+                                        f"({', '.join(LOCATIONS.names(ranks_every_site=True))}), "
+                                        f"not {entry.name!r}")
         if self.location == "rank" and self.scheme == "exchange":
             ranking = np.diag(rulebase_of)
             if ((ranking < 0) | (ranking >= n_stack)).any():
@@ -313,7 +317,7 @@ class Exchange:
         if refresh > 0 and (self.scheme != "exchange" or location is None):
             raise ScenarioError("refresh_s applies to the exchange scheme with a compiled location policy, "
                                 f"not {self.scheme!r} with {self.location!r}")
-        job_location, chosen = self._job_locations(jobs, location, entries)
+        job_location = self._job_locations(jobs, location, per_job)
         setup = np.zeros(grid.N_SETUP_FIELDS, dtype=np.int64)
         setup[grid.SCHEME] = scheme.code
         setup[grid.POOL_ARRIVALS] = pool_arrivals.code
@@ -324,39 +328,30 @@ class Exchange:
         setup[grid.PY_ORDER] = int(self.order is not None)
         setup[grid.REFRESH] = int(refresh)
         setup[grid.JOB_LOCATIONS] = int(len(self.job_locations) > 0)
-        setup[grid.TRACK_AREA] = int(any(e.reads_work_ahead for e in chosen))
-        setup[grid.TRACK_DELEGATED] = int(any(e.reads_delegated for e in chosen))
+        setup[grid.TRACK_AREA] = int(any(e.reads_work_ahead for e in compiled))
+        setup[grid.TRACK_DELEGATED] = int(any(e.reads_delegated for e in compiled))
         return grid.PolicyArrays(setup, transfer_codes, rulebase_of, self.rulebases.params,
                                  self.rulebases.meta, self.rulebases.bounds, job_location, jobs.site_arrays)
 
     def _job_locations(self, jobs: GridJobs, location: Location | None,
-                       transfers_: list) -> tuple[np.ndarray, list[Location]]:
-        """Each job's location policy code (``job_locations`` drawn, the rest ``location``; shape
-        (1,) without ``job_locations``) and the location policies the run uses."""
-        chosen = [] if location is None else [location]
-        if not self.job_locations:
-            return np.full(1, -1, dtype=np.int64), chosen
-        if location is None or location.batch or self.scheme != "exchange":
-            raise ScenarioError("job_locations work with the exchange scheme and a compiled location policy "
-                                "that routes jobs one by one")
-        shares = [s for _, s in self.job_locations]
-        if any(not 0 < s <= 1 for s in shares) or sum(shares) > 1 + 1e-12:
-            raise ScenarioError(f"job_locations: shares {shares} must each lie in (0, 1] and sum to "
+                       per_job: list[Location]) -> np.ndarray:
+        """Each job's location policy code: ``job_locations`` (``per_job``, their registry entries)
+        drawn with their shares, the rest ``location``; shape (1,) without ``job_locations``."""
+        if not per_job:
+            return np.full(1, -1, dtype=np.int64)
+        if location is None or self.scheme != "exchange" or any(e.batch for e in (location, *per_job)):
+            raise ScenarioError("job_locations work with the exchange scheme and compiled location policies "
+                                "that route jobs one by one")
+        shares = np.array([s for _, s in self.job_locations], dtype=np.float64)
+        if ((shares <= 0) | (shares > 1)).any() or shares.sum() > 1 + 1e-12:
+            raise ScenarioError(f"job_locations: shares {shares.tolist()} must each lie in (0, 1] and sum to "
                                 "at most 1")
-        entries = [LOCATIONS.lookup(name, "job_locations") for name, _ in self.job_locations]
-        brokers = any(e is not None and e.routes for e in transfers_)
-        for e in entries:
-            if e.batch or (e.code not in locations.ORDERED and e.code not in (codes.L_FIXED, codes.L_RANDOM)):
-                raise ScenarioError(f"job_locations: {e.name!r} routes batches or has no compiled key")
-            if brokers and not e.ranks_every_site:
-                raise ScenarioError(f"job_locations: a broker needs a location policy that ranks every site, "
-                                    f"not {e.name!r}")
         draw = np.random.default_rng([int(self.seed), 1]).random(len(jobs.submit))
         job_location = np.full(len(jobs.submit), location.code, dtype=np.int64)
         edges = np.cumsum(shares)
-        for e, low, high in zip(entries, edges - shares, edges, strict=True):
+        for e, low, high in zip(per_job, edges - shares, edges, strict=True):
             job_location[(draw >= low) & (draw < high)] = e.code
-        return job_location, chosen + entries
+        return job_location
 
     @property
     def python_transfer(self) -> dict[int, TransferPolicy]:
