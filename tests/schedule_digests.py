@@ -123,8 +123,8 @@ def digests() -> dict[str, str]:
     return out | shared_loop_digests(windows) | reservation_digests()
 
 
-#: LRMS whose grids run the mixed loops (``own_loops`` False; docs/architecture.md, "Compile modes"):
-#: their digests were written when each had loops of its own.
+#: LRMS whose grids run the mixed loops in the tests (``$EVOGRID_MIXED_LOOPS``, tests/conftest.py;
+#: docs/architecture.md, "Compile modes"): their digests were written in loops of their own.
 SHARED_LOOP_LRMS = ("conservative", "sjf", "easy-sjf")
 
 

@@ -165,16 +165,20 @@ def test_registering_toy_entries(toys, tmp_path):
         simulate(res.scenario, AcceptWhenFit(location="toy"))
 
 
-def test_grids_of_an_lrms_without_own_loops_run_the_mixed_loops():
-    """The compile mode (docs/architecture.md, "Compile modes"): one site runs its LRMS's loop, a
-    grid of one LRMS its own loops only where the entry has them, different LRMS the mixed loops."""
+def test_the_compile_mode_follows_evogrid_mixed_loops(monkeypatch, capsys):
+    """The compile mode (docs/architecture.md, "Compile modes"): one site runs its LRMS's loop; a grid
+    of one LRMS its own loops unless ``$EVOGRID_MIXED_LOOPS`` names the LRMS (or says ``all``);
+    different LRMS the mixed loops; a name the registry does not know is one clear error."""
     def mode(*names):
         return core.lrms_mode(np.array([lrms.lrms_code(n) for n in names], dtype=np.int64))
 
-    own = [n for n, e in lrms.REGISTRY.items() if e.own_loops]
-    shared = [n for n, e in lrms.REGISTRY.items() if not e.own_loops]
-    assert {"fcfs", "easy", "list"} <= set(own) and {"conservative", "sjf", "easy-sjf"} <= set(shared)
-    for name in lrms.REGISTRY:
-        assert mode(name) == lrms.lrms_code(name)
-        assert mode(name, name) == (lrms.lrms_code(name) if name in own else lrms.MIXED)
-    assert mode("fcfs", "easy") == lrms.MIXED
+    for value, mixed in (("", set()), ("Conservative, sjf", {"conservative", "sjf"}),
+                         ("all", set(lrms.REGISTRY))):
+        monkeypatch.setenv("EVOGRID_MIXED_LOOPS", value)
+        for name in lrms.REGISTRY:
+            assert mode(name) == lrms.lrms_code(name)
+            assert mode(name, name) == (lrms.MIXED if name in mixed else lrms.lrms_code(name))
+        assert mode("fcfs", "easy") == lrms.MIXED
+    monkeypatch.setenv("EVOGRID_MIXED_LOOPS", "fcfs,slurm")
+    code, _, err = run(capsys, "simulate", "KTH-5+SDSC03-5", "--lrms", "fcfs")
+    assert_one_line_error(code, err, "EVOGRID_MIXED_LOOPS: unknown LRMS 'slurm'")

@@ -2,7 +2,7 @@
 tests/conftest.py before the xdist workers start (DIR: a directory both processes share).
 
 Compiling the loops takes minutes of one core, so two processes share the
-work: each takes the next task of :data:`TASKS` until none is left (the
+work: each takes the next task of :func:`tasks` until none is left (the
 longest first, so that the two end close together). Numba's cache has no
 locking: a save reads the function's index, adds its entry and writes it
 back, so two processes saving variants of one function at the same moment
@@ -17,6 +17,7 @@ from __future__ import annotations
 import fcntl
 import sys
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -54,23 +55,28 @@ def warm_up_nodes() -> None:
     packing.run(*packing.reference(scalable_batch(2, 0.0, False, seed=1), packing.STRATEGIES[0]), 2)
 
 
-def warm_up_single_sites() -> None:
-    """The single-site loops of the LRMS without loops of their own for several sites (``own_loops``
-    False: their grids run the mixed loops, which the ``('fcfs', 'easy')`` task compiles)."""
-    for name, entry in lrms.REGISTRY.items():
-        if not entry.own_loops:
-            simulate_local([warm_up_site(2)], name)
+def warm_up_single_sites(names: tuple[str, ...]) -> None:
+    """The single-site loops of LRMS whose grids run the mixed loops (``$EVOGRID_MIXED_LOOPS``), which
+    the ``('fcfs', 'easy')`` task compiles."""
+    for name in names:
+        simulate_local([warm_up_site(2)], name)
 
 
-#: What the tests run, as ``(label, compile)`` tasks: the loop for sites that hold reservations, the
-#: local and grid loops of an LRMS for every site or one per site (mixed), the single-site loops of
-#: the other LRMS, the indexed single-site loops and the node-level code. Longest first (measured
-#: cold on 2 cores). A variant left to the tests would be compiled by each xdist worker that needs it,
-#: at the same moment, into a cache without locking.
-TASKS = (("reservations", warm_up_reservations),
-         *((str(choice), partial(warm_up, [choice]))
-           for choice in (("fcfs", "easy"), "easy", "list", "fcfs")),
-         ("single sites", warm_up_single_sites), ("nodes", warm_up_nodes), ("indexed", warm_up_indexed))
+def tasks() -> tuple[tuple[str, Callable[[], None]], ...]:
+    """What the tests run, as ``(label, compile)`` tasks: the loop for sites that hold reservations,
+    the local and grid loops of an LRMS for every site or one per site (mixed), the single-site loops
+    of LRMS whose grids run the mixed loops, the indexed single-site loops and the node-level code.
+    Longest first (measured cold on 2 cores). A variant left to the tests would be compiled by each
+    xdist worker that needs it, at the same moment, into a cache without locking."""
+    mixed = lrms.mixed_loop_codes()
+    own, alone = [], []
+    for name in ("conservative", "easy-sjf", "easy", "list", "fcfs", "sjf"):
+        (alone if lrms_code(name) in mixed else own).append(name)
+    return (("reservations", warm_up_reservations),
+            (str(("fcfs", "easy")), partial(warm_up, [("fcfs", "easy")])),
+            *((name, partial(warm_up, [name])) for name in own),
+            *((("single sites", partial(warm_up_single_sites, tuple(alone))),) if alone else ()),
+            ("nodes", warm_up_nodes), ("indexed", warm_up_indexed))
 
 
 def lock_cache_saves(lock_path: Path) -> None:
@@ -89,7 +95,7 @@ def lock_cache_saves(lock_path: Path) -> None:
 
 
 def claim(counter_path: Path) -> int:
-    """The index of the next task nobody has taken (>= len(TASKS) once all are), counted in a file."""
+    """The index of the next task nobody has taken (past the last once all are), counted in a file."""
     with open(counter_path, "a+") as counter:
         fcntl.flock(counter, fcntl.LOCK_EX)  # released when the file closes
         counter.seek(0)
@@ -102,8 +108,9 @@ def claim(counter_path: Path) -> int:
 
 def warm(shared: Path) -> None:
     """Take and run tasks until none is left; print the time of each that compiled."""
-    while (i := claim(shared / "tasks-taken")) < len(TASKS):
-        label, compile_loops = TASKS[i]
+    todo = tasks()
+    while (i := claim(shared / "tasks-taken")) < len(todo):
+        label, compile_loops = todo[i]
         t0 = time.perf_counter()
         compile_loops()
         if (seconds := time.perf_counter() - t0) >= 1.0:  # not when the cache was warm

@@ -35,8 +35,10 @@ the codes is generated from the registry.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
+from evogrid.errors import EvogridError
 from evogrid.sim import numba_stamp
 from evogrid.sim.dispatch import compile_inline
 from evogrid.sim.lrms import conservative, easy, easy_sjf, fcfs, greedy, sjf
@@ -55,7 +57,7 @@ MIXED = -1
 def _generate_dispatch(entries: tuple[Lrms, ...]) -> tuple[Callable, tuple[bool, ...], ...]:
     """The compiled ``behind_head(lrms, ...)`` and ``group_may_start(lrms, ...)`` over ``entries``;
     then by code: ``uses_shadow``, ``backfills``, ``profile``, "keeps the running jobs sorted by
-    estimated end", "orders its queue by estimate", ``indexed`` and ``own_loops``.
+    estimated end", "orders its queue by estimate" and ``indexed``.
 
     Generated rather than written so that a registry entry is all an LRMS
     needs (:mod:`evogrid.sim.dispatch`).
@@ -78,13 +80,12 @@ def _generate_dispatch(entries: tuple[Lrms, ...]) -> tuple[Callable, tuple[bool,
     return (*compile_inline(lines, namespace, __file__, ("behind_head", "group_may_start")),
             tuple(e.uses_shadow for e in by_code), tuple(e.backfills for e in by_code),
             tuple(e.profile for e in by_code), tuple(e.uses_shadow or e.profile for e in by_code),
-            tuple(e.order == "sjf" for e in by_code), tuple(e.indexed for e in by_code),
-            tuple(e.own_loops for e in by_code))
+            tuple(e.order == "sjf" for e in by_code), tuple(e.indexed for e in by_code))
 
 
 ORDERS = ("fifo", "sjf")
 (behind_head, group_may_start, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST, SJF_ORDER,
- INDEXED, OWN_LOOPS) = _generate_dispatch(tuple(REGISTRY.values()))
+ INDEXED) = _generate_dispatch(tuple(REGISTRY.values()))
 
 
 def register(entry: Lrms) -> None:
@@ -94,7 +95,7 @@ def register(entry: Lrms) -> None:
     entry in, so compiled loops without it are never served for it.
     """
     global behind_head, group_may_start, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST
-    global SJF_ORDER, INDEXED, OWN_LOOPS
+    global SJF_ORDER, INDEXED
     if entry.name in REGISTRY or entry.code != len(REGISTRY):
         raise ValueError(f"LRMS {entry.name!r}: the name must be new and the code {len(REGISTRY)}")
     if entry.order not in ORDERS:
@@ -106,7 +107,32 @@ def register(entry: Lrms) -> None:
                              f"{entry.order} {rule} {may}")
     REGISTRY[entry.name] = entry
     (behind_head, group_may_start, USES_SHADOW, BACKFILLS, USES_PROFILE, KEEPS_RUN_LIST, SJF_ORDER,
-     INDEXED, OWN_LOOPS) = _generate_dispatch(tuple(REGISTRY.values()))
+     INDEXED) = _generate_dispatch(tuple(REGISTRY.values()))
+
+
+#: The environment variable naming the LRMS whose grids run the mixed loops (:func:`mixed_loop_codes`).
+MIXED_LOOPS_VARIABLE = "EVOGRID_MIXED_LOOPS"
+
+
+def mixed_loop_codes() -> frozenset[int]:
+    """Codes of the LRMS whose grids run the loops compiled for sites with different LRMS:
+    ``$EVOGRID_MIXED_LOOPS``, LRMS names separated by commas, or ``all``; unset or empty, none (a grid
+    whose sites all run one LRMS gets loops compiled for it alone). Same schedules either way; the
+    mixed loops save compiling a grid loop and a loop of sites alone per LRMS and cost 0-8 % at run
+    time (docs/architecture.md, "Compile modes"). EvogridError names the variable and the bad name."""
+    value = os.environ.get(MIXED_LOOPS_VARIABLE, "").strip()
+    if not value:
+        return frozenset()
+    if value.lower() == "all":
+        return frozenset(e.code for e in REGISTRY.values())
+    codes = set()
+    for name in value.split(","):
+        entry = REGISTRY.get(name.strip().lower())
+        if entry is None:
+            raise EvogridError(f"{MIXED_LOOPS_VARIABLE}: unknown LRMS {name.strip()!r} "
+                               f"(LRMS names separated by commas, or all; known: {', '.join(REGISTRY)})")
+        codes.add(entry.code)
+    return frozenset(codes)
 
 
 def lrms_code(name: str) -> int:

@@ -33,11 +33,6 @@ class Lrms:
             over such jobs; the rule must then never answer ``STOP`` and must
             leave ``extra`` as it is when it answers ``SKIP``. None: the pass
             reads every job.
-        own_loops: grids of several sites that all run it get loops compiled for it alone
-            (its rule inlined, no per-site dispatch); False: they run the loops compiled for
-            sites with different LRMS, which give the same schedules and save compiling a grid
-            loop (30-45 s) and a loop of sites alone (about 7 s) for it (docs/architecture.md,
-            "Compile modes"). A single site without reservations always gets its own loop.
         reference: where its twin in the pure-Python reference simulator lives.
     """
 
@@ -49,7 +44,6 @@ class Lrms:
     profile: bool = False
     order: str = "fifo"
     may_start: Callable | None = None
-    own_loops: bool = True
     reference: str = "tests/reference_sim.py"
 
     @property

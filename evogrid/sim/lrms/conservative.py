@@ -6,4 +6,4 @@ from __future__ import annotations
 from evogrid.sim.lrms.base import Lrms
 
 ENTRY = Lrms("conservative", 3, "conservative backfilling: every waiting job holds a reservation; "
-             "a job may start early only if it delays none", profile=True, own_loops=False)
+             "a job may start early only if it delays none", profile=True)

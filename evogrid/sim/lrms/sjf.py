@@ -5,4 +5,4 @@ from __future__ import annotations
 from evogrid.sim.lrms.base import Lrms
 
 ENTRY = Lrms("sjf", 4, "shortest job first: the queue in order of estimates, its head blocks everyone",
-             order="sjf", own_loops=False)
+             order="sjf")
