@@ -37,7 +37,12 @@ from pathlib import Path
 import numpy as np
 
 from evogrid.sim.booking import PROBE_SLOTS, STEPS, ReservationRules, reservation_setup, simulate_reservations
-from evogrid.sim.metrics import reservation_metrics, site_reservation_metrics, utilization_until
+from evogrid.sim.metrics import (
+    backlog_until,
+    reservation_metrics,
+    site_reservation_metrics,
+    utilization_until,
+)
 from evogrid.sim.scenario import Scenario, load_scenario_file
 from evogrid.workload import load_window
 from evogrid.workload.reservations import roblitz
@@ -64,12 +69,12 @@ TABLE_6 = {"jobs": (2226, 1026, 2167, 1829, 1955, 1771, 2068),
            "xf": (2, 1.73, 2.04, 1.63, 2.4, 1.13, 5.92),
            "accuracy": (0.23, 0.45, 0.37, 0.40, 0.36, 0.36, 0.32)}
 #: His Table 20 (four clusters, 6.9.2): per BM 0-3, reservation parts run, utilisation by jobs and by
-#: reservations (%), expansion factor; Algorithm 5 with k = 1, s = 0 ("Kostenminimierung") and
-#: backfill ("keine Optimierung").
+#: reservations (%), expansion factor, average backlog time (Auftragsbestandszeit, s); Algorithm 5
+#: with k = 1, s = 0 ("Kostenminimierung") and backfill ("keine Optimierung").
 TABLE_20 = {"cost": {"parts": (85, 74, 74, 45), "job": (64, 63, 71, 71), "reservation": (10, 14, 9, 19),
-                     "xf": (3.96, 2.56, 3.65, 5.87)},
+                     "xf": (3.96, 2.56, 3.65, 5.87), "backlog": (34462, 70178, 50297, 114654)},
             "backfill": {"parts": (74, 51, 76, 49), "job": (65, 63, 70, 76), "reservation": (13, 14, 11, 12),
-                         "xf": (5.07, 3.18, 3.38, 3.72)}}
+                         "xf": (5.07, 3.18, 3.38, 3.72), "backlog": (44945, 68355, 52518, 88980)}}
 #: His cost and start factors (k, s), Table 18.
 FACTORS = ((1.0, 0.0), (0.9, 0.1), (0.8, 0.2), (0.7, 0.3), (0.6, 0.4), (0.0, 1.0))
 MEASURES = ("failure_rate", "unfairness", "mean_relative_start", "messages_per_request", "mean_cost")
@@ -449,6 +454,7 @@ def cost_load_study() -> None:
                                                            tariff_week_start_h=week, **settings)
             schedule, bookings = simulate_reservations(workloads, scenario.lrms, requests, rules)
             util, metrics = utilization_until(schedule, T_STOP, requests, bookings), schedule.metrics()
+            backlog = backlog_until(schedule, T_STOP, rules.accuracies(workloads), requests, bookings)
             held = (bookings.sites >= 0) & bookings.accepted[:, None]
             in_weekend = (bookings.start >= HIS_FIRST_WEEKEND[0]) & (bookings.start < HIS_FIRST_WEEKEND[1])
             for k in range(len(workloads)):
@@ -457,19 +463,27 @@ def cost_load_study() -> None:
                              "weekend_parts": int((held & (bookings.sites == k) & in_weekend[:, None]).sum()),
                              "job": 100 * util[k]["job_utilization"],
                              "reservation": 100 * util[k]["reservation_utilization"],
-                             "xf": metrics[k]["mean_xf"]})
+                             "xf": metrics[k]["mean_xf"], "backlog": backlog[k]["mean_backlog"],
+                             "backlog_at_requests": backlog[k]["backlog_at_requests"]})
     _write("cost_load", rows)
     print("\n## Meltzer's Table 20: four sites, per site (mean over 5 seeds; ours | his)\n")
     print("| run | week start (h) | BM | parts | job util. % | reservation util. % | expansion factor | "
-          "parts started 800,000-975,000 s |")
-    print("|---|---|---|---|---|---|---|---|")
+          "backlog time, time average (s) | at the requests (s) | parts started 800,000-975,000 s |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for label, week, _ in runs:
         for k in range(4):
             mine = [r for r in rows if (r["run"], r["week_start_h"], r["site"]) == (label, week, k)]
             cells = [f"{np.mean([r[m] for r in mine]):,.{d}f} \\| {TABLE_20[label][m][k]:,.{d}f}"
-                     for m, d in (("parts", 1), ("job", 1), ("reservation", 1), ("xf", 2))]
+                     for m, d in (("parts", 1), ("job", 1), ("reservation", 1), ("xf", 2), ("backlog", 0))]
+            at_requests = np.mean([r["backlog_at_requests"] for r in mine])
             weekend = np.mean([r["weekend_parts"] for r in mine])
-            print(f"| {label} | {week} | {k} | " + " | ".join(cells) + f" | {weekend:.1f} |")
+            print(f"| {label} | {week} | {k} | " + " | ".join(cells)
+                  + f" | {at_requests:,.0f} | {weekend:.1f} |")
+    print("\nbacklog time, mean of the four sites (his \"Mittel\"; time average, s; ours | his):")
+    for label, week, _ in runs:
+        mine = [r["backlog"] for r in rows if (r["run"], r["week_start_h"]) == (label, week)]
+        his = np.mean(TABLE_20[label]["backlog"])
+        print(f"  {label}, week start {week} h: {np.mean(mine):,.0f} | {his:,.0f}")
     print("\nhis parts started 800,000-975,000 s, all sites: 16 with cost minimisation, 7 with backfill")
 
 

@@ -26,7 +26,7 @@ from evogrid.sim.booking import (
     peak_tariffs,
     simulate_reservations,
 )
-from evogrid.sim.metrics import reservation_metrics, unfairness, utilization_until
+from evogrid.sim.metrics import backlog_until, reservation_metrics, unfairness, utilization_until
 from evogrid.sim.python_policy import AdmissionPolicy
 from evogrid.sim.schedule import simulate_local
 from evogrid.sim.sites import Sites
@@ -525,6 +525,24 @@ def test_meltzers_utilisation_counts_only_what_runs_before_the_submit_stop():
     assert row["reservation_utilization"] == 0.0 and row["job_utilization"] == 22 / 120
     with pytest.raises(ValueError, match="t_stop"):
         utilization_until(schedule, 0)
+
+
+def test_meltzers_backlog_time_averaged_and_at_the_status_requests():
+    """The schedule above, acc 0.5, m = 4: job 0 weighs 0.5 * 15 * 2 = 15 over [5, 35), job 1
+    0.5 * 1 * 2 = 1 over [6, 7), the part 10 * 4 = 40 over [0, 20) (from its request's submit).
+    Time average up to 30: (15 * 25 + 1 * 1 + 40 * 20) / (4 * 30). At the requests (0 and 8; the
+    second refused): at 0 nothing (the part is the request's own), at 8 (15 + 40) / 4."""
+    w = Workload("hand", 4, arr([5, 6]), arr([15, 1]), arr([2, 2]), arr([15, 1]), arr([0, 1]), arr([0, 0]))
+    two = _one_site("two", [0, 8], [10, 10], [30, 25], [10, 10], [4, 1])
+    schedule, bookings = simulate_reservations([w], "easy", two, ReservationRules("first-fit"))
+    assert schedule.start.tolist() == [20, 6] and bookings.start.tolist() == [10, -1]
+    (row,) = backlog_until(schedule, 30, np.array([0.5]), two, bookings)
+    assert row["mean_backlog"] == pytest.approx((15 * 25 + 1 + 40 * 20) / 120)
+    assert row["backlog_at_requests"] == pytest.approx((0 + 55 / 4) / 2)
+    (row,) = backlog_until(schedule, 30, np.array([0.5]))  # jobs alone
+    assert row["mean_backlog"] == pytest.approx((15 * 25 + 1) / 120) and np.isnan(row["backlog_at_requests"])
+    with pytest.raises(ValueError, match="moved between sites"):
+        backlog_until(replace(schedule, moves=np.array([0, 1])), 30, np.array([0.5]))
 
 
 def test_backlog_rule_keeps_a_reservation_behind_the_queue():

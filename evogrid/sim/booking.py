@@ -197,6 +197,17 @@ class ReservationRules(OneLineErrors):
         :func:`evogrid.sim.co_admission.candidate_starts` gives them (the count last)."""
         return ca.candidate_starts.py_func(earliest, latest, self.minsize, self.windows, STEPS[self.step])
 
+    def accuracies(self, workloads: Sequence[Workload]) -> np.ndarray:
+        """Per site, the run-time/estimate ratio the backlog weighs the jobs' estimates by: ``acc``,
+        or each workload's run time over its estimates, weighted by processors, shape (K,)."""
+        if self.acc is None:
+            return np.array([float((w.run_time * w.procs).sum() / max(1, (w.estimate * w.procs).sum()))
+                             for w in workloads])
+        acc, K = np.asarray(self.acc, dtype=np.float64), len(workloads)
+        if acc.shape != (K,) or (acc < 0).any():
+            raise ScenarioError(f"reservation rules: acc needs one non-negative ratio per site ({K})")
+        return acc
+
     def arrays(self, workloads: Sequence[Workload],
                preferences: Sequence[str] = DEFAULT_PREFERENCES) -> tuple:
         """``(config, acc, tariff, cum, (params, meta))`` as the compiled loop takes them
@@ -228,14 +239,8 @@ class ReservationRules(OneLineErrors):
         config[ca.C_PREFERENCES:ca.C_PREFERENCES + ca.N_PREFERENCES] = -1
         for i, name in enumerate(preferences):
             config[ca.C_PREFERENCES + i] = PREFERENCES.index(name)
-        if self.acc is None:
-            acc = np.array([float((w.run_time * w.procs).sum() / max(1, (w.estimate * w.procs).sum()))
-                            for w in workloads])
-        else:
-            acc = np.asarray(self.acc, dtype=np.float64)
+        acc = self.accuracies(workloads)
         tariff = flat_tariffs(K) if self.tariffs is None else np.asarray(self.tariffs, dtype=np.float64)
-        if acc.shape != (K,) or (acc < 0).any():
-            raise ScenarioError(f"reservation rules: acc needs one non-negative ratio per site ({K})")
         if tariff.shape != (K, ca.HOURS_PER_WEEK) or (tariff < 0).any() or not np.isfinite(tariff).all():
             raise ScenarioError(f"reservation rules: tariffs need shape ({K}, 168), finite and >= 0")
         cum = np.concatenate([np.zeros((K, 1)), np.cumsum(tariff, axis=1)], axis=1)
