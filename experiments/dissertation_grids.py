@@ -41,6 +41,7 @@ applies each co-evolved KTH + CTC + SDSC05 seed with SDSC00 in KTH's place (Tabl
 from __future__ import annotations
 
 import argparse
+import csv
 import itertools
 import json
 import shutil
@@ -269,7 +270,33 @@ def report_four_sites(seeds: int, runs_dir: Path) -> tuple[dict, list[str]]:
                          "dissertation_fig_13_4")
         md += [f"Fig. 13.4: the decision surfaces of seed {best + 1} (the largest least training gain), "
                f"with the decisions of the unseen months: {', '.join(p.name for p in drawn)}.", ""]
+        runs = [runs_dir / "coevolution4" / f"seed{s}" for s in range(1, seeds + 1)]
+        out["sdsc00_exchange"] = counts = [exchanged(run, "SDSC00") for run in runs]
+        md += ["SDSC00's exchange (the dissertation: \"SDSC00 nur neun Jobs von anderen Sites akzeptiert, "
+               "dafür aber über 10.000 Jobs zu anderen Sites migriert\"), archive pick, FCFS, per seed: jobs "
+               "it took from the others / of its own jobs that ran elsewhere:", "",
+               "| window | " + " | ".join(f"seed {s}" for s in range(1, seeds + 1)) + " |",
+               "|" + "---|" * (seeds + 1)]
+        for window in ("train", "test"):
+            md.append(f"| {window} | " + " | ".join(f"{c[window]['taken']:,} / {c[window]['sent']:,}"
+                                                    for c in counts) + " |")
+        md.append("")
     return out, md
+
+
+def exchanged(run: Path, site: str) -> dict[str, dict[str, int]]:
+    """Per window (the run's per-job files: training, and the unseen months with the training LRMS),
+    the jobs ``site`` took from other sites and those of its own that ran elsewhere."""
+    out = {}
+    for window in ("train", "test"):
+        taken = sent = 0
+        with open(run / f"jobs_{window}.csv", newline="") as f:
+            for row in csv.DictReader(f):
+                home, ran = site_name(row["origin_site"]), site_name(row["site"])
+                taken += ran == site and home != site
+                sent += home == site and ran != site
+        out[window] = {"taken": taken, "sent": sent}
+    return out
 
 
 def surfaces(run: Path, sites: tuple[str, ...], stem: str) -> list[Path]:
