@@ -412,10 +412,10 @@ def backlog_until(schedule: Schedule, t_stop: float, acc: np.ndarray, requests: 
         row = {"site": jobs.workloads[k].name, "mean_backlog": float((weight * inside).sum()) / (m * t_stop),
                "backlog_at_requests": float("nan")}
         if asked is not None and asked.size:
-            # a request's own parts start counting at its submit: strictly earlier ones only
             n_jobs = int(mine.sum())
             counts = (since[None, :] <= asked[:, None]) & (asked[:, None] < until[None, :])
-            counts[:, n_jobs:] &= since[None, n_jobs:] < asked[:, None]
+            if held:  # a request sees the parts of the requests before it in submit order, not its own
+                counts[:, n_jobs:] &= r_idx[None, :] < np.arange(asked.size)[:, None]
             row["backlog_at_requests"] = float((counts @ weight).mean()) / m
         rows.append(row)
     return rows
