@@ -9,10 +9,11 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 # Parsed-trace cache shared by test runs (and xdist workers) in the checkout.
 os.environ.setdefault("EVOGRID_CACHE_DIR", str(REPO / ".evogrid-cache"))
-# Grids of these LRMS run the mixed loops in the tests (docs/architecture.md, "Compile modes"): the
-# schedules are the same, and a test run compiles three grid loops and three loops of sites alone
-# less. `EVOGRID_MIXED_LOOPS= make test` runs every grid in loops of its own LRMS.
-os.environ.setdefault("EVOGRID_MIXED_LOOPS", "conservative,sjf,easy-sjf")
+#: Grids of these LRMS run the mixed loops in the tests (docs/architecture.md, "Compile modes"): the
+#: schedules are the same (tests/schedule_digests.py holds their digests written in loops of their
+#: own), and a test run compiles three grid loops and three loops of sites alone less.
+#: `EVOGRID_MIXED_LOOPS= make test` runs every grid in loops of its own LRMS.
+MIXED_LOOP_LRMS = ("conservative", "sjf", "easy-sjf")
 
 
 @pytest.fixture
@@ -42,7 +43,10 @@ def job_row(job_id, submit, run_time, procs, req_time=-1, req_procs=-1):
 
 
 def pytest_configure(config):
-    """Fill numba's cache before xdist workers start, in two processes at once (tests/warm_cache.py)."""
+    """Send the grids of MIXED_LOOP_LRMS to the mixed loops (here, not on import: the digest script
+    imports the list and writes its digests in loops of their own); then fill numba's cache before
+    xdist workers start, in two processes at once (tests/warm_cache.py)."""
+    os.environ.setdefault("EVOGRID_MIXED_LOOPS", ",".join(MIXED_LOOP_LRMS))
     if not hasattr(config, "workerinput"):
         with tempfile.TemporaryDirectory() as tmp:
             script = str(REPO / "tests" / "warm_cache.py")

@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from conftest import MIXED_LOOP_LRMS
 
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import AcceptWhenFit, ActiveRequest, CentralPool, FuzzyPolicy, pool_for_sites
@@ -123,17 +124,15 @@ def digests() -> dict[str, str]:
     return out | shared_loop_digests(windows) | reservation_digests()
 
 
-#: LRMS whose grids run the mixed loops in the tests (``$EVOGRID_MIXED_LOOPS``, tests/conftest.py;
-#: docs/architecture.md, "Compile modes"): their digests were written in loops of their own.
-SHARED_LOOP_LRMS = ("conservative", "sjf", "easy-sjf")
 
 
 def shared_loop_digests(windows: dict) -> dict[str, str]:
-    """Case name -> digest: the first grid alone and under AWF, for each of SHARED_LOOP_LRMS."""
+    """Case name -> digest: the first grid alone and under AWF, for each LRMS whose grids run the
+    mixed loops in the tests (tests/conftest.py; written with the variable unset, in their own loops)."""
     out: dict[str, str] = {}
     jobs = GridJobs.merge([windows[s] for s in GRIDS[0]])
     grid = "+".join(f"{s}-3" for s in GRIDS[0])
-    for lrms in SHARED_LOOP_LRMS:
+    for lrms in MIXED_LOOP_LRMS:
         out[f"{grid} {lrms} local"] = digest(simulate_local(jobs, lrms))
         out[f"{grid} {lrms} awf-fixed"] = digest(simulate_grid(jobs, lrms, AcceptWhenFit().exchange(jobs)))
     return out

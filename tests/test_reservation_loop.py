@@ -531,7 +531,8 @@ def test_meltzers_backlog_time_averaged_and_at_the_status_requests():
     """The schedule above, acc 0.5, m = 4: job 0 weighs 0.5 * 15 * 2 = 15 over [5, 35), job 1
     0.5 * 1 * 2 = 1 over [6, 7), the part 10 * 4 = 40 over [0, 20) (from its request's submit).
     Time average up to 30: (15 * 25 + 1 * 1 + 40 * 20) / (4 * 30). At the requests (0 and 8; the
-    second refused): at 0 nothing (the part is the request's own), at 8 (15 + 40) / 4."""
+    second refused): at 0 nothing (the part is the request's own), at 8 (15 + 40) / 4. Bad input
+    is a ValueError; requests in one second see those before them in submit order."""
     w = Workload("hand", 4, arr([5, 6]), arr([15, 1]), arr([2, 2]), arr([15, 1]), arr([0, 1]), arr([0, 0]))
     two = _one_site("two", [0, 8], [10, 10], [30, 25], [10, 10], [4, 1])
     schedule, bookings = simulate_reservations([w], "easy", two, ReservationRules("first-fit"))
@@ -543,6 +544,16 @@ def test_meltzers_backlog_time_averaged_and_at_the_status_requests():
     assert row["mean_backlog"] == pytest.approx((15 * 25 + 1) / 120) and np.isnan(row["backlog_at_requests"])
     with pytest.raises(ValueError, match="moved between sites"):
         backlog_until(replace(schedule, moves=np.array([0, 1])), 30, np.array([0.5]))
+    with pytest.raises(ValueError, match="bookings need the requests"):
+        backlog_until(schedule, 30, np.array([0.5]), None, bookings)
+    with pytest.raises(ValueError, match="one ratio per site"):
+        backlog_until(schedule, 30, np.array([0.5, 0.5]))
+    # Two requests in the same second (0): the second sees the part the first booked before it.
+    tie = _one_site("tie", [0, 0], [10, 10], [30, 25], [10, 10], [4, 1])
+    schedule, bookings = simulate_reservations([w], "easy", tie, ReservationRules("first-fit"))
+    assert bookings.start.tolist() == [10, -1]
+    (row,) = backlog_until(schedule, 30, np.array([0.5]), tie, bookings)
+    assert row["backlog_at_requests"] == pytest.approx((0 + 40 / 4) / 2)
 
 
 def test_backlog_rule_keeps_a_reservation_behind_the_queue():

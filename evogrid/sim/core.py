@@ -1005,10 +1005,12 @@ def next_completion_at(k, sc, running):
 
 def lrms_mode(codes: np.ndarray) -> int:
     """The compilation mode for per-site LRMS codes: the common code (one site, or an LRMS not in
-    :func:`evogrid.sim.lrms.mixed_loop_codes`), or MIXED."""
+    :func:`evogrid.sim.lrms.mixed_loop_codes`), or MIXED. Every run reads the variable, so a bad
+    name is an error whatever the grid."""
+    mixed = lrms.mixed_loop_codes()
     first = int(codes[0])
     same = bool((codes == first).all())
-    return first if same and (codes.shape[0] == 1 or first not in lrms.mixed_loop_codes()) else MIXED
+    return first if same and (codes.shape[0] == 1 or first not in mixed) else MIXED
 
 
 def pack_jobs(submit, run_time, estimate, procs, home) -> np.ndarray:

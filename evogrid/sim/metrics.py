@@ -382,43 +382,60 @@ def backlog_until(schedule: Schedule, t_stop: float, acc: np.ndarray, requests: 
     count at the site that ran them from their submit, so a schedule where jobs moved between
     sites (exchange) has no backlog here: ValueError.
     """
+    jobs = schedule.jobs
+    acc = np.asarray(acc, dtype=np.float64)
     if t_stop <= 0:
         raise ValueError(f"t_stop must be > 0 seconds, got {t_stop}")
+    if acc.shape != (jobs.n_sites,):
+        raise ValueError(f"backlog_until: acc needs one ratio per site ({jobs.n_sites}), "
+                         f"got shape {acc.shape}")
     if schedule.moves.any():
         raise ValueError("backlog_until: jobs moved between sites, and a schedule keeps no arrival time "
                          "at the site that ran them")
-    jobs = schedule.jobs
+    if schedule.stopped_bounds is not None:
+        raise ValueError("backlog_until: the run stopped early, and unstarted jobs have no end")
+    if bookings is not None and requests is None:
+        raise ValueError("backlog_until: bookings need the requests they answer")
     end = schedule.start + schedule.run_time
-    asked = None
-    if requests is not None:
-        asked = requests.submit[requests.submit < t_stop]
-    held = bookings is not None and requests is not None
-    if held:
+    asked = np.empty(0, dtype=np.int64) if requests is None else requests.submit[requests.submit < t_stop]
+    none = np.empty(0, dtype=np.int64)
+    if bookings is not None:
         parts, _ = bookings.held(requests)
         held_end = bookings.start + bookings.length
     rows = []
     for k in range(jobs.n_sites):
         mine = schedule.site == k
-        weight = [acc[k] * jobs.estimate[mine] * jobs.procs[mine]]
-        since, until = [jobs.submit[mine]], [end[mine]]
-        if held:
+        job_w = acc[k] * (jobs.estimate[mine] * jobs.procs[mine])
+        job_since, job_until = jobs.submit[mine], end[mine]
+        r_idx, part_w, part_since, part_until = none, np.empty(0), none, none
+        if bookings is not None:
             r_idx, i_idx = np.nonzero((bookings.sites == k) & bookings.accepted[:, None])
-            weight.append(bookings.length[r_idx] * parts[r_idx, i_idx])
-            since.append(requests.submit[r_idx])
-            until.append(held_end[r_idx])
-        weight, since, until = (np.concatenate(a).astype(np.float64) for a in (weight, since, until))
+            part_w = (bookings.length[r_idx] * parts[r_idx, i_idx]).astype(np.float64)
+            part_since, part_until = requests.submit[r_idx], held_end[r_idx]
+        weight = np.concatenate([job_w, part_w])
+        since, until = np.concatenate([job_since, part_since]), np.concatenate([job_until, part_until])
+        inside = np.maximum(np.minimum(until, t_stop) - np.minimum(since, t_stop), 0)
         m = float(jobs.machine_procs[k])
-        inside = np.maximum(np.minimum(until, t_stop) - np.minimum(since, t_stop), 0.0)
         row = {"site": jobs.workloads[k].name, "mean_backlog": float((weight * inside).sum()) / (m * t_stop),
                "backlog_at_requests": float("nan")}
-        if asked is not None and asked.size:
-            n_jobs = int(mine.sum())
-            counts = (since[None, :] <= asked[:, None]) & (asked[:, None] < until[None, :])
-            if held:  # a request sees the parts of the requests before it in submit order, not its own
-                counts[:, n_jobs:] &= r_idx[None, :] < np.arange(asked.size)[:, None]
-            row["backlog_at_requests"] = float((counts @ weight).mean()) / m
+        if asked.size:
+            # At a request's submit a: the jobs with since <= a < until (since <= until always), and the
+            # parts of the requests before it in submit order that have not ended (a part ending by a
+            # was booked before a, so by an earlier request).
+            at = (_weight_up_to(job_since, job_w, asked) - _weight_up_to(job_until, job_w, asked)
+                  + _weight_up_to(r_idx, part_w, np.arange(asked.size), side="left")
+                  - _weight_up_to(part_until, part_w, asked))
+            row["backlog_at_requests"] = float(at.mean()) / m
         rows.append(row)
     return rows
+
+
+def _weight_up_to(keys: np.ndarray, weights: np.ndarray, points: np.ndarray,
+                  side: str = "right") -> np.ndarray:
+    """Per point, the sum of ``weights`` whose key is at most the point (``side="left"``: below it)."""
+    order = np.argsort(keys, kind="stable")
+    total = np.concatenate([[0.0], np.cumsum(weights[order])])
+    return total[np.searchsorted(keys[order], points, side=side)]
 
 
 def _filtering(degrees: np.ndarray) -> dict[str, float]:

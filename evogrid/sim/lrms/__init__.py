@@ -126,12 +126,11 @@ def mixed_loop_codes() -> frozenset[int]:
     if value.lower() == "all":
         return frozenset(e.code for e in REGISTRY.values())
     codes = set()
-    for name in value.split(","):
-        entry = REGISTRY.get(name.strip().lower())
-        if entry is None:
-            raise EvogridError(f"{MIXED_LOOPS_VARIABLE}: unknown LRMS {name.strip()!r} "
+    for name in filter(None, (part.strip().lower() for part in value.split(","))):
+        if name not in REGISTRY:
+            raise EvogridError(f"{MIXED_LOOPS_VARIABLE}: unknown LRMS {name!r} "
                                f"(LRMS names separated by commas, or all; known: {', '.join(REGISTRY)})")
-        codes.add(entry.code)
+        codes.add(REGISTRY[name].code)
     return frozenset(codes)
 
 
