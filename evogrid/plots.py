@@ -17,6 +17,9 @@ from evogrid.jobs_file import processor_layout  # noqa: E402
 from evogrid.policy.rulebase import Rulebase  # noqa: E402
 
 GRID_POINTS = 300
+#: improvement_plot's lowest axis value (%) for per-seed dots: an improvement of -100 % is an AWRT
+#: twice local's.
+SEED_FLOOR_PCT = -100.0
 
 
 def _save(fig: plt.Figure, path: str | Path) -> Path:
@@ -147,18 +150,42 @@ def improvement_plot(path: str | Path, rows: list[dict]) -> Path:
     ``rows``: dicts with ``window`` (train/test), ``lrms``, ``site`` and
     ``improvement_pct`` (positive = better than local), as in a training
     run's summary; with ``std_pct`` (a spread over seeds) drawn as error bars.
+    Rows with ``per_seed`` (every seed's improvement) are drawn as the
+    seeds' median with each seed as a dot instead, so one collapsed seed
+    neither drags the bar nor hides the others: the axis stops at
+    ``SEED_FLOOR_PCT`` and a seed below it is a triangle there, labelled
+    with its value.
     """
     groups = list(dict.fromkeys(f"{r['window']} {r['lrms'].upper()}" for r in rows))
     sites = list(dict.fromkeys(r["site"] for r in rows))
-    value = {(f"{r['window']} {r['lrms'].upper()}", r["site"]): r["improvement_pct"] for r in rows}
-    spread = {(f"{r['window']} {r['lrms'].upper()}", r["site"]): r.get("std_pct", 0.0) for r in rows}
+    by_key = {(f"{r['window']} {r['lrms'].upper()}", r["site"]): r for r in rows}
+    seeded = any("per_seed" in r for r in rows)
     fig, ax = plt.subplots(figsize=(7.2, 4.6), dpi=120)
     width = 0.8 / max(len(groups), 1)
+    lowest = 0.0
     for g, (group, colour) in enumerate(zip(groups, FRONT_COLOURS * 4, strict=False)):
-        ys = [value.get((group, s), np.nan) for s in sites]
-        errors = [spread.get((group, s), 0.0) for s in sites]
-        ax.bar(np.arange(len(sites)) + (g - (len(groups) - 1) / 2) * width, ys, width, color=colour,
-               label=group, yerr=errors if any(errors) else None, capsize=3)
+        xs = np.arange(len(sites)) + (g - (len(groups) - 1) / 2) * width
+        cells = [by_key.get((group, s)) for s in sites]
+        if seeded:
+            ys = [np.median(c["per_seed"]) if c else np.nan for c in cells]
+            ax.bar(xs, ys, width, color=colour, label=f"{group} (median)")
+            for x, c in zip(xs, cells, strict=True):
+                seeds = np.asarray(c["per_seed"] if c else [], dtype=float)
+                shown = seeds[seeds >= SEED_FLOOR_PCT]
+                ax.plot(np.full(shown.size, x), shown, "o", ms=3.5, mfc="white", mec="k", mew=0.8)
+                lowest = min(lowest, shown.min(initial=0.0))
+                for v in seeds[seeds < SEED_FLOOR_PCT]:
+                    ax.plot([x], [SEED_FLOOR_PCT], "v", ms=6, color="k")
+                    ax.annotate(f"{v:+.0f}", (x, SEED_FLOOR_PCT), textcoords="offset points", xytext=(0, 6),
+                                ha="center", fontsize=6)
+                    lowest = SEED_FLOOR_PCT
+        else:
+            ys = [c["improvement_pct"] if c else np.nan for c in cells]
+            errors = [c.get("std_pct", 0.0) if c else 0.0 for c in cells]
+            ax.bar(xs, ys, width, color=colour, label=group, yerr=errors if any(errors) else None, capsize=3)
+    if seeded:
+        ax.set_ylim(bottom=lowest - 8.0)
+        ax.plot([], [], "o", ms=3.5, mfc="white", mec="k", mew=0.8, label="one seed")
     ax.axhline(0.0, c="k", lw=0.8)
     ax.set_xticks(np.arange(len(sites)), sites)
     ax.set_ylabel("AWRT improvement over local (%)")

@@ -145,7 +145,7 @@ def guard_coevolved(run: Path, sites: tuple[str, ...]) -> None:
                if site_name(rb.provenance["site"]) in here}
     tight = {k: narrowed(rb, seen[here[k]]) for k, rb in by_site.items()}
     every = {k: narrowed(rb, seen[here[k]], every_feature=True) for k, rb in by_site.items()}
-    guard_rows(f"{run}, {' + '.join(sites)}, unseen months, FCFS", scenario, {
+    guard_rows(f"{run.parent.name}/{run.name}, {' + '.join(sites)}, unseen months, FCFS", scenario, {
         "rules (the dissertation)": FuzzyPolicy(by_site, location="awrt"),
         "AWF beyond the declared ranges": FuzzyPolicy(by_site, location="awrt", outside_range="awf"),
         "AWF beyond the NWP seen in training": FuzzyPolicy(tight, location="awrt", outside_range="awf"),

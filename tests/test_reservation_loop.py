@@ -525,6 +525,10 @@ def test_meltzers_utilisation_counts_only_what_runs_before_the_submit_stop():
     assert row["reservation_utilization"] == 0.0 and row["job_utilization"] == 22 / 120
     with pytest.raises(ValueError, match="t_stop"):
         utilization_until(schedule, 0)
+    with pytest.raises(ValueError, match="bookings need the requests"):
+        utilization_until(schedule, 30, None, bookings)
+    with pytest.raises(ValueError, match="stopped early"):
+        utilization_until(replace(schedule, stopped_bounds=np.zeros(2)), 30)
 
 
 def test_meltzers_backlog_time_averaged_and_at_the_status_requests():

@@ -329,6 +329,17 @@ def _area_before(start: np.ndarray, seconds: np.ndarray, procs: np.ndarray, t_st
     return float((np.maximum(inside, 0) * procs).sum())
 
 
+def _check_until(name: str, schedule: Schedule, t_stop: float, requests: Reservations | None,
+                 bookings: Bookings | None) -> None:
+    """The inputs Meltzer's averages up to ``t_stop`` share: ValueError naming ``name``'s problem."""
+    if t_stop <= 0:
+        raise ValueError(f"{name}: t_stop must be > 0 seconds, got {t_stop}")
+    if schedule.stopped_bounds is not None:
+        raise ValueError(f"{name}: the run stopped early, and unstarted jobs have no start or end")
+    if bookings is not None and requests is None:
+        raise ValueError(f"{name}: bookings need the requests they answer")
+
+
 def utilization_until(schedule: Schedule, t_stop: float, requests: Reservations | None = None,
                       bookings: Bookings | None = None) -> list[dict[str, float]]:
     """Meltzer's average utilisation (his 6.1, "Durchschnittliche Auslastung"), per site:
@@ -341,10 +352,9 @@ def utilization_until(schedule: Schedule, t_stop: float, requests: Reservations 
     ``utilization`` of :func:`site_metrics` instead divides by the last end, which counts the
     run-out after the stop.
     """
-    if t_stop <= 0:
-        raise ValueError(f"t_stop must be > 0 seconds, got {t_stop}")
+    _check_until("utilization_until", schedule, t_stop, requests, bookings)
     jobs = schedule.jobs
-    held = bookings is not None and requests is not None
+    held = bookings is not None
     if held:
         parts, seconds = bookings.held(requests)
     rows = []
@@ -382,20 +392,15 @@ def backlog_until(schedule: Schedule, t_stop: float, acc: np.ndarray, requests: 
     count at the site that ran them from their submit, so a schedule where jobs moved between
     sites (exchange) has no backlog here: ValueError.
     """
+    _check_until("backlog_until", schedule, t_stop, requests, bookings)
     jobs = schedule.jobs
     acc = np.asarray(acc, dtype=np.float64)
-    if t_stop <= 0:
-        raise ValueError(f"t_stop must be > 0 seconds, got {t_stop}")
     if acc.shape != (jobs.n_sites,):
         raise ValueError(f"backlog_until: acc needs one ratio per site ({jobs.n_sites}), "
                          f"got shape {acc.shape}")
     if schedule.moves.any():
         raise ValueError("backlog_until: jobs moved between sites, and a schedule keeps no arrival time "
                          "at the site that ran them")
-    if schedule.stopped_bounds is not None:
-        raise ValueError("backlog_until: the run stopped early, and unstarted jobs have no end")
-    if bookings is not None and requests is None:
-        raise ValueError("backlog_until: bookings need the requests they answer")
     end = schedule.start + schedule.run_time
     asked = np.empty(0, dtype=np.int64) if requests is None else requests.submit[requests.submit < t_stop]
     none = np.empty(0, dtype=np.int64)

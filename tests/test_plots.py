@@ -1,0 +1,43 @@
+"""The standard plots draw what their docstrings promise (read back from the figure, not the PNG)."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from evogrid import plots
+
+
+def _drawn(monkeypatch, rows):
+    kept = {}
+
+    def keep(fig, path):
+        kept["fig"] = fig
+        return path
+
+    monkeypatch.setattr(plots, "_save", keep)
+    plots.improvement_plot("unused.png", rows)
+    return kept["fig"].axes[0]
+
+
+def test_per_seed_rows_draw_the_median_and_every_seed_with_a_collapse_at_the_floor(monkeypatch):
+    rows = [{"window": "test", "lrms": "fcfs", "site": "KTH", "improvement_pct": -290.0,
+             "per_seed": [12.0, 30.0, -900.0]},
+            {"window": "test", "lrms": "fcfs", "site": "CTC", "improvement_pct": 5.0,
+             "per_seed": [4.0, 6.0, 5.0]}]
+    ax = _drawn(monkeypatch, rows)
+    assert [round(p.get_height(), 6) for p in ax.patches] == [12.0, 5.0]  # medians, not means
+    dots = np.concatenate([line.get_ydata() for line in ax.lines if line.get_marker() == "o"])
+    assert sorted(dots.tolist()) == [4.0, 5.0, 6.0, 12.0, 30.0]
+    floor = [line for line in ax.lines if line.get_marker() == "v"]
+    assert len(floor) == 1 and floor[0].get_ydata()[0] == plots.SEED_FLOOR_PCT
+    assert [t.get_text() for t in ax.texts] == ["-900"]
+    assert ax.get_ylim()[0] < plots.SEED_FLOOR_PCT
+    plt.close("all")
+
+
+def test_single_run_rows_draw_their_value_with_the_spread_as_error_bars(monkeypatch):
+    rows = [{"window": "train", "lrms": "fcfs", "site": "KTH", "improvement_pct": -250.0, "std_pct": 3.0}]
+    ax = _drawn(monkeypatch, rows)
+    assert [p.get_height() for p in ax.patches] == [-250.0]
+    assert not any(line.get_marker() in ("o", "v") for line in ax.lines)
+    assert ax.get_ylim()[0] <= -250.0
+    plt.close("all")
