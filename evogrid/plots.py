@@ -150,40 +150,52 @@ def improvement_plot(path: str | Path, rows: list[dict]) -> Path:
     ``rows``: dicts with ``window`` (train/test), ``lrms``, ``site`` and
     ``improvement_pct`` (positive = better than local), as in a training
     run's summary; with ``std_pct`` (a spread over seeds) drawn as error bars.
-    Rows with ``per_seed`` (every seed's improvement) are drawn as the
-    seeds' median with each seed as a dot instead, so one collapsed seed
-    neither drags the bar nor hides the others: the axis stops at
-    ``SEED_FLOOR_PCT`` and a seed below it is a triangle there, labelled
-    with its value.
+    A row with ``per_seed`` (every seed's improvement, finite) is drawn as
+    the seeds' median with each seed as a dot instead, so one collapsed seed
+    neither drags the bar nor hides the others: the axis then stops at
+    ``SEED_FLOOR_PCT``, seeds below it are one triangle there labelled with
+    their values, and a median below it is labelled too.
     """
     groups = list(dict.fromkeys(f"{r['window']} {r['lrms'].upper()}" for r in rows))
     sites = list(dict.fromkeys(r["site"] for r in rows))
     by_key = {(f"{r['window']} {r['lrms'].upper()}", r["site"]): r for r in rows}
+    for r in rows:
+        seeds = r.get("per_seed")
+        if seeds is not None and (len(seeds) == 0 or not np.all(np.isfinite(seeds))):
+            raise ValueError(f"improvement_plot: {r['site']} {r['window']} {r['lrms']}: per_seed needs "
+                             f"finite values, got {seeds}")
     seeded = any("per_seed" in r for r in rows)
     fig, ax = plt.subplots(figsize=(7.2, 4.6), dpi=120)
     width = 0.8 / max(len(groups), 1)
-    lowest = 0.0
     for g, (group, colour) in enumerate(zip(groups, FRONT_COLOURS * 4, strict=False)):
         xs = np.arange(len(sites)) + (g - (len(groups) - 1) / 2) * width
         cells = [by_key.get((group, s)) for s in sites]
-        if seeded:
-            ys = [np.median(c["per_seed"]) if c else np.nan for c in cells]
-            ax.bar(xs, ys, width, color=colour, label=f"{group} (median)")
-            for x, c in zip(xs, cells, strict=True):
-                seeds = np.asarray(c["per_seed"] if c else [], dtype=float)
-                shown = seeds[seeds >= SEED_FLOOR_PCT]
-                ax.plot(np.full(shown.size, x), shown, "o", ms=3.5, mfc="white", mec="k", mew=0.8)
-                lowest = min(lowest, shown.min(initial=0.0))
-                for v in seeds[seeds < SEED_FLOOR_PCT]:
-                    ax.plot([x], [SEED_FLOOR_PCT], "v", ms=6, color="k")
-                    ax.annotate(f"{v:+.0f}", (x, SEED_FLOOR_PCT), textcoords="offset points", xytext=(0, 6),
-                                ha="center", fontsize=6)
-                    lowest = SEED_FLOOR_PCT
-        else:
-            ys = [c["improvement_pct"] if c else np.nan for c in cells]
-            errors = [c.get("std_pct", 0.0) if c else 0.0 for c in cells]
-            ax.bar(xs, ys, width, color=colour, label=group, yerr=errors if any(errors) else None, capsize=3)
+        ys = [np.nan if c is None else np.median(c["per_seed"]) if "per_seed" in c else c["improvement_pct"]
+              for c in cells]
+        errors = [0.0 if c is None or "per_seed" in c else c.get("std_pct", 0.0) for c in cells]
+        medians = all(c is None or "per_seed" in c for c in cells)
+        ax.bar(xs, ys, width, color=colour, label=f"{group} (median)" if seeded and medians else group,
+               yerr=errors if any(errors) else None, capsize=3)
+        if not seeded:
+            continue
+        for x, y, c in zip(xs, ys, cells, strict=True):
+            seeds = np.asarray(c.get("per_seed", []) if c else [], dtype=float)
+            shown = seeds[seeds >= SEED_FLOOR_PCT]
+            ax.plot(np.full(shown.size, x), shown, "o", ms=3.5, mfc="white", mec="k", mew=0.8)
+            below = [f"{v:+.0f}" for v in np.sort(seeds[seeds < SEED_FLOOR_PCT])]
+            if y < SEED_FLOOR_PCT:  # the bar is cut at the axis: its value goes first
+                below.insert(0, f"bar {y:+.0f}")
+            if below:
+                ax.plot([x], [SEED_FLOOR_PCT], "v", ms=6, color="k")
+                ax.annotate(", ".join(below), (x, SEED_FLOOR_PCT), textcoords="offset points", xytext=(0, 6),
+                            ha="center", fontsize=6, rotation=90 if len(below) > 1 else 0)
     if seeded:
+        values = [v for r in rows for v in (r["per_seed"] if "per_seed" in r else
+                                            [r["improvement_pct"] - r.get("std_pct", 0.0)])]
+        lowest = min([0.0, *(v for v in values if v >= SEED_FLOOR_PCT)])
+        if any(v < SEED_FLOOR_PCT for v in values):
+            lowest = SEED_FLOOR_PCT
+            ax.plot([], [], "v", ms=6, color="k", label=f"below {SEED_FLOOR_PCT:.0f} % (values)")
         ax.set_ylim(bottom=lowest - 8.0)
         ax.plot([], [], "o", ms=3.5, mfc="white", mec="k", mew=0.8, label="one seed")
     ax.axhline(0.0, c="k", lw=0.8)

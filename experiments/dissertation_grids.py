@@ -322,7 +322,7 @@ def report_five_sites(seeds: int, runs_dir: Path) -> tuple[dict, list[str]]:
 def _coevolved_grid(seeds: int, runs_dir: Path, name: str, sites: tuple[str, ...], reference: str,
                     image: Path) -> tuple[dict, list[str]]:
     """A co-evolved grid's table (both picks) and, once every seed has finished, its training and
-    test changes per site as the dissertation's figure (mean over the seeds, sd as error bars)."""
+    test changes per site as the dissertation's figure (the seeds' medians, each seed drawn)."""
     runs = [runs_dir / name / f"seed{s}" for s in range(1, seeds + 1)]
     out, md = _grid_table(
         f"## Co-evolution, {' + '.join(sites)} (5 months, FCFS, 150 generations)",
