@@ -1,7 +1,11 @@
 """How a single site's cost grows with the number of jobs, at normal load and under overload.
 
 Run: ``.venv/bin/python experiments/benchmarks/bench_scaling.py [--lrms easy list ...]
-[--loads 0.7 0.95 1.2] [--sizes 25000 50000 ...] [--budget 60]``
+[--loads 0.7 0.95 1.2] [--sizes 25000 50000 ...] [--budget 60] [--grid awf pool aa]``
+
+``--grid``: instead, two such sites exchanging jobs under each named strategy (AWF, the central
+pool, the active request; each site ``--sizes`` jobs of its own, seeds 1 and 2), the grid loop's
+cost (evogrid.sim.grid), whose queues are not indexed.
 
 Synthetic jobs (:func:`evogrid.workload.synthetic_workload`, seed 1) on one
 site of 1,024 processors, one core, warm numba cache. Each case prints the
@@ -17,37 +21,52 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from dataclasses import replace
 
 from bench_foundation import report, run_core
 
+from evogrid.policy.strategies import AcceptWhenFit, ActiveRequest, CentralPool
 from evogrid.sim.lrms import REGISTRY
-from evogrid.sim.schedule import GridJobs
+from evogrid.sim.schedule import GridJobs, simulate_grid
 from evogrid.workload import synthetic_workload
 
 MACHINE_PROCS = 1024
 SIZES = (25_000, 50_000, 100_000, 200_000, 400_000)
+#: ``--grid`` strategies: the exchange of two sites.
+GRID_STRATEGIES = {"awf": AcceptWhenFit, "pool": CentralPool, "aa": ActiveRequest}
 
 
-def seconds_for(jobs: GridJobs, lrms: str) -> float:
-    """Best of 3 warm runs (one if a run takes 2 s or more)."""
+def seconds_for(jobs: GridJobs, lrms: str, strategy: str = "") -> float:
+    """Best of 3 warm runs (one if a run takes 2 s or more); with ``strategy``, the grid's."""
+    exchange = GRID_STRATEGIES[strategy]().exchange(jobs) if strategy else None
     best = math.inf
     for _ in range(3):
         t0 = time.perf_counter()
-        run_core(jobs, lrms)
+        if exchange is None:
+            run_core(jobs, lrms)
+        else:
+            simulate_grid(jobs, lrms, exchange)
         best = min(best, time.perf_counter() - t0)
         if best >= 2.0:
             break
     return best
 
 
-def series(lrms: str, load: float, sizes: list[int], budget: float) -> list[tuple[int, float]]:
+def sites(n: int, load: float, strategy: str) -> GridJobs:
+    """One site's ``n`` synthetic jobs, or with ``strategy`` two sites' (seeds 1 and 2)."""
+    seeds = (1, 2) if strategy else (1,)
+    logs = [synthetic_workload(n, MACHINE_PROCS, load=load, seed=seed) for seed in seeds]
+    return GridJobs.merge([replace(w, name=f"site{i}") for i, w in enumerate(logs)])
+
+
+def series(lrms: str, load: float, sizes: list[int], budget: float,
+           strategy: str = "") -> list[tuple[int, float]]:
     """``(jobs, seconds)`` per size, stopping after the first size over ``budget`` seconds."""
     # Compile outside the timing: the plain loop, and (a queue over 512 positions) the indexed one.
-    run_core(GridJobs.merge([synthetic_workload(3000, MACHINE_PROCS, load=3.0, seed=1)]), lrms)
+    seconds_for(sites(3000, 3.0, strategy), lrms, strategy)
     done = []
     for n in sizes:
-        jobs = GridJobs.merge([synthetic_workload(n, MACHINE_PROCS, load=load, seed=1)])
-        done.append((n, seconds_for(jobs, lrms)))
+        done.append((n, seconds_for(sites(n, load, strategy), lrms, strategy)))
         if done[-1][1] > budget:
             break
     return done
@@ -66,18 +85,23 @@ def main() -> None:
     parser.add_argument("--sizes", nargs="+", type=int, default=list(SIZES))
     parser.add_argument("--budget", type=float, default=60.0,
                         help="stop a series after the first size that took longer (s)")
+    parser.add_argument("--grid", nargs="+", default=[], choices=list(GRID_STRATEGIES),
+                        help="two sites exchanging jobs under these strategies instead of one site")
     args = parser.parse_args()
-    for lrms in args.lrms:
-        for load in args.loads:
-            done = series(lrms, load, args.sizes, args.budget)
-            times = " -> ".join(f"{s * 1e3:.0f}" for _, s in done)
-            sizes = " -> ".join(f"{n // 1000}k" for n, _ in done)
-            print(f"# {lrms} load {load}: {sizes} jobs: {times} ms", flush=True)
-            if len(done) > 1:
-                report(f"scaling {lrms} load {load} {done[0][0]}-{done[-1][0]} jobs, growth per doubling",
-                       growth_per_doubling(done), "x/doubling", "<= 2.3 (8x jobs, <= 12x time)")
-            for n, s in done:
-                report(f"scaling {lrms} load {load} {n} jobs", s, "s", "-")
+    for strategy in args.grid or [""]:
+        case = f"grid {strategy} " if strategy else ""
+        for lrms in args.lrms:
+            for load in args.loads:
+                done = series(lrms, load, args.sizes, args.budget, strategy)
+                times = " -> ".join(f"{s * 1e3:.0f}" for _, s in done)
+                sizes = " -> ".join(f"{n // 1000}k" for n, _ in done)
+                print(f"# {case}{lrms} load {load}: {sizes} jobs: {times} ms", flush=True)
+                if len(done) > 1:
+                    span = f"{done[0][0]}-{done[-1][0]} jobs"
+                    label = f"scaling {case}{lrms} load {load} {span}, growth per doubling"
+                    report(label, growth_per_doubling(done), "x/doubling", "<= 2.3 (8x jobs, <= 12x time)")
+                for n, s in done:
+                    report(f"scaling {case}{lrms} load {load} {n} jobs", s, "s", "-")
 
 
 if __name__ == "__main__":
