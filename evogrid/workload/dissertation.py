@@ -11,7 +11,8 @@ days), and the test months, "-6" (the rest, rebased to day 150 or to its first j
 :data:`TABLE_7_3` hold the published single-site results the cuts are
 checked against (tests/test_dissertation_windows.py,
 experiments/dissertation_windows.py). In a scenario the window ``lepping:NAME-M`` is a cut
-(evogrid.workload.traces.load_window); ``NAME-M`` stays M x 30 days.
+(evogrid.workload.traces.load_window), ``lepping-cmax:NAME-M`` the cut that gives Table 7.2's
+makespans where one exists (:data:`MAKESPAN_CUTS`); ``NAME-M`` stays M x 30 days.
 """
 
 from __future__ import annotations
@@ -80,27 +81,47 @@ TABLE_7_3 = {
 TEST_START_DAY = 150
 #: Logs whose Table 7.1 counts are those without the jobs that give no requested time.
 WITHOUT_UNKNOWN_ESTIMATES = ("CTC", "LANL96")
+#: Table 7.2 rows whose makespans the count cut misses but a cut a few jobs later gives exactly under
+#: FCFS, EASY and LIST alike: its job count, the first such cut at or after Table 7.1's
+#: (``experiments/dissertation_windows.py --makespans``; docs/reproduction.md, "Where the data allow
+#: exact makespans"). Every other row's count cut gives them, but SDSC-BLUE's, where no cut does.
+MAKESPAN_CUTS = {("KTH", 11): 28_481, ("SDSC05", 11): 74_916, ("SDSC05", 13): 84_889, ("SDSC00", 24): 54_017}
+#: Logs no cut of which gives Table 7.2's makespans.
+NO_MAKESPAN_CUT = ("SDSC03",)
+#: ``dissertation_cut``'s ``by``: Table 7.1's job count (the default), or the makespans of Table 7.2.
+CUT_BY = ("jobs", "makespans")
 
 
-def dissertation_cut(name: str, months: int) -> Workload:
+def dissertation_cut(name: str, months: int, by: str = "jobs") -> Workload:
     """The jobs of the row ``name-months`` of Table 7.1 (the log's first n jobs) or of Table 7.3
     ("-5": the first n jobs of the "-11" cut; "-6": the rest of it, rebased to day 150, or to its first
     job where that comes earlier). Jobs left
-    out are counted in ``dropped`` (``after_cut``, ``before_test``).
+    out are counted in ``dropped`` (``after_cut``, ``before_test``). ``by="makespans"``: a Table 7.2
+    row cut where its three makespans are exact (:data:`MAKESPAN_CUTS`; the window
+    ``lepping-cmax:NAME-M``).
 
     Raises:
-        ScenarioError: no such row.
+        ScenarioError: no such row, or no makespan cut for it.
     """
     if (name, months) not in TABLE_7_1 and (name, months) not in TABLE_7_3:
         rows = ", ".join(f"{n}-{m}" for n, m in [*TABLE_7_1, *TABLE_7_3])
         raise ScenarioError(f"{name}-{months} is not a row of the dissertation's Tables 7.1 and 7.3 ({rows})")
+    if by not in CUT_BY:
+        raise ValueError(f"dissertation_cut: by is one of {CUT_BY}, got {by!r}")
+    if by == "makespans" and ((name, months) not in TABLE_7_2 or name in NO_MAKESPAN_CUT):
+        why = ("no cut of the bundled log gives Table 7.2's makespans" if name in NO_MAKESPAN_CUT else
+               "Table 7.3's training and test months are split by job count")
+        raise ScenarioError(f"lepping-cmax:{name}-{months}: {why}; use lepping:{name}-{months}")
     w = load_window(name, Preprocessing(drop_unknown_estimate=name in WITHOUT_UNKNOWN_ESTIMATES))
     n = TABLE_7_1[name, 11 if months in (5, 6) else months][0]
+    if by == "makespans":
+        n = MAKESPAN_CUTS.get((name, months), n)
     n5 = TABLE_7_3[name, 5][0] if months in (5, 6) else 0
     first, last = {5: (0, n5), 6: (n5, n)}.get(months, (0, n))
     keep = np.zeros(w.n_jobs, dtype=bool)
     keep[np.argsort(w.submit, kind="stable")[first:last]] = True
-    cut = w.select(keep, name=f"lepping:{name}-{months}")
+    prefix = "lepping-cmax" if by == "makespans" else "lepping"
+    cut = w.select(keep, name=f"{prefix}:{name}-{months}")
     dropped = {**w.dropped, "after_cut": w.n_jobs - last, **({"before_test": first} if first else {})}
     # the test months start at day 150, or at their first job where the training cut falls just before
     shift = min(TEST_START_DAY * 86_400, int(cut.submit.min())) if months == 6 else 0
