@@ -24,8 +24,9 @@ from evogrid.workload.dissertation import (
     TABLE_7_1,
     TABLE_7_2,
     TABLE_7_3,
-    WITHOUT_UNKNOWN_ESTIMATES,
     dissertation_cut,
+    dissertation_log,
+    jobs_in_order,
 )
 from evogrid.workload.traces import load_window
 
@@ -45,18 +46,15 @@ def makespan_cuts(name: str, months: int, days: float = 1.0) -> dict:
     """Every cut of ``name``'s log (its first n' jobs, n' at a distinct submit time) within ``days`` of
     the Table 7.1 row's: the n' whose makespan equals Table 7.2's under FCFS, EASY and LIST alike, and
     the cut nearest to that (the smallest largest miss, s)."""
-    log = load_window(name, Preprocessing(drop_unknown_estimate=name in WITHOUT_UNKNOWN_ESTIMATES))
-    order = np.argsort(log.submit, kind="stable")
-    submit = log.submit[order]
+    log = dissertation_log(name)
+    submit = np.sort(log.submit)
     n = TABLE_7_1[name, months][0]
     near = np.abs(submit - submit[n - 1]) <= days * DAY
     ends_a_second = np.append(submit[1:] != submit[:-1], True)  # n' = i + 1 keeps every job of its second
     counts = np.flatnonzero(near & ends_a_second) + 1
     exact, nearest = [], None
     for count in counts:
-        keep = np.zeros(log.n_jobs, dtype=bool)
-        keep[order[:count]] = True
-        jobs = log.select(keep, name=f"{name}-{months}@{count}")
+        jobs = jobs_in_order(log, 0, count, f"{name}-{months}@{count}")
         rows = zip(("fcfs", "easy", "list"), TABLE_7_2[name, months], strict=True)
         misses = [int(simulate_local([jobs], lrms).end.max()) - c_max for lrms, (_, _, c_max) in rows]
         if not any(misses):

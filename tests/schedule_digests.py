@@ -124,8 +124,6 @@ def digests() -> dict[str, str]:
     return out | shared_loop_digests(windows) | reservation_digests()
 
 
-
-
 def shared_loop_digests(windows: dict) -> dict[str, str]:
     """Case name -> digest: the first grid alone and under AWF, for each LRMS whose grids run the
     mixed loops in the tests (tests/conftest.py; written with the variable unset, in their own loops)."""

@@ -92,6 +92,19 @@ NO_MAKESPAN_CUT = ("SDSC03",)
 CUT_BY = ("jobs", "makespans")
 
 
+def dissertation_log(name: str) -> Workload:
+    """The whole bundled log ``name`` as the dissertation's cuts read it (CTC and LANL96 without the
+    jobs that give no requested time)."""
+    return load_window(name, Preprocessing(drop_unknown_estimate=name in WITHOUT_UNKNOWN_ESTIMATES))
+
+
+def jobs_in_order(log: Workload, first: int, last: int, name: str) -> Workload:
+    """The jobs ``[first, last)`` of ``log`` in submission order (ties in log order), named ``name``."""
+    keep = np.zeros(log.n_jobs, dtype=bool)
+    keep[np.argsort(log.submit, kind="stable")[first:last]] = True
+    return log.select(keep, name=name)
+
+
 def dissertation_cut(name: str, months: int, by: str = "jobs") -> Workload:
     """The jobs of the row ``name-months`` of Table 7.1 (the log's first n jobs) or of Table 7.3
     ("-5": the first n jobs of the "-11" cut; "-6": the rest of it, rebased to day 150, or to its first
@@ -112,16 +125,14 @@ def dissertation_cut(name: str, months: int, by: str = "jobs") -> Workload:
         why = ("no cut of the bundled log gives Table 7.2's makespans" if name in NO_MAKESPAN_CUT else
                "Table 7.3's training and test months are split by job count")
         raise ScenarioError(f"lepping-cmax:{name}-{months}: {why}; use lepping:{name}-{months}")
-    w = load_window(name, Preprocessing(drop_unknown_estimate=name in WITHOUT_UNKNOWN_ESTIMATES))
+    w = dissertation_log(name)
     n = TABLE_7_1[name, 11 if months in (5, 6) else months][0]
     if by == "makespans":
         n = MAKESPAN_CUTS.get((name, months), n)
     n5 = TABLE_7_3[name, 5][0] if months in (5, 6) else 0
     first, last = {5: (0, n5), 6: (n5, n)}.get(months, (0, n))
-    keep = np.zeros(w.n_jobs, dtype=bool)
-    keep[np.argsort(w.submit, kind="stable")[first:last]] = True
     prefix = "lepping-cmax" if by == "makespans" else "lepping"
-    cut = w.select(keep, name=f"{prefix}:{name}-{months}")
+    cut = jobs_in_order(w, first, last, f"{prefix}:{name}-{months}")
     dropped = {**w.dropped, "after_cut": w.n_jobs - last, **({"before_test": first} if first else {})}
     # the test months start at day 150, or at their first job where the training cut falls just before
     shift = min(TEST_START_DAY * 86_400, int(cut.submit.min())) if months == 6 else 0
