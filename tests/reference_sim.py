@@ -63,7 +63,9 @@ class Policy:
     rulebases: dict = field(default_factory=dict)  # (site, partner) -> (features, rules); (k, k): ranking
     bounds: dict = field(default_factory=dict)  # (site, partner) -> [(low, high)] per feature: beyond, AWF
     pool_arrivals: str = "first"  # pool: first (own queue, then the pool) | queued (into the pool)
-    active_take: str = "queue"  # active: queue (into the taker's queue, offered again) | start (at once)
+    # active: queue (into the taker's queue, offered again) | start (at once) | fits (queue, without
+    # EASY's condition)
+    active_take: str = "queue"
     speed: tuple = ()  # per site (default: all 1)
     tags: tuple = ()  # per site: the attribute bits it holds (default: none)
     hard: tuple = ()  # per job: the bits it requires (default: none) ...
@@ -255,11 +257,14 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
     def fetch_into_queue(k, t):
         """Lepping 9.1: a site with free processors takes, into its queue, every waiting job of the
         others that it could start now without delaying its head (if any), judged on its state
-        before the request."""
+        before the request; ``fits``: every one that fits its free processors."""
         site = sites[k]
         if site.free == 0:
             return
-        T, extra = shadow(site, t, jobs[site.queue[0]].procs) if site.queue else (math.inf, 0)
+        if site.queue and policy.active_take == "queue":
+            T, extra = shadow(site, t, jobs[site.queue[0]].procs)
+        else:
+            T, extra = math.inf, 0
         for l in range(K):
             if l == k or not sites[l].queue:
                 continue
@@ -276,7 +281,7 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
         run_lrms(k, site.queue, t)
 
     def active_request(k, t):
-        if policy.active_take == "queue":
+        if policy.active_take in ("queue", "fits"):
             fetch_into_queue(k, t)
             return
         site = sites[k]

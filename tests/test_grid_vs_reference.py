@@ -176,16 +176,17 @@ def test_pool_arrivals_default_and_errors():
 @SETTINGS
 @given(grids(), st.data())
 def test_published_active_request_equals_reference(sites, data):
-    """Lepping's active request under any LRMS of a FIFO or SJF queue: same starts, executing sites
-    and moves per job as the reference."""
+    """Lepping's active request under any LRMS of a FIFO or SJF queue, and its variant without
+    EASY's condition (``fits``): same starts, executing sites and moves per job as the reference."""
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative", "sjf", "easy-sjf"]))
             for _ in sites]
+    take = data.draw(st.sampled_from(["queue", "fits"]))
     jobs = GridJobs.merge(sites)
-    schedule = simulate_grid(jobs, lrms, Exchange("aa", scheme="active"))
+    schedule = simulate_grid(jobs, lrms, Exchange("aa", scheme="active", active_take=take))
     check_schedule(schedule)
     moves = [0] * len(jobs.submit)
     start, where = simulate_reference(_reference_jobs(jobs), [w.machine_procs for w in sites], lrms,
-                                      Policy("active"), moves)
+                                      Policy("active", active_take=take), moves)
     assert schedule.start.tolist() == start
     assert schedule.site.tolist() == where
     assert schedule.moves.tolist() == moves
@@ -209,6 +210,28 @@ def test_published_active_request_moves_a_job_again():
     b2 = int(np.flatnonzero((jobs.origin == 1) & (jobs.submit == 1))[0])
     assert moves[b2] == 3  # b -> a at t=2, a -> b at t=3, b -> a at t=20
     assert (where[b2], start[b2]) == (0, 20)
+
+
+@pytest.mark.parametrize("take", ["queue", "fits"])
+def test_fits_rule_takes_a_job_that_would_delay_the_head(take):
+    """Site a (FCFS) has a blocked head (4 processors, reserved at t=10) and one free processor when
+    its third job arrives at t=2; site b is full until t=25 and holds a 1-processor job of 50 s.
+    The published rule leaves that job at b (it would delay a's head), where it starts at t=25.
+    Without EASY's condition a takes it into its queue, behind its head, and at t=25 the emptied
+    b takes it back (with a's third job) and starts it: two moves, the same start."""
+    a = Workload("a", 4, arr([0, 0, 2]), arr([10, 20, 10]), arr([3, 4, 2]), arr([10, 20, 10]),
+                 arr([0, 1, 2]), arr([0, 0, 0]))
+    b = Workload("b", 4, arr([0, 1]), arr([25, 50]), arr([4, 1]), arr([25, 50]), arr([0, 1]),
+                 arr([0, 0]))
+    jobs = GridJobs.merge([a, b])
+    schedule = simulate_grid(jobs, ["fcfs", "fcfs"], Exchange("aa", scheme="active", active_take=take))
+    check_schedule(schedule)
+    moves = [0] * len(jobs.submit)
+    start, where = simulate_reference(_reference_jobs(jobs), [4, 4], ["fcfs"] * 2,
+                                      Policy("active", active_take=take), moves)
+    assert (schedule.start.tolist(), schedule.site.tolist(), schedule.moves.tolist()) == (start, where, moves)
+    b2 = int(np.flatnonzero((jobs.origin == 1) & (jobs.submit == 1))[0])
+    assert (where[b2], start[b2], moves[b2]) == (1, 25, 0 if take == "queue" else 2)
 
 
 @SETTINGS

@@ -313,8 +313,9 @@ class ActiveRequest:
     Attributes:
         take: what a site does with the jobs it takes (:data:`~evogrid.policy.registry.ACTIVE_TAKE`):
             ``queue`` (the published rule, default: into its queue, and a job that does not start
-            there is offered again) or ``start`` (evogrid's variant, EASY only: started at once,
-            so a job moves at most once).
+            there is offered again), ``start`` (evogrid's variant, EASY only: started at once,
+            so a job moves at most once) or ``fits`` (evogrid's variant: the published rule taking
+            every job that fits the free processors, without EASY's condition).
     """
 
     take: str = ACTIVE_TAKE.default.name

@@ -23,8 +23,9 @@ L_BEICHTER_OLD, L_BEICHTER_NEW = 12, 13
 #: How a new job meets the central pool.
 A_FIRST, A_QUEUED = 0, 1
 #: What an active request does with a job it takes: append it to the requesting site's queue (the
-#: published rule: a job that does not start there is offered again) or start it at once.
-AA_QUEUE, AA_START = 0, 1
+#: published rule: a job that does not start there is offered again), start it at once, or append
+#: every job that fits the free processors, without EASY's condition (the published rule otherwise).
+AA_QUEUE, AA_START, AA_FITS = 0, 1, 2
 #: What a transfer rulebase does with a decision whose features leave its declared ranges: its rules
 #: answer anyway (the dissertation), or the site decides as AWF (ours).
 O_RULES, O_AWF = 0, 1

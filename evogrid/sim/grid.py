@@ -20,7 +20,9 @@ Three schemes of exchange share the LRMS code of :mod:`evogrid.sim.core`:
   start now without delaying its own head's reservation: the published rule
   (``AA_QUEUE``, any LRMS) appends them to its queue, judged all against its
   state before the request; evogrid's (``AA_START``, EASY) starts them at
-  once, counting its free processors down.
+  once, counting its free processors down; ``AA_FITS`` is the published
+  rule taking every job that fits the free processors, EASY's condition
+  left out.
 
 Transfer policies (does a site keep its own job, or take an offered one?)
 are components, one file each in :mod:`evogrid.sim.transfers`, with their
@@ -66,7 +68,8 @@ from evogrid.sim.admission import book_in_mode
 from evogrid.sim.co_admission import C_ASKS_PYTHON
 from evogrid.sim.codes import (
     A_QUEUED,
-    AA_QUEUE,
+    AA_FITS,
+    AA_START,
     ACTIVE,
     EXCHANGE,
     L_FIXED,
@@ -401,7 +404,7 @@ def _record_delegated_ends(t, jobs, sc, running, delegated):
 
 def active_request(k, t, take, codes, jobs, state, mode):
     """Site k asks the other sites for waiting jobs (AA, docs/grid.md); ``take`` says what it does
-    with them: :func:`fetch_into_queue` (``AA_QUEUE``, the published rule) or
+    with them: :func:`fetch_into_queue` (``AA_QUEUE``, the published rule, and ``AA_FITS``) or
     :func:`fetch_and_start` (``AA_START``). Nothing in a loop whose sites hold reservations (the
     overload below): those never run with the active request (``simulate_reservations`` refuses
     it), and the reserving loop would compile its passes for nothing (about 15 s of its cold
@@ -416,20 +419,21 @@ def _active_request(k, t, take, codes, jobs, state, mode):
         return nothing
 
     def request(k, t, take, codes, jobs, state, mode):
-        if take == AA_QUEUE:
-            fetch_into_queue(k, t, codes, jobs, state, mode)
+        if take != AA_START:
+            fetch_into_queue(k, t, take, codes, jobs, state, mode)
         else:
             start_fetched(mode, k, t, codes, jobs, state)
     return request
 
 
 @njit(cache=True, _nrt=False)
-def fetch_into_queue(k, t, codes, jobs, state, mode):
+def fetch_into_queue(k, t, take, codes, jobs, state, mode):
     """The published active request (Lepping, 9.1): site k, with free processors after its pass
     (its head blocked, or its queue empty), takes every waiting job of the other sites (each in
     index order, its queue in order) that it could start now without delaying its head (EASY's
     rule against the head's reservation; with an empty queue, any job that fits), appends them to
-    its own queue and then runs its LRMS (any LRMS).
+    its own queue and then runs its LRMS (any LRMS). With ``take == AA_FITS`` it takes every job
+    that fits its free processors, EASY's condition left out.
 
     Each job is judged against k's state before the request, so k may take more than it can start:
     the rest waits in k's queue and the next request of another site may take it again (the
@@ -442,9 +446,9 @@ def fetch_into_queue(k, t, codes, jobs, state, mode):
         return
     free = sc[k, FREE]
     head = sc[k, Q_HEAD]
-    T = NEVER  # an empty queue has no head to delay
+    T = NEVER  # an empty queue has no head to delay (and AA_FITS does not ask)
     extra = 0
-    if head < sc[k, Q_TAIL]:
+    if head < sc[k, Q_TAIL] and take != AA_FITS:
         T, extra = shadow_time_at(k, jobs[PROCS, queue[k, head]], mode, codes[k], jobs, state)
     K = running.shape[1]  # sites only: sc may hold a pool row
     for l in range(K + 1):  # the partners, then k (l == K)

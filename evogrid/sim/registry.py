@@ -298,6 +298,9 @@ ACTIVE_TAKE: Registry[Choice] = Registry("active request rule", [
                                    "there is offered again"),
     Choice("start", codes.AA_START, "evogrid's variant (EASY only): the site starts such jobs at once, "
                                    "counting its free processors down; a job moves at most once"),
+    Choice("fits", codes.AA_FITS, "evogrid's variant: the published rule without EASY's condition, the "
+                                 "site takes every waiting job of the others that fits its free "
+                                 "processors (it reaches Table 9.3's moves per job)"),
 ])
 
 OUTSIDE_RANGE: Registry[Choice] = Registry("rule outside a rulebase's ranges", [

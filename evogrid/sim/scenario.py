@@ -28,7 +28,7 @@ Two forms:
       location = "fixed"
       rulebases = { KTH-5 = "kth.json" }   # relative to this file
       # pool_arrivals = "first"     # pool only: first (default) or queued
-      # active_take = "queue"       # aa only: queue (default) or start
+      # active_take = "queue"       # aa only: queue (default), start or fits
       # refresh_s = 30              # location policies see sites as published every 30 s (0: now)
       # outside_range = "awf"       # rulebase only: AWF decides beyond a rulebase's ranges
       [reservations]                # optional: requests booked ahead (evogrid reserve)

@@ -229,7 +229,9 @@ class Exchange:
         active_take: what an active request does with the jobs it takes
             (active only): ``queue`` (the published rule: into the requesting
             site's queue, all judged on its state before the request, any
-            LRMS) or ``start`` (at once, free processors counted down, EASY only).
+            LRMS), ``start`` (at once, free processors counted down, EASY only) or
+            ``fits`` (the published rule taking every job that fits the free
+            processors, without EASY's condition).
         location: a name of :data:`evogrid.sim.registry.LOCATIONS` (exchange only), or a
             :class:`~evogrid.sim.python_policy.LocationPolicy` object.
         seed: seeds the random location policy.
