@@ -231,34 +231,30 @@ def variant_tree(r, orders, nsites, nparts, count, config, tree):
         draw, rng = lcg_next(rng)
         j = draw % (i + 1)
         shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
-    rank = np.empty(n, dtype=np.int64)  # variant (c * nsites + o) * nparts + i -> its place
-    for p in range(n):
-        rank[shuffled[p]] = p
     # Algorithm 5 sorts the unsorted tree by its value (his 4.7.4: "Ein unsortierter Variantenbaum
     # wird analog zu dem in Algorithmus 1 verwendeten erzeugt"): ties keep the shuffled order.
     order = np.int64(config[C_ORDER])
     by_start = (config[C_START_SORTED] != 0 and order == TREE) or order == TREE_SORTED
-    key = np.empty(max(nsites * count, 1), dtype=np.int64)
-    for c in range(count):
-        for i in range(nparts):
-            for o in range(nsites):
-                key[o] = rank[(c * nsites + o) * nparts + i]
-            sorted_o = np.argsort(key[:nsites])
-            for o in range(nsites):
-                below[i, c, o] = orders[sorted_o[o], r]
+    # Each level's sites at a candidate, and the first part's (site, candidate) pairs, in the order
+    # of their variants' places in the shuffle: read off the shuffle in one pass (no sort).
+    filled = np.zeros((nparts, count), dtype=np.int64)
+    p_first = 0
+    for p in range(n):
+        v = shuffled[p]  # variant (c * nsites + o) * nparts + i
+        i = v % nparts
+        c = v // nparts // nsites
+        k = orders[v // nparts % nsites, r]
+        below[i, c, filled[i, c]] = k
+        filled[i, c] += 1
+        if i == 0 and not by_start:
+            first[p_first, 0] = k
+            first[p_first, 1] = c
+            p_first += 1
     if by_start:  # startsort: candidates ascending, and at each the sites of level 0 in shuffle order
         for c in range(count):
             for o in range(nsites):
                 first[c * nsites + o, 0] = below[0, c, o]
                 first[c * nsites + o, 1] = c
-        return
-    for c in range(count):
-        for o in range(nsites):
-            key[c * nsites + o] = rank[(c * nsites + o) * nparts]
-    pairs = np.argsort(key[:nsites * count])
-    for p in range(nsites * count):
-        first[p, 0] = orders[pairs[p] % nsites, r]
-        first[p, 1] = pairs[p] // nsites
 
 
 @njit(cache=True)
@@ -316,6 +312,60 @@ def walk(root, request, fits, tree, nsites, trivial, stop_first, out, n_out):
 
 
 @njit(cache=True)
+def cost_range(request, fits, orders, nsites, starts, duration, prices):
+    """``(cheapest, dearest, first_c, last_c)`` over every admissible variant of ``request`` (a
+    :class:`RequestParts`; ``fits`` as :func:`walk` takes them, ``prices`` as :func:`choose`):
+    the extreme prices, and the first and last candidate with a variant (-1 without any).
+
+    The same variants as the tree's, enumerated candidate by candidate in the request's site
+    order (the extremes do not depend on the order), each price summed part by part as
+    :func:`variant_cost` sums it.
+    """
+    fit, allow = fits
+    tariff, cum = prices
+    r, parts, nparts = request.r, request.parts, request.n
+    ruled = allow.shape[0] > 0
+    unit = np.empty(fit.shape[0])  # a processor's price at each site over the candidate's interval
+    used = np.zeros(fit.shape[0], dtype=np.bool_)
+    pos = np.empty(nparts, dtype=np.int64)
+    cost = np.zeros(nparts + 1)  # cost[i]: the parts above level i
+    cheapest, dearest = np.inf, -np.inf
+    first_c = last_c = -1
+    for c in range(starts[3]):
+        start = start_at(starts, c)
+        for o in range(nsites):
+            k = orders[o, r]
+            unit[k] = interval_price(tariff, cum, k, start, start + duration)
+        found = False
+        level = 0
+        pos[0] = -1
+        while level >= 0:
+            pos[level] += 1
+            if pos[level] == nsites:
+                level -= 1
+                if level >= 0:
+                    used[orders[pos[level], r]] = False
+                continue
+            k = orders[pos[level], r]
+            if used[k] or fit[k, c] < parts[level, r] or (ruled and not allow[level, k, c]):
+                continue
+            cost[level + 1] = cost[level] + parts[level, r] * unit[k]
+            if level < nparts - 1:
+                used[k] = True
+                level += 1
+                pos[level] = -1
+                continue
+            found = True
+            cheapest = min(cheapest, cost[nparts])
+            dearest = max(dearest, cost[nparts])
+        if found:
+            if first_c < 0:
+                first_c = c
+            last_c = c
+    return cheapest, dearest, first_c, last_c
+
+
+@njit(cache=True)
 def choose(request, fits, orders, nsites, starts, duration, config, prices, chosen):
     """Pick a variant of ``request`` (a :class:`RequestParts`; module docstring); ``starts`` as
     :func:`candidate_starts` gives them, ``fits = (fit, allow)`` as :func:`walk` takes them, ``prices =
@@ -325,10 +375,12 @@ def choose(request, fits, orders, nsites, starts, duration, config, prices, chos
     variant is admissible; ``chosen[:nparts]`` gets the sites; the costs are the pick's and the
     extremes over all admissible variants, ``first`` and ``last`` their earliest and latest start
     (s; -1 without any).
+
+    Algorithms 1-4 take the first variant in tree order: the tree is walked up to it, and the
+    extremes come from :func:`cost_range`. Algorithm 5 scores every variant
+    (:func:`choose_weighted`).
     """
     r, parts, nparts = request.r, request.parts, request.n
-    tariff, cum = prices
-    weighted = np.int64(config[C_PICK]) == WEIGHTED_PICK
     count = starts[3]
     perms = 1
     for i in range(nparts):
@@ -339,28 +391,53 @@ def choose(request, fits, orders, nsites, starts, duration, config, prices, chos
     below = np.empty((nparts, count, nsites), dtype=np.int64)
     variant_tree(r, orders, nsites, nparts, count, config, (first, below))
     tree = (below, np.zeros(fits[0].shape[0], dtype=np.bool_), np.empty(nparts, dtype=np.int64))
+    if np.int64(config[C_PICK]) == WEIGHTED_PICK:
+        return choose_weighted(request, fits, (first, tree), nsites, starts, duration, config, prices,
+                               chosen)
+    trivial = config[C_ASKS_EVERY_SITE] != 0
+    path = np.empty((1, max(nparts, 1)), dtype=np.int64)
+    messages = 0
+    for p in range(nsites * count):
+        # A broker walking the tree sends these (every subtree before the first variant, and that
+        # one up to it).
+        found, sent = walk((first[p, 0], first[p, 1]), request, fits, tree, nsites, trivial, True, path, 0)
+        messages += sent
+        if found:
+            tariff, cum = prices
+            start = start_at(starts, first[p, 1])
+            cost = variant_cost(tariff, cum, parts, r, nparts, path, 0, start, duration)
+            cheapest, dearest, first_c, last_c = cost_range(request, fits, orders, nsites, starts,
+                                                            duration, prices)
+            for i in range(nparts):
+                chosen[i] = path[0, i]
+            return start, messages, (cost, cheapest, dearest), (start_at(starts, first_c),
+                                                                 start_at(starts, last_c))
+    return -1, messages, (0.0, 0.0, 0.0), (-1, -1)
+
+
+@njit(cache=True)
+def choose_weighted(request, fits, trees, nsites, starts, duration, config, prices, chosen):
+    """:func:`choose` for Algorithm 5: every variant, in tree order (``trees = (first, (below, used,
+    pos))`` of :func:`variant_tree` and :func:`walk`), scored by ``k * norm_cost + s * norm_start``;
+    the first of the least score wins."""
+    r, parts, nparts = request.r, request.parts, request.n
+    tariff, cum = prices
+    first, tree = trees
+    count = starts[3]
+    perms = 1
+    for i in range(nparts):
+        perms *= nsites - i
     variants = np.empty((count * perms + 1, max(nparts, 1)), dtype=np.int64)
     variant_c = np.empty(count * perms, dtype=np.int64)
     trivial = config[C_ASKS_EVERY_SITE] != 0
-    n_var = messages = 0
-    first_p = -1  # the root of the first variant in tree order
+    n_var = 0
     for p in range(nsites * count):
         root = (first[p, 0], first[p, 1])
-        n_new, sent = walk(root, request, fits, tree, nsites, trivial, False, variants, n_var)
+        n_new, _ = walk(root, request, fits, tree, nsites, trivial, False, variants, n_var)
         for v in range(n_var, n_new):
             variant_c[v] = root[1]
-        if first_p < 0:
-            if n_new > n_var:
-                first_p = p
-            else:  # a broker walking the tree sends these before it gets there
-                messages += sent
         n_var = n_new
-    if weighted:
-        messages = nparts if n_var else 0
-    elif first_p >= 0:  # and these in the first subtree with a variant, up to it
-        root = (first[first_p, 0], first[first_p, 1])
-        _, sent = walk(root, request, fits, tree, nsites, trivial, True, variants, n_var)
-        messages += sent
+    messages = nparts if n_var else 0
     if n_var == 0:
         return -1, messages, (0.0, 0.0, 0.0), (-1, -1)
     costs = np.empty(n_var)
@@ -373,19 +450,18 @@ def choose(request, fits, orders, nsites, starts, duration, config, prices, chos
         dearest = max(dearest, costs[v])
         earliest_c = min(earliest_c, variant_c[v])
         latest_c = max(latest_c, variant_c[v])
-    pick = 0  # the enumeration ran in tree order: the first variant is Algorithms 1-4's
     first_s, last_s = start_at(starts, earliest_c), start_at(starts, latest_c)
-    if weighted:
-        best = np.inf
-        for v in range(n_var):
-            norm_cost = (costs[v] - cheapest) / (dearest - cheapest) if dearest > cheapest else 0.0
-            # In seconds, not in candidate steps: Meltzer's divided step rounds each start down.
-            late = start_at(starts, variant_c[v]) - first_s
-            norm_start = late / (last_s - first_s) if last_s > first_s else 0.0
-            score = config[C_COST_WEIGHT] * norm_cost + config[C_START_WEIGHT] * norm_start
-            if score < best:
-                best = score
-                pick = v
+    best = np.inf
+    pick = 0
+    for v in range(n_var):
+        norm_cost = (costs[v] - cheapest) / (dearest - cheapest) if dearest > cheapest else 0.0
+        # In seconds, not in candidate steps: Meltzer's divided step rounds each start down.
+        late = start_at(starts, variant_c[v]) - first_s
+        norm_start = late / (last_s - first_s) if last_s > first_s else 0.0
+        score = config[C_COST_WEIGHT] * norm_cost + config[C_START_WEIGHT] * norm_start
+        if score < best:
+            best = score
+            pick = v
     for i in range(nparts):
         chosen[i] = variants[pick, i]
     return start_at(starts, variant_c[pick]), messages, (costs[pick], cheapest, dearest), (first_s, last_s)
