@@ -392,8 +392,8 @@ def choose(request, fits, orders, nsites, starts, duration, config, prices, chos
     variant_tree(r, orders, nsites, nparts, count, config, (first, below))
     tree = (below, np.zeros(fits[0].shape[0], dtype=np.bool_), np.empty(nparts, dtype=np.int64))
     if np.int64(config[C_PICK]) == WEIGHTED_PICK:
-        return choose_weighted(request, fits, (first, tree), nsites, starts, duration, config, prices,
-                               chosen)
+        return choose_weighted(request, fits, (first, tree), (orders, nsites), starts, duration, config,
+                               prices, chosen)
     trivial = config[C_ASKS_EVERY_SITE] != 0
     path = np.empty((1, max(nparts, 1)), dtype=np.int64)
     messages = 0
@@ -416,13 +416,14 @@ def choose(request, fits, orders, nsites, starts, duration, config, prices, chos
 
 
 @njit(cache=True)
-def choose_weighted(request, fits, trees, nsites, starts, duration, config, prices, chosen):
+def choose_weighted(request, fits, trees, sites, starts, duration, config, prices, chosen):
     """:func:`choose` for Algorithm 5: every variant, in tree order (``trees = (first, (below, used,
-    pos))`` of :func:`variant_tree` and :func:`walk`), scored by ``k * norm_cost + s * norm_start``;
-    the first of the least score wins."""
+    pos))`` of :func:`variant_tree` and :func:`walk`; ``sites = (orders, nsites)``), scored by ``k *
+    norm_cost + s * norm_start``; the first of the least score wins."""
     r, parts, nparts = request.r, request.parts, request.n
     tariff, cum = prices
     first, tree = trees
+    orders, nsites = sites
     count = starts[3]
     perms = 1
     for i in range(nparts):
@@ -440,12 +441,19 @@ def choose_weighted(request, fits, trees, nsites, starts, duration, config, pric
     messages = nparts if n_var else 0
     if n_var == 0:
         return -1, messages, (0.0, 0.0, 0.0), (-1, -1)
-    costs = np.empty(n_var)
+    # A processor's price per candidate and site, each computed once (variant_cost's terms).
+    unit = np.empty((count, tree[1].shape[0]))
+    for c in range(count):
+        start = start_at(starts, c)
+        for o in range(nsites):
+            k = orders[o, r]
+            unit[c, k] = interval_price(tariff, cum, k, start, start + duration)
+    costs = np.zeros(n_var)
     cheapest, dearest = np.inf, -np.inf
     earliest_c, latest_c = count, -1
     for v in range(n_var):
-        start = start_at(starts, variant_c[v])
-        costs[v] = variant_cost(tariff, cum, parts, r, nparts, variants, v, start, duration)
+        for i in range(nparts):  # summed as variant_cost sums it
+            costs[v] += parts[i, r] * unit[variant_c[v], variants[v, i]]
         cheapest = min(cheapest, costs[v])
         dearest = max(dearest, costs[v])
         earliest_c = min(earliest_c, variant_c[v])

@@ -526,14 +526,16 @@ def profile_scan(k, q, code, t, jobs, state):
     queue, sc, profile = state.queue, state.sc, state.profile
     head = sc[q, Q_HEAD]
     tail = sc[q, Q_TAIL]
-    if head == tail:
+    if head == tail or sc[k, FREE] == 0:  # (every job needs a processor)
         return False
     first = head
     m = sc[k, M_PROCS]
     n = site_profile(k, t, jobs, state)
     write = read = head
     reserving = lrms.USES_SHADOW[code] or lrms.USES_PROFILE[code]
-    while read < tail:
+    # Nothing starts once no processor is free now (reservations due now taken out); the jobs
+    # behind are kept, and a reservation for one of them would change nothing in this pass.
+    while read < tail and profile[P_FREE, 0] > 0:
         job = queue[q, read]
         need = jobs[PROCS, job]
         d = jobs[ESTIMATE, job]
