@@ -312,6 +312,34 @@ def draw_study() -> None:
     print("\n## Meltzer's random draw, four sites (mean ± sd over 5 seeds)\n")
     _summary(rows, ("workload", "algorithm", "draw"), ("failure_rate", "filter_degree", "infeasibility_rate"))
 
+def bound_study() -> None:
+    """Meltzer's 6.7 setting (four sites, RW1-3, seeds 1-5) with t_sched as his 6.7.5 names it (the
+    next job or reservation end, ``next-end``) against evogrid's reading (also a held reservation's
+    start, ``next-event``): failure rate, filter degree and relative start of his 4.5 backfill
+    algorithm, Algorithm 4 and Algorithm 5 (k = s = 0.5), and the requests only one of the two books."""
+    scenario = meltzer_scenario(4)
+    rows = []
+    for variant in ("rw1", "rw2", "rw3"):
+        for algorithm, order in (("backfill", "tree-unsorted"), ("backfill", "tree"), ("weighted", "tree")):
+            accepted = {}
+            for bound in ("next-event", "next-end"):
+                for seed in SEEDS:
+                    workloads, requests, rules = reservation_setup(
+                        scenario, workload=variant, seed=seed, algorithm=algorithm, variant_order=order,
+                        backfill_until=bound)
+                    schedule, bookings = simulate_reservations(workloads, scenario.lrms, requests, rules)
+                    accepted[bound, seed] = bookings.accepted
+                    rows.append({"workload": variant, "algorithm": f"{algorithm} ({order})", "bound": bound,
+                                 "seed": seed, **_run(workloads, scenario.lrms, requests, rules)})
+            for row in rows[-2 * len(SEEDS):]:
+                differ = accepted["next-event", row["seed"]] != accepted["next-end", row["seed"]]
+                row["booked_by_one_only"] = int(differ.sum())
+    _write("meltzer_bound", rows)
+    print("\n## Meltzer's t_sched, four sites (mean ± sd over 5 seeds)\n")
+    _summary(rows, ("workload", "algorithm", "bound"),
+             ("failure_rate", "filter_degree", "mean_relative_start", "booked_by_one_only"))
+
+
 #: Röblitz et al.'s admission rules here: first fit, Meltzer's Algorithm 3, and probe/reserve of plain
 #: and of elastic requests (0.5-2 times the job's processors, Amdahl f = 0.05).
 ROBLITZ_RULES = (("first-fit", None), ("backlog", None), ("probe", None), ("probe", (0.5, 2.0)))
@@ -594,7 +622,7 @@ def roblitz_funnel_study() -> None:
 
 STUDIES = {f.__name__.removesuffix("_study"): f for f in (
     window_study, job_only_study, cost_load_study, meltzer_study, start_study, backfill_study, draw_study,
-    roblitz_study, roblitz_grid_study, roblitz_funnel_study)}
+    bound_study, roblitz_study, roblitz_grid_study, roblitz_funnel_study)}
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

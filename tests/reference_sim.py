@@ -698,10 +698,11 @@ class Desk:
                 reserved += (e - max(s, t)) * p
             end = base + (rules.acc_waiting * waiting + reserved) / site.m
 
-    def scheduling_event(self, k, t):
-        """t_sched: the first estimated end of a running job, or reservation start or end, after t."""
+    def scheduling_event(self, k, t, ends_only=False):
+        """t_sched: the first estimated end of a running job, or reservation start (unless
+        ``ends_only``) or end, after t."""
         times = ([est for _, est, _, _ in self.sites[k].running]
-                 + [x for s, e, _, _ in self.held[k] for x in (s, e)])
+                 + [x for s, e, _, _ in self.held[k] for x in ((e,) if ends_only else (s, e))])
         return min((x for x in times if x > t), default=math.inf)
 
     def next_planned_start(self, k, t):
@@ -728,8 +729,9 @@ class Desk:
             return free
         admitted = s >= t + self.backlog(k, t, s if rules.backlog_rule == "before-start" else math.inf)
         if entry.start_rule == "backlog-or-backfill":
-            if rules.backfill_until == "next-event":  # "t_ende kleiner ... als t_sched"
-                admitted = admitted or s + req.duration < self.scheduling_event(k, t)
+            if rules.backfill_until in ("next-event", "next-end"):  # "t_ende kleiner ... als t_sched"
+                ends_only = rules.backfill_until == "next-end"
+                admitted = admitted or s + req.duration < self.scheduling_event(k, t, ends_only)
             else:
                 admitted = admitted or s + req.duration <= self.next_planned_start(k, t)
         return free and admitted

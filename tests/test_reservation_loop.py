@@ -610,6 +610,23 @@ def test_backfill_reservations_end_before_the_next_scheduling_event():
     assert starts == {"next-event": [-1], "head-fit": [20]}
 
 
+def test_meltzers_t_sched_counts_ends_only():
+    """m = 4: jobs of 1 processor run [0, 20) and [0, 50), a 4-processor job waits. A request at 1
+    books 1 processor over [10, 15) (it ends before t_sched = 20, the first estimated end). A second
+    at 2 wants 1 processor for 2 s from 12 (deadline 20), past the backlog (about 28 s). His 6.7.5
+    bounds backfill reservations by the next job or reservation end (15): [12, 14) is booked.
+    Counting the held reservation's start (10) as an event, or bounding by the next planned start
+    (10), refuses it."""
+    w = Workload("busy", 4, arr([0, 0, 0]), arr([20, 50, 10]), arr([1, 1, 4]), arr([20, 50, 10]),
+                 arr([0, 1, 2]), arr([0, 0, 0]))
+    req = _one_site("two", [1, 2], [10, 12], [15, 20], [5, 2], [1, 1])
+    starts = {}
+    for bound in ("next-end", "next-event", "head-fit"):
+        rules = ReservationRules("backfill", minsize=1, windows=3, acc=(1.0,), backfill_until=bound)
+        starts[bound] = simulate_reservations([w], "easy", req, rules)[1].start.tolist()
+    assert starts == {"next-end": [10, 12], "next-event": [10, -1], "head-fit": [10, -1]}
+
+
 def test_meltzers_divided_step_gives_at_most_windows_plus_one_starts():
     """His listing 1 divides the start range by max_zeitfenster (no floor): (minsize 1, 200 windows) on
     a range of 399 s gives 201 starts 1.995 s apart, where the step in whole seconds (1 s) gives 400;

@@ -48,7 +48,7 @@ ALGORITHMS = admission.REGISTRY
 VARIANT_ORDERS = {"tree": ca.TREE, "tree-sorted": ca.TREE_SORTED, "tree-unsorted": ca.TREE_UNSORTED,
                   "by-start": ca.BY_START}
 BACKLOG_RULES = {"before-start": ca.BEFORE_START, "every-held": ca.EVERY_HELD}
-BACKFILL_BOUNDS = {"next-event": ca.NEXT_EVENT, "head-fit": ca.HEAD_FIT}
+BACKFILL_BOUNDS = {"next-event": ca.NEXT_EVENT, "next-end": ca.NEXT_END, "head-fit": ca.HEAD_FIT}
 #: The candidate starts' step max(minsize, span / windows): in whole seconds (ours) or Meltzer's
 #: exact division (evogrid.sim.co_admission.candidate_starts).
 STEPS = {"floor": ca.FLOOR_STEP, "divided": ca.DIVIDED_STEP}

@@ -18,10 +18,12 @@ evogrid.sim.admission, packed into ``config``: ``C_START_RULE``, ``C_RULED``,
   Meltzer's rule, ``BEFORE_START``, other reservations count only if they
   start before s; ``EVERY_HELD`` counts every held one);
 - 4 ``backfill``, 5 ``weighted``: as 3, or the variant ends before the
-  site's next scheduling event (``NEXT_EVENT``, Meltzer's t_sched: the
+  site's next scheduling event (Meltzer's t_sched: ``NEXT_EVENT``, the
   earliest estimated end of a running job or start or end of a held
-  reservation) or by its next planned start (``HEAD_FIT``: its queue
-  head's earliest fit or its next reservation's start);
+  reservation; ``NEXT_END``, his 6.7.5's "nächsten Job- oder
+  Reservierungs-Ende", ends only) or by its next planned start
+  (``HEAD_FIT``: its queue head's earliest fit or its next reservation's
+  start);
 - 6 ``rulebase``: the site's TSK admission rulebase accepts part i at start s
   (``allow[i, k, c]``, computed by evogrid.sim.reserving from the
   site's state: a learned replacement for the fixed backlog rule);
@@ -121,7 +123,7 @@ ANY_START, BACKLOG_OR_BACKFILL = START_RULES.index("any"), START_RULES.index("ba
 WEIGHTED_PICK = PICKS.index("weighted")
 TREE, BY_START, TREE_SORTED, TREE_UNSORTED = 0, 1, 2, 3
 BEFORE_START, EVERY_HELD = 0, 1
-NEXT_EVENT, HEAD_FIT = 0, 1
+NEXT_EVENT, HEAD_FIT, NEXT_END = 0, 1, 2
 WORKLOAD_END, BACKLOG_CLEARS = 0, 1
 
 

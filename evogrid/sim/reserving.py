@@ -42,9 +42,10 @@ from evogrid.sim.co_admission import (
     C_STEP,
     C_WINDOWS,
     EVERY_HELD,
+    HEAD_FIT,
     HOURS_PER_WEEK,
     N_CONFIG,
-    NEXT_EVENT,
+    NEXT_END,
     RequestParts,
     candidate_starts,
     choose,
@@ -180,18 +181,20 @@ def workload_end(k, t, acc, jobs, state):
 
 
 @njit(cache=True)
-def next_scheduling_event(k, t, state):
+def next_scheduling_event(k, t, ends_only, state):
     """Meltzer's t_sched at site k: the first time after ``t`` its plan knows an event, the
-    earliest estimated end of a running job or start or end of a held reservation (NEVER if none)."""
+    earliest estimated end of a running job or start or end of a held reservation; with
+    ``ends_only`` the earliest end of either (his 6.7.5; NEVER if none)."""
     sc, running, held, held_n = state.sc, state.running, state.held, state.held_n
     t_sched = np.int64(NEVER)
     for i in range(sc[k, N_RUN]):
         if running[RUN_EST_END, k, i] > t:
             t_sched = min(t_sched, running[RUN_EST_END, k, i])
     for h in range(held_n[k]):
-        for x in (held[H_START, k, h], held[H_END, k, h]):
-            if x > t:
-                t_sched = min(t_sched, x)
+        if held[H_END, k, h] > t:
+            t_sched = min(t_sched, held[H_END, k, h])
+        if not ends_only and held[H_START, k, h] > t:
+            t_sched = min(t_sched, held[H_START, k, h])
     return t_sched
 
 
@@ -250,7 +253,7 @@ def admitted_starts(k, t, starts, duration, rule, jobs, state, n, admitted):
 
     ``backlog`` (Algorithm 3): ``s >= t + backlog(s)``, the backlog by ``C_BACKLOG_RULE``.
     ``backlog-or-backfill`` (Algorithms 4 and 5) also admits a variant ending before t_sched
-    (``NEXT_EVENT``) or by the next planned start (``HEAD_FIT``).
+    (``NEXT_EVENT``, ``NEXT_END``) or by the next planned start (``HEAD_FIT``).
     """
     config, acc = rule
     count = starts[3]
@@ -261,8 +264,9 @@ def admitted_starts(k, t, starts, duration, rule, jobs, state, n, admitted):
         return
     until = np.int64(-1)  # a variant ending by then is a backfill reservation
     if start_rule == BACKLOG_OR_BACKFILL:
-        if np.int64(config[C_BACKFILL_BOUND]) == NEXT_EVENT:
-            until = next_scheduling_event(k, t, state) - 1  # "t_ende kleiner ... als t_sched"
+        bound = np.int64(config[C_BACKFILL_BOUND])
+        if bound != HEAD_FIT:  # "t_ende kleiner ... als t_sched"
+            until = next_scheduling_event(k, t, bound == NEXT_END, state) - 1
         else:
             until = _next_planned_start(k, jobs, state, n)
     requested = requested_area(k, jobs, state)

@@ -204,8 +204,10 @@ class ReservationsConfig(_Strict):
                                             "starting before the candidate, or every one")
     backfill_until: booking.BackfillBound = Field(
         default="next-event", description="Algorithm 4's backfill reservations end before the site's next "
-                                          "scheduling event (Meltzer's t_sched) or by its queue head's "
-                                          "earliest fit")
+                                          "scheduling event (Meltzer's t_sched: next-event counts the "
+                                          "starts and ends of held reservations and the running jobs' "
+                                          "ends, next-end the ends only, his 6.7.5) or by its queue "
+                                          "head's earliest fit (head-fit)")
 
 
 class ScenarioConfig(_Strict):
