@@ -312,6 +312,7 @@ def draw_study() -> None:
     print("\n## Meltzer's random draw, four sites (mean ± sd over 5 seeds)\n")
     _summary(rows, ("workload", "algorithm", "draw"), ("failure_rate", "filter_degree", "infeasibility_rate"))
 
+
 def bound_study() -> None:
     """Meltzer's 6.7 setting (four sites, RW1-3, seeds 1-5) with t_sched as his 6.7.5 names it (the
     next job or reservation end, ``next-end``) against evogrid's reading (also a held reservation's

@@ -130,8 +130,10 @@ class ReservationRules(OneLineErrors):
         tariffs: price per processor-hour for each hour of the week, shape
             (K, 168); None: 1 everywhere (cost = processor-hours).
         seed: seeds each request's site order and the shuffle of its variant tree.
-        variant_order, backlog_rule, backfill_until: Meltzer's (the defaults) or our earlier
-            readings (:data:`VARIANT_ORDERS`, :data:`BACKLOG_RULES`, :data:`BACKFILL_BOUNDS`).
+        variant_order, backlog_rule, backfill_until: Meltzer's readings or our earlier ones
+            (:data:`VARIANT_ORDERS`, :data:`BACKLOG_RULES`, :data:`BACKFILL_BOUNDS`); the defaults
+            are his but for ``backfill_until``: ``next-event`` also counts a held reservation's
+            start, his 6.7.5 (``next-end``) the ends only (docs/reservations.md).
         step: the candidate starts' step ``max(minsize, span / windows)``: ``divided`` (Meltzer's
             listing 1, the default: at most ``windows + 1`` starts, each rounded down to a second) or
             ``floor`` (our earlier reading, whole seconds: up to about ``2 windows``); :data:`STEPS`.

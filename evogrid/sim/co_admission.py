@@ -378,8 +378,8 @@ def choose(request, fits, orders, nsites, starts, duration, config, prices, chos
     extremes over all admissible variants, ``first`` and ``last`` their earliest and latest start
     (s; -1 without any).
 
-    Algorithms 1-4 take the first variant in tree order: the tree is walked up to it, and the
-    extremes come from :func:`cost_range`. Algorithm 5 scores every variant
+    Algorithms 1-4, 6 and 9 take the first variant in tree order: the tree is walked up to it,
+    and the extremes come from :func:`cost_range`. Algorithm 5 scores every variant
     (:func:`choose_weighted`).
     """
     r, parts, nparts = request.r, request.parts, request.n

@@ -300,7 +300,7 @@ ACTIVE_TAKE: Registry[Choice] = Registry("active request rule", [
                                    "counting its free processors down; a job moves at most once"),
     Choice("fits", codes.AA_FITS, "evogrid's variant: the published rule without EASY's condition, the "
                                  "site takes every waiting job of the others that fits its free "
-                                 "processors (it reaches Table 9.3's moves per job)"),
+                                 "processors (its moves per job come close to Table 9.3's)"),
 ])
 
 OUTSIDE_RANGE: Registry[Choice] = Registry("rule outside a rulebase's ranges", [

@@ -37,7 +37,7 @@ Two forms:
       tariffs = "meltzer"           # or flat, peak, or one entry per site
       variant_order = "tree"        # Meltzer's readings (defaults) or ours: by-start, every-held,
       backlog_rule = "before-start" #   head-fit (docs/reservations.md)
-      backfill_until = "next-event"
+      backfill_until = "next-event" # his 6.7.5: next-end
 
 Unknown keys are errors. All windows start at time 0 together. The
 ``[reservations]`` table is read here and used by
