@@ -62,7 +62,9 @@ class Policy:
     location: str = "fixed"  # a name of evogrid.sim.registry.LOCATIONS but random, or of LOCATION_KEYS
     rulebases: dict = field(default_factory=dict)  # (site, partner) -> (features, rules); (k, k): ranking
     bounds: dict = field(default_factory=dict)  # (site, partner) -> [(low, high)] per feature: beyond, AWF
-    pool_arrivals: str = "first"  # pool: first (own queue, then the pool) | queued (into the pool)
+    # pool: first (own queue, then the pool) | queued (into the pool) | first-pool (first, and the site
+    # passes over the pool after every arrival)
+    pool_arrivals: str = "first"
     # active: queue (into the taker's queue, offered again) | start (at once) | fits (queue, without
     # EASY's condition)
     active_take: str = "queue"
@@ -476,6 +478,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
         if policy.scheme == "pool" and start[job] is None:
             sites[k].queue.remove(job)
             pool.append(job)
+            schedule_pool(k, t)
+        elif policy.scheme == "pool" and policy.pool_arrivals == "first-pool":
             schedule_pool(k, t)
         elif policy.scheme == "active":
             active_request(k, t)

@@ -121,8 +121,12 @@ def test_exchange_equals_reference(sites, data):
 @SETTINGS
 @given(grids(), st.data())
 def test_pool_equals_reference(sites, data):
+    """The published arrival rule, and evogrid's reading that passes over the pool after every
+    arrival (``first-pool``)."""
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
-    _compare(sites, lrms, Exchange("pool", scheme="pool"), Policy("pool"))
+    arrivals = data.draw(st.sampled_from(["first", "first-pool"]))
+    _compare(sites, lrms, Exchange("pool", scheme="pool", pool_arrivals=arrivals),
+             Policy("pool", pool_arrivals=arrivals))
 
 
 @SETTINGS
@@ -145,6 +149,24 @@ def _wide_job_behind_a_narrow_one():
                  arr([1, 2, 3]), arr([0, 0, 0])),
         Workload("b", 1, arr([100]), arr([1]), arr([1]), arr([1]), arr([1]), arr([0])),
     ]
+
+
+@pytest.mark.parametrize(("arrivals", "start"), [("first", 5), ("first-pool", 2)])
+def test_first_pool_passes_over_the_pool_after_a_start(arrivals, start):
+    """Site a (4 processors) runs a 2-processor job from 0 to 10; site b (1 processor) is full when
+    its 1-processor job b2 arrives at 1, so b2 joins the pool, which only b looks at then. At 2 a
+    1-processor job of 3 s arrives at a and starts. The published rule passes over the pool at a only
+    when a's job ends (5); ``first-pool`` passes at once and starts b2 at a at 2."""
+    a = Workload("a", 4, arr([0, 2]), arr([10, 3]), arr([2, 1]), arr([10, 3]), arr([0, 1]), arr([0, 0]))
+    b = Workload("b", 1, arr([0, 1]), arr([100, 5]), arr([1, 1]), arr([100, 5]), arr([0, 1]), arr([0, 0]))
+    jobs = GridJobs.merge([a, b])
+    schedule = simulate_grid(jobs, ["easy", "easy"], Exchange("pool", scheme="pool", pool_arrivals=arrivals))
+    check_schedule(schedule)
+    ref_start, ref_where = simulate_reference(_reference_jobs(jobs), [4, 1], ["easy"] * 2,
+                                              Policy("pool", pool_arrivals=arrivals))
+    assert (schedule.start.tolist(), schedule.site.tolist()) == (ref_start, ref_where)
+    b2 = int(np.flatnonzero((jobs.origin == 1) & (jobs.submit == 1))[0])
+    assert (ref_where[b2], ref_start[b2]) == (0, start)
 
 
 @pytest.mark.parametrize(("arrivals", "starts"), [("first", [0, 22, 2]), ("queued", [0, 10, 20])])

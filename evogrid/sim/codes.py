@@ -21,7 +21,7 @@ L_DEBT = 11
 #: Beichter's original and new policies (his 3.4 and 7.1.2).
 L_BEICHTER_OLD, L_BEICHTER_NEW = 12, 13
 #: How a new job meets the central pool.
-A_FIRST, A_QUEUED = 0, 1
+A_FIRST, A_QUEUED, A_FIRST_POOL = 0, 1, 2
 #: What an active request does with a job it takes: append it to the requesting site's queue (the
 #: published rule: a job that does not start there is offered again), start it at once, or append
 #: every job that fits the free processors, without EASY's condition (the published rule otherwise).

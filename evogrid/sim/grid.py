@@ -12,8 +12,9 @@ Three schemes of exchange share the LRMS code of :mod:`evogrid.sim.core`:
   new job enters (``pool_arrivals``): ``A_FIRST`` (the literal rule) tries
   it on its site's own queue first, so it starts at once if it fits, and
   only a job that cannot start goes to the pool (then the site schedules
-  the pool); ``A_QUEUED`` appends it to the pool behind the older jobs and
-  its site schedules the pool, so under EASY it starts at once only if it
+  the pool; ``A_FIRST_POOL``: after every arrival); ``A_QUEUED`` appends
+  it to the pool behind the older jobs and its site schedules the pool, so
+  under EASY it starts at once only if it
   does not delay the reservation of the oldest pool job the site can run.
 - ``ACTIVE``: active request. After every scheduling pass a site with free
   processors takes waiting jobs from the other sites' queues that it can
@@ -67,6 +68,7 @@ from evogrid.sim import locations, queue_index, transfers
 from evogrid.sim.admission import book_in_mode
 from evogrid.sim.co_admission import C_ASKS_PYTHON
 from evogrid.sim.codes import (
+    A_FIRST_POOL,
     A_QUEUED,
     AA_FITS,
     AA_START,
@@ -843,6 +845,8 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
                             sc[k, Q_TAIL] -= 1  # leave the (otherwise empty) local queue
                             sc[k, W_PROCS] -= jobs[PROCS, arrived]
                             enqueue(K, arrived, jobs, state.queue, sc)
+                            schedule_pool(k, now, codes, jobs, state, mode)
+                        elif setup[POOL_ARRIVALS] == A_FIRST_POOL:  # it started; the site looks anyway
                             schedule_pool(k, now, codes, jobs, state, mode)
                     elif scheme == ACTIVE:
                         active_request(k, now, setup[ACTIVE_TAKE], codes, jobs, state, mode)

@@ -27,7 +27,7 @@ Two forms:
       name = "rulebase"             # local, awf, rulebase, pool, aa
       location = "fixed"
       rulebases = { KTH-5 = "kth.json" }   # relative to this file
-      # pool_arrivals = "first"     # pool only: first (default) or queued
+      # pool_arrivals = "first"     # pool only: first (default), queued or first-pool
       # active_take = "queue"       # aa only: queue (default), start or fits
       # refresh_s = 30              # location policies see sites as published every 30 s (0: now)
       # outside_range = "awf"       # rulebase only: AWF decides beyond a rulebase's ranges

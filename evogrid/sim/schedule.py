@@ -225,7 +225,9 @@ class Exchange:
             site if it fits, else joins the pool) or ``queued`` (it joins
             the pool behind the older jobs and its site schedules the pool:
             under EASY it starts at once only without delaying the
-            reservation of the oldest pool job that site can run).
+            reservation of the oldest pool job that site can run) or
+            ``first-pool`` (``first``, and the site passes over the pool after
+            every arrival).
         active_take: what an active request does with the jobs it takes
             (active only): ``queue`` (the published rule: into the requesting
             site's queue, all judged on its state before the request, any
