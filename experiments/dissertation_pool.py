@@ -141,7 +141,7 @@ def table_8_3() -> None:
     print("|---|---|---|---|---|---|")
     for number, sites in TABLE_8_3.items():
         scenario = cut_scenario(f"8.3 scenario {number}", [cut for cut, *_ in sites], "list")
-        for arrivals in ("first", "queued"):
+        for arrivals in ARRIVAL_RULES:
             mine_all = ours(scenario, arrivals)
             for ((name, months), awrt, delta, home), mine in zip(sites, mine_all, strict=True):
                 print(f"| {number} | {name}-{months} | {arrivals} | {mine[0]:,.0f} / {awrt:,.0f} "
