@@ -196,14 +196,27 @@ class RequestParts(NamedTuple):
     n: int  #: how many parts request ``r`` has
 
 
+@njit(cache=True)
+def unit_prices(r, orders, nsites, starts, duration, prices, n_sites):
+    """``unit[c, k]``: a processor's price at site k (one of request ``r``'s ``nsites`` in
+    ``orders``) over candidate c's ``[start, start + duration)``; shape (count, n_sites)."""
+    tariff, cum = prices
+    unit = np.empty((starts[3], n_sites))
+    for c in range(starts[3]):
+        start = start_at(starts, c)
+        for o in range(nsites):
+            k = orders[o, r]
+            unit[c, k] = interval_price(tariff, cum, k, start, start + duration)
+    return unit
+
+
 @njit(cache=True, inline="always")
-def variant_cost(tariff, cum, parts, r, nparts, variants, v, start, duration):
-    """The price of request ``r``'s parts on the sites of ``variants[v]`` over ``[start, start +
-    duration)``."""
+def variant_cost(unit_c, parts, r, nparts, variants, v):
+    """The price of request ``r``'s parts on the sites of ``variants[v]`` at a candidate whose
+    prices per processor and site are ``unit_c`` (a row of :func:`unit_prices`), part by part."""
     cost = 0.0
     for i in range(nparts):
-        k = variants[v, i]
-        cost += parts[i, r] * interval_price(tariff, cum, k, start, start + duration)
+        cost += parts[i, r] * unit_c[variants[v, i]]
     return cost
 
 
@@ -314,30 +327,25 @@ def walk(root, request, fits, tree, nsites, trivial, stop_first, out, n_out):
 
 
 @njit(cache=True)
-def cost_range(request, fits, orders, nsites, starts, duration, prices):
+def cost_range(request, fits, orders, nsites, count, unit):
     """``(cheapest, dearest, first_c, last_c)`` over every admissible variant of ``request`` (a
-    :class:`RequestParts`; ``fits`` as :func:`walk` takes them, ``prices`` as :func:`choose`):
-    the extreme prices, and the first and last candidate with a variant (-1 without any).
+    :class:`RequestParts`; ``fits`` as :func:`walk` takes them) among ``count`` candidates priced
+    by ``unit`` (:func:`unit_prices`): the extreme prices, and the first and last candidate with a
+    variant (-1 without any).
 
     The same variants as the tree's, enumerated candidate by candidate in the request's site
     order (the extremes do not depend on the order), each price summed part by part as
     :func:`variant_cost` sums it.
     """
     fit, allow = fits
-    tariff, cum = prices
     r, parts, nparts = request.r, request.parts, request.n
     ruled = allow.shape[0] > 0
-    unit = np.empty(fit.shape[0])  # a processor's price at each site over the candidate's interval
     used = np.zeros(fit.shape[0], dtype=np.bool_)
     pos = np.empty(nparts, dtype=np.int64)
     cost = np.zeros(nparts + 1)  # cost[i]: the parts above level i
     cheapest, dearest = np.inf, -np.inf
     first_c = last_c = -1
-    for c in range(starts[3]):
-        start = start_at(starts, c)
-        for o in range(nsites):
-            k = orders[o, r]
-            unit[k] = interval_price(tariff, cum, k, start, start + duration)
+    for c in range(count):
         found = False
         level = 0
         pos[0] = -1
@@ -351,7 +359,7 @@ def cost_range(request, fits, orders, nsites, starts, duration, prices):
             k = orders[pos[level], r]
             if used[k] or fit[k, c] < parts[level, r] or (ruled and not allow[level, k, c]):
                 continue
-            cost[level + 1] = cost[level] + parts[level, r] * unit[k]
+            cost[level + 1] = cost[level] + parts[level, r] * unit[c, k]
             if level < nparts - 1:
                 used[k] = True
                 level += 1
@@ -394,8 +402,8 @@ def choose(request, fits, orders, nsites, starts, duration, config, prices, chos
     variant_tree(r, orders, nsites, nparts, count, config, (first, below))
     tree = (below, np.zeros(fits[0].shape[0], dtype=np.bool_), np.empty(nparts, dtype=np.int64))
     if np.int64(config[C_PICK]) == WEIGHTED_PICK:
-        return choose_weighted(request, fits, (first, tree), (orders, nsites), starts, duration, config,
-                               prices, chosen)
+        return choose_weighted(request, fits, (first, tree), (orders, nsites, perms), starts, duration,
+                               config, prices, chosen)
     trivial = config[C_ASKS_EVERY_SITE] != 0
     path = np.empty((1, max(nparts, 1)), dtype=np.int64)
     messages = 0
@@ -405,31 +413,26 @@ def choose(request, fits, orders, nsites, starts, duration, config, prices, chos
         found, sent = walk((first[p, 0], first[p, 1]), request, fits, tree, nsites, trivial, True, path, 0)
         messages += sent
         if found:
-            tariff, cum = prices
-            start = start_at(starts, first[p, 1])
-            cost = variant_cost(tariff, cum, parts, r, nparts, path, 0, start, duration)
-            cheapest, dearest, first_c, last_c = cost_range(request, fits, orders, nsites, starts,
-                                                            duration, prices)
+            unit = unit_prices(r, orders, nsites, starts, duration, prices, fits[0].shape[0])
+            cost = variant_cost(unit[first[p, 1]], parts, r, nparts, path, 0)
+            cheapest, dearest, first_c, last_c = cost_range(request, fits, orders, nsites, count, unit)
             for i in range(nparts):
                 chosen[i] = path[0, i]
-            return start, messages, (cost, cheapest, dearest), (start_at(starts, first_c),
-                                                                 start_at(starts, last_c))
+            return start_at(starts, first[p, 1]), messages, (cost, cheapest, dearest), (
+                start_at(starts, first_c), start_at(starts, last_c))
     return -1, messages, (0.0, 0.0, 0.0), (-1, -1)
 
 
 @njit(cache=True)
 def choose_weighted(request, fits, trees, sites, starts, duration, config, prices, chosen):
     """:func:`choose` for Algorithm 5: every variant, in tree order (``trees = (first, (below, used,
-    pos))`` of :func:`variant_tree` and :func:`walk`; ``sites = (orders, nsites)``), scored by ``k *
-    norm_cost + s * norm_start``; the first of the least score wins."""
+    pos))`` of :func:`variant_tree` and :func:`walk`; ``sites = (orders, nsites, perms)``, perms
+    the part-to-site assignments per candidate), scored by ``k * norm_cost + s * norm_start``; the
+    first of the least score wins."""
     r, parts, nparts = request.r, request.parts, request.n
-    tariff, cum = prices
     first, tree = trees
-    orders, nsites = sites
+    orders, nsites, perms = sites
     count = starts[3]
-    perms = 1
-    for i in range(nparts):
-        perms *= nsites - i
     variants = np.empty((count * perms + 1, max(nparts, 1)), dtype=np.int64)
     variant_c = np.empty(count * perms, dtype=np.int64)
     trivial = config[C_ASKS_EVERY_SITE] != 0
@@ -443,19 +446,12 @@ def choose_weighted(request, fits, trees, sites, starts, duration, config, price
     messages = nparts if n_var else 0
     if n_var == 0:
         return -1, messages, (0.0, 0.0, 0.0), (-1, -1)
-    # A processor's price per candidate and site, each computed once (variant_cost's terms).
-    unit = np.empty((count, tree[1].shape[0]))
-    for c in range(count):
-        start = start_at(starts, c)
-        for o in range(nsites):
-            k = orders[o, r]
-            unit[c, k] = interval_price(tariff, cum, k, start, start + duration)
-    costs = np.zeros(n_var)
+    unit = unit_prices(r, orders, nsites, starts, duration, prices, tree[1].shape[0])
+    costs = np.empty(n_var)
     cheapest, dearest = np.inf, -np.inf
     earliest_c, latest_c = count, -1
     for v in range(n_var):
-        for i in range(nparts):  # summed as variant_cost sums it
-            costs[v] += parts[i, r] * unit[variant_c[v], variants[v, i]]
+        costs[v] = variant_cost(unit[variant_c[v]], parts, r, nparts, variants, v)
         cheapest = min(cheapest, costs[v])
         dearest = max(dearest, costs[v])
         earliest_c = min(earliest_c, variant_c[v])

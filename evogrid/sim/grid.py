@@ -14,8 +14,8 @@ Three schemes of exchange share the LRMS code of :mod:`evogrid.sim.core`:
   only a job that cannot start goes to the pool (then the site schedules
   the pool; ``A_FIRST_POOL``: after every arrival); ``A_QUEUED`` appends
   it to the pool behind the older jobs and its site schedules the pool, so
-  under EASY it starts at once only if it
-  does not delay the reservation of the oldest pool job the site can run.
+  under EASY it starts at once only if it does not delay the reservation
+  of the oldest pool job the site can run.
 - ``ACTIVE``: active request. After every scheduling pass a site with free
   processors takes waiting jobs from the other sites' queues that it can
   start now without delaying its own head's reservation: the published rule
@@ -839,14 +839,13 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
                 if (k == site) if arrived >= 0 else freed[k]:
                     schedule_site(k, k, codes[k], now, jobs, state, mode)
                     if scheme == POOL:
-                        if arrived < 0:
-                            schedule_pool(k, now, codes, jobs, state, mode)
-                        elif state.out[START_TIME, arrived] < 0:  # it failed to start at home
+                        failed = arrived >= 0 and state.out[START_TIME, arrived] < 0  # to start at home
+                        if failed:
                             sc[k, Q_TAIL] -= 1  # leave the (otherwise empty) local queue
                             sc[k, W_PROCS] -= jobs[PROCS, arrived]
                             enqueue(K, arrived, jobs, state.queue, sc)
-                            schedule_pool(k, now, codes, jobs, state, mode)
-                        elif setup[POOL_ARRIVALS] == A_FIRST_POOL:  # it started; the site looks anyway
+                        # After a completion, a failed start, or (first-pool) every arrival.
+                        if arrived < 0 or failed or setup[POOL_ARRIVALS] == A_FIRST_POOL:
                             schedule_pool(k, now, codes, jobs, state, mode)
                     elif scheme == ACTIVE:
                         active_request(k, now, setup[ACTIVE_TAKE], codes, jobs, state, mode)
