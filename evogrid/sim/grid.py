@@ -839,13 +839,14 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
                 if (k == site) if arrived >= 0 else freed[k]:
                     schedule_site(k, k, codes[k], now, jobs, state, mode)
                     if scheme == POOL:
-                        failed = arrived >= 0 and state.out[START_TIME, arrived] < 0  # to start at home
-                        if failed:
+                        if arrived < 0:
+                            schedule_pool(k, now, codes, jobs, state, mode)
+                        elif state.out[START_TIME, arrived] < 0:  # it failed to start at home
                             sc[k, Q_TAIL] -= 1  # leave the (otherwise empty) local queue
                             sc[k, W_PROCS] -= jobs[PROCS, arrived]
                             enqueue(K, arrived, jobs, state.queue, sc)
-                        # After a completion, a failed start, or (first-pool) every arrival.
-                        if arrived < 0 or failed or setup[POOL_ARRIVALS] == A_FIRST_POOL:
+                            schedule_pool(k, now, codes, jobs, state, mode)
+                        elif setup[POOL_ARRIVALS] == A_FIRST_POOL:  # it started; the site looks anyway
                             schedule_pool(k, now, codes, jobs, state, mode)
                     elif scheme == ACTIVE:
                         active_request(k, now, setup[ACTIVE_TAKE], codes, jobs, state, mode)
