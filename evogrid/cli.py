@@ -93,7 +93,7 @@ SchedulerOption = Annotated[str | None, typer.Option(
          "Ray cluster (ray://host:10001, or auto); default: a local cluster on 127.0.0.1.")]
 ResumeOption = Annotated[Path | None, typer.Option(help="Continue the run in this directory.")]
 ScenarioArgument = Annotated[str | None, typer.Argument(
-    help="Inline scenario (KTH-5+SDSC03-5) or a .toml file; omit with --resume.")]
+    help="Inline scenario (KTH@0-5+SDSC03@0-5) or a .toml file; omit with --resume.")]
 
 
 def _print_version(value: bool) -> None:
@@ -180,7 +180,7 @@ def traces_generate(
 ) -> None:
     """Write a model workload: Lublin-Feitelson 1999 jobs with Tsafrir 2005 estimates, as SWF.
 
-    The file runs wherever a log does: evogrid simulate OUT.swf+KTH-5, evogrid train A.swf+B.swf.
+    The file runs wherever a log does: evogrid simulate OUT.swf+KTH@0-5, evogrid train A.swf+B.swf.
     """
     from evogrid.workload.generate import write_model_log
 
@@ -260,7 +260,9 @@ def _job_location_options(given: list[str] | None) -> dict[str, str] | None:
 @app.command("simulate")
 def simulate_cmd(
     scenario: Annotated[
-        str, typer.Argument(help="Inline scenario (KTH-11, KTH-5+SDSC03-5, KTH@5-) or a .toml file.")
+        str, typer.Argument(help="Inline scenario (KTH-11+SDSC03-11: the dissertation's cuts; "
+                                 "KTH@0-5+HPC2N@0-5: 30-day months 0-5; KTH@5-: month 5 to the end) "
+                                 "or a .toml file.")
     ],
     strategy: Annotated[str | None, typer.Option(
         help=f"How sites exchange jobs: {STRATEGIES.help()}. Default: rulebase when --rulebase is given, "
@@ -926,14 +928,14 @@ def demo(
 ) -> None:
     """The main job on the bundled logs, in a few minutes.
 
-    1. EFS: KTH's rulebase trained on KTH-5 + SDSC03-5 (FCFS, SDSC03 runs
+    1. EFS: KTH's rulebase trained on KTH@0-5 + SDSC03@0-5 (FCFS, SDSC03 runs
        AWF; 13 + 91 for 60 generations), then tested on the unseen months
        KTH@5-11 + SDSC03@5-11 with FCFS and EASY (train/: rulebase JSON,
        summary table, convergence, improvement and decision-surface plots);
     2. every LRMS on KTH and SDSC03 alone (metrics.json/csv);
-    3. KTH + SDSC03-11 with EASY and the exchange strategies local, AWF,
+    3. KTH + SDSC03@0-11 with EASY and the exchange strategies local, AWF,
        EASY-JS and AA: deltas and migrations (strategies.json/csv);
-    4. a short NSGA-II Pareto run on KTH-5 + HPC2N-5 (pareto/, with plot).
+    4. a short NSGA-II Pareto run on KTH@0-5 + HPC2N@0-5 (pareto/, with plot).
     """
     from evogrid.pipeline import MetricsTable, SummaryTable
     from evogrid.pipeline import demo as run_demo

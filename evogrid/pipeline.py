@@ -27,13 +27,13 @@ if TYPE_CHECKING:
     from evogrid.optimize.loop import Plots
     from evogrid.sim.scenario import Scenario
 
-DEMO_TRAIN = "KTH-5+SDSC03-5"
+DEMO_TRAIN = "KTH@0-5+SDSC03@0-5"
 DEMO_TEST = "KTH@5-11+SDSC03@5-11"
 DEMO_GENERATIONS = 60
 #: The demo's other parts: every LRMS alone on these, the exchange strategies on a grid, a Pareto front.
-DEMO_LOCAL = ("KTH", "SDSC03-11", "KTH-5+SDSC03-5")
-DEMO_STRATEGIES = "KTH+SDSC03-11"
-DEMO_PARETO = "KTH-5+HPC2N-5"
+DEMO_LOCAL = ("KTH", "SDSC03@0-11", "KTH@0-5+SDSC03@0-5")
+DEMO_STRATEGIES = "KTH+SDSC03@0-11"
+DEMO_PARETO = "KTH@0-5+HPC2N@0-5"
 
 
 @dataclass(frozen=True)
@@ -65,13 +65,13 @@ def demo(out: Path, evaluator: Evaluator, *, generations: int = DEMO_GENERATIONS
          plots: Plots | None = None) -> Iterator[DemoStep]:
     """The main job on the bundled logs (``evogrid demo``), writing into ``out``:
 
-    1. EFS: KTH's rulebase trained on KTH-5 + SDSC03-5 (FCFS, SDSC03 runs
+    1. EFS: KTH's rulebase trained on KTH@0-5 + SDSC03@0-5 (FCFS, SDSC03 runs
        AWF; 13 + 91 for ``generations``), then tested on the unseen months
        KTH@5-11 + SDSC03@5-11 with FCFS and EASY (``train/``);
     2. every LRMS on KTH and SDSC03 alone (``metrics.json``/``.csv``);
-    3. KTH + SDSC03-11 with EASY and the exchange strategies local, AWF,
+    3. KTH + SDSC03@0-11 with EASY and the exchange strategies local, AWF,
        EASY-JS and AA: deltas and migrations (``strategies.json``/``.csv``);
-    4. a short NSGA-II Pareto run on KTH-5 + HPC2N-5 (``pareto/``).
+    4. a short NSGA-II Pareto run on KTH@0-5 + HPC2N@0-5 (``pareto/``).
     """
     from evogrid.optimize.config import ParetoConfig, TrainConfig
     from evogrid.optimize.pareto import run_pareto

@@ -33,7 +33,7 @@ from evogrid.optimize.training import write_results
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "runs" / "experiments" / "shared_fitness"
 OUT = ROOT / "experiments" / "results" / "training" / "shared_fitness.json"
-TRAIN, TEST = "KTH-5+SDSC03-5+HPC2N-5", "KTH@5-11+SDSC03@5-11+HPC2N@5-11"
+TRAIN, TEST = "KTH@0-5+SDSC03@0-5+HPC2N@0-5", "KTH@5-11+SDSC03@5-11+HPC2N@5-11"
 
 
 def run(seed: int, evaluator: Evaluator) -> list[dict]:

@@ -5,14 +5,14 @@ Run: ``.venv/bin/python experiments/dissertation_grids.py [train|report|all] [--
 
 Windows: the dissertation's cuts (default; ``lepping:NAME-5`` for training,
 ``lepping:NAME-6`` for the unseen months, Tables 7.1 and 7.3) or 30-day months
-(``--windows days``: ``NAME-5`` and ``NAME@5-11``, run directories in
+(``--windows days``: ``NAME@0-5`` and ``NAME@5-11``, run directories in
 ``runs/experiments/dissertation_days``).
 
 ``train`` (resumable: finished runs are skipped, unfinished ones continue from
 their last checkpoint; a progress bar counts runs)
 leaves run directories in ``runs/experiments/dissertation/``:
 
-- ``coevolution/seed*``: co-evolution of ``CTC-5+SDSC03-5+SDSC05-5`` (FCFS, 13 + 91,
+- ``coevolution/seed*``: co-evolution of ``CTC@0-5+SDSC03@0-5+SDSC05@0-5`` (FCFS, 13 + 91,
   150 generations), tested on the following six months with FCFS and EASY. Every
   run keeps the archive of its best pairing by worst relative AWRT, so one run
   gives both results: the published choice (the final generation's pairing with
@@ -91,14 +91,14 @@ DISSERTATION_UNKNOWN_COEA = {"SDSC00": 85.54, "CTC": 7.59, "SDSC05": 10.82}
 
 
 #: "lepping": the dissertation's cuts (``lepping:NAME-5`` / ``lepping:NAME-6``, Tables 7.1 and 7.3);
-#: "days": 30-day months (``NAME-5`` / ``NAME@5-11``). Set by ``--windows``.
+#: "days": 30-day months (``NAME@0-5`` / ``NAME@5-11``). Set by ``--windows``.
 WINDOWS = {"style": "lepping"}
 
 
 def train_window(sites) -> str:
     if WINDOWS["style"] == "lepping":
         return "+".join(f"lepping:{s}-5" for s in sites)
-    return "+".join(f"{s}-5" for s in sites)
+    return "+".join(f"{s}@0-5" for s in sites)
 
 
 def test_window(sites) -> str:
@@ -172,7 +172,7 @@ def _summary(run: Path) -> list[dict]:
 
 
 def site_name(name: str) -> str:
-    """``CTC@5-11``, ``CTC-5``, ``lepping:CTC-6`` (a file stem: ``lepping_CTC-6``) -> ``CTC``."""
+    """``CTC@5-11``, ``CTC@0-5``, ``lepping:CTC-6`` (a file stem: ``lepping_CTC-6``) -> ``CTC``."""
     name = name.removeprefix("lepping:").removeprefix("lepping_")
     return name.split("@")[0] if "@" in name else name.rsplit("-", 1)[0]
 

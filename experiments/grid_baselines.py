@@ -1,7 +1,7 @@
 """Per-site AWRT of the exchange strategies on a two-site grid (docs/results.md).
 
 Run: ``.venv/bin/python experiments/grid_baselines.py [SCENARIO]`` (default
-``KTH+SDSC03-11``). Local, AWF, EASY-JS and AA run with EASY at both sites,
+``KTH+SDSC03@0-11``). Local, AWF, EASY-JS and AA run with EASY at both sites,
 LIST-JS with LIST; every delta is against local EASY (and LIST-JS also
 against local LIST). The pools run twice: with queued arrivals (evogrid's variant)
 and with the literal rule (new jobs first), see docs/grid.md. Where the
@@ -37,7 +37,7 @@ RUNS = (
 #: The dissertation's per-site AWRT (s) of EASY-JS (Lepping 2011, Table 10.1 III)
 #: and of local EASY (Table 7.3), by scenario.
 DISSERTATION = {
-    "KTH+SDSC03-11": {"EASY-JS": (58_497.60, 50_809.59), "local": (75_157.63, 50_772.48)},
+    "KTH+SDSC03@0-11": {"EASY-JS": (58_497.60, 50_809.59), "local": (75_157.63, 50_772.48)},
 }
 
 
@@ -62,7 +62,7 @@ def dissertation_table(spec: str, names: list[str], results: dict) -> list[str]:
     return lines
 
 
-def main(spec: str = "KTH+SDSC03-11") -> str:
+def main(spec: str = "KTH+SDSC03@0-11") -> str:
     """Simulate every strategy of RUNS on ``spec``; returns the markdown also written to OUT."""
     base_easy = None
     lines = [f"### {spec}, EASY locally\n"]
@@ -115,6 +115,6 @@ def main(spec: str = "KTH+SDSC03-11") -> str:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("scenario", nargs="?", default="KTH+SDSC03-11",
+    parser.add_argument("scenario", nargs="?", default="KTH+SDSC03@0-11",
                         help="two-site scenario (default: %(default)s)")
     main(parser.parse_args().scenario)

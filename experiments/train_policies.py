@@ -6,9 +6,9 @@ Run: ``.venv/bin/python experiments/train_policies.py [train|report] [--seeds N]
 ``runs/experiments/``:
 
 - pairwise EFS (docs/training.md, pairwise protocol): for every ordered pair (k, l) of KTH, SDSC03 and
-  HPC2N, k's rulebase trained on the 5-month windows ``k-5+l-5`` with FCFS
+  HPC2N, k's rulebase trained on the 5-month windows ``k@0-5+l@0-5`` with FCFS
   against an AWF partner, tested on the following 6 months ``k@5-11+l@5-11``;
-- co-evolution (docs/training.md) of the 3-site grid ``KTH-5+SDSC03-5+HPC2N-5``,
+- co-evolution (docs/training.md) of the 3-site grid ``KTH@0-5+SDSC03@0-5+HPC2N@0-5``,
   tested on ``KTH@5-11+SDSC03@5-11+HPC2N@5-11``;
 
 each with seeds 1..N. ``report`` applies each seed's pairwise rulebase pool
@@ -43,12 +43,12 @@ RESULTS = ROOT / "experiments" / "results" / "training"
 SHIPPED = ROOT / "trained_rulebases"
 IMAGES = ROOT / "docs" / "img"
 SITES = ("KTH", "SDSC03", "HPC2N")
-UNKNOWN = "THUNDER-5"  # an LLNL log: a partner no rulebase was trained against
+UNKNOWN = "THUNDER@0-5"  # an LLNL log: a partner no rulebase was trained against
 TEST_LRMS = ("fcfs", "easy")
 
 
 def train_window(sites) -> str:
-    return "+".join(f"{s}-5" for s in sites)
+    return "+".join(f"{s}@0-5" for s in sites)
 
 
 def test_window(sites) -> str:

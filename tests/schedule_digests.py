@@ -73,7 +73,7 @@ RESERVATION_LRMS = ("fcfs", "easy", "list", "conservative")
 def reservation_digests() -> dict[str, str]:
     """Case name -> digest of the reservation cases (RESERVATION_CASES)."""
     out: dict[str, str] = {}
-    sites = [{"window": f"{name}-1"} for name in ("KTH", "SDSC03", "CTC")]
+    sites = [{"window": f"{name}@0-1"} for name in ("KTH", "SDSC03", "CTC")]
     for workload, algorithms, extra, unnamed in RESERVATION_CASES:
         for lrms in RESERVATION_LRMS:
             settings = {k: v for k, v in extra.items() if k != "readings"}
@@ -96,14 +96,14 @@ def _pool() -> list[Rulebase]:
 def digests() -> dict[str, str]:
     """Case name -> digest, for every case (about 10 s once compiled)."""
     out: dict[str, str] = {}
-    windows = {name: load_window(f"{name}-3") for name in BUNDLED}
+    windows = {name: load_window(f"{name}@0-3") for name in BUNDLED}
     for name, w in windows.items():
         for lrms in LRMS:
-            out[f"{name}-3 {lrms} local"] = digest(simulate_local([w], lrms))
+            out[f"{name}@0-3 {lrms} local"] = digest(simulate_local([w], lrms))
     pool = _pool()
     for sites in GRIDS:
         jobs = GridJobs.merge([windows[s] for s in sites])
-        grid = "+".join(f"{s}-3" for s in sites)
+        grid = "+".join(f"{s}@0-3" for s in sites)
         rulebases = pool_for_sites(pool, jobs.machine_procs, unknown_sites="nearest")
         fuzzy = FuzzyPolicy(rulebases, location="awrt")
         strategies = {
@@ -129,7 +129,7 @@ def shared_loop_digests(windows: dict) -> dict[str, str]:
     mixed loops in the tests (tests/conftest.py; written with the variable unset, in their own loops)."""
     out: dict[str, str] = {}
     jobs = GridJobs.merge([windows[s] for s in GRIDS[0]])
-    grid = "+".join(f"{s}-3" for s in GRIDS[0])
+    grid = "+".join(f"{s}@0-3" for s in GRIDS[0])
     for lrms in MIXED_LOOP_LRMS:
         out[f"{grid} {lrms} local"] = digest(simulate_local(jobs, lrms))
         out[f"{grid} {lrms} awf-fixed"] = digest(simulate_grid(jobs, lrms, AcceptWhenFit().exchange(jobs)))

@@ -32,7 +32,7 @@ def run(capsys, *argv):
 
 
 def test_a_log_as_batsim_json_simulates_and_trains_as_the_log_does(tmp_path, capsys):
-    kth, blue = eg.load_window("KTH-1"), eg.load_window("SDSC03-1")
+    kth, blue = eg.load_window("KTH@0-1"), eg.load_window("SDSC03@0-1")
     for name, w in (("kth", kth), ("blue", blue)):
         (tmp_path / f"{name}.json").write_text(json.dumps(as_batsim(w, extra_profile=name == "kth")))
     back = load_swf(tmp_path / "kth.json")
@@ -44,7 +44,7 @@ def test_a_log_as_batsim_json_simulates_and_trains_as_the_log_does(tmp_path, cap
     code, out, err = run(capsys, "simulate", spec, "--lrms", "easy", "--strategy", "awf", "--json")
     assert code == 0, err
     from_json = [s["awrt"] for s in json.loads(out)["sites"]]
-    code, out, err = run(capsys, "simulate", "KTH-1+SDSC03-1", "--lrms", "easy", "--strategy", "awf",
+    code, out, err = run(capsys, "simulate", "KTH@0-1+SDSC03@0-1", "--lrms", "easy", "--strategy", "awf",
                          "--json")
     assert code == 0, err
     assert from_json == [s["awrt"] for s in json.loads(out)["sites"]]

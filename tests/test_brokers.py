@@ -18,15 +18,15 @@ from evogrid.sim.scenario import Scenario
 SITES = """
 lrms = "easy"
 [[sites]]
-window = "KTH-1"
+window = "KTH@0-1"
 speed = 4.0
 attributes = { arch = "x86", mem = "high" }
 [[sites]]
-window = "SDSC03-1"
+window = "SDSC03@0-1"
 speed = 2.0
 attributes = { arch = "x86" }
 [[sites]]
-window = "HPC2N-1"
+window = "HPC2N@0-1"
 attributes = { arch = "arm" }
 """
 REQUIREMENTS = """
@@ -70,7 +70,7 @@ def test_toml_sites_reach_the_loop_and_requirements_hold(grid421):
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ('[[sites]]\nwindow = "KTH-1"\nspeed = 0', "sites.0.speed"),
+    ('[[sites]]\nwindow = "KTH@0-1"\nspeed = 0', "sites.0.speed"),
     (SITES + '[[requirements]]\nattribute = "arch"\nvalue = "sparc"\nshare = 0.1',
      "requirement arch=sparc: no site has it"),
     (SITES + '[[requirements]]\nattribute = "arch"\nvalue = "x86"\nshare = 0.1\nkind = "must"',
@@ -145,7 +145,7 @@ def test_cli_trains_one_sites_ranking_by_efs(grid421, tmp_path, capsys):
     assert code == 0, out
     (file,) = (tmp_path / "efs" / "rulebases").glob("*.json")
     rb = Rulebase.load(file)
-    assert rb.provenance["site"] == "SDSC03-1" and rb.provenance["decision"] == "ranking"
+    assert rb.provenance["site"] == "SDSC03@0-1" and rb.provenance["decision"] == "ranking"
     assert rb.features == ("LOAD_AFTER", "NWP", "SPEED", "NJP")
 
 

@@ -26,19 +26,19 @@ def assert_one_line_error(code, err, *fragments):
 
 
 def test_simulate_json(capsys):
-    code, out, _ = run(capsys, "simulate", "KTH-5+SDSC03-5", "--lrms", "easy", "--json")
+    code, out, _ = run(capsys, "simulate", "KTH@0-5+SDSC03@0-5", "--lrms", "easy", "--json")
     assert code == 0
     result = json.loads(out)
-    assert [s["site"] for s in result["sites"]] == ["KTH-5", "SDSC03-5"]
+    assert [s["site"] for s in result["sites"]] == ["KTH@0-5", "SDSC03@0-5"]
     assert all(s["lrms"] == "easy" and s["awrt"] > 0 for s in result["sites"])
-    assert result["dropped"]["KTH-5"]["run_time_nonpositive"] == 8
+    assert result["dropped"]["KTH@0-5"]["run_time_nonpositive"] == 8
 
 
 def test_simulate_table_and_toml(capsys, tmp_path):
     scenario = tmp_path / "s.toml"
-    scenario.write_text('lrms = "list"\n[[sites]]\nwindow = "KTH-5"\nprocs = 120\n')
+    scenario.write_text('lrms = "list"\n[[sites]]\nwindow = "KTH@0-5"\nprocs = 120\n')
     code, out, _ = run(capsys, "simulate", str(scenario))
-    assert code == 0 and "KTH-5" in out and "list" in out and "120" in out
+    assert code == 0 and "KTH@0-5" in out and "list" in out and "120" in out
 
 
 def test_traces_list_and_info(capsys):
@@ -81,13 +81,13 @@ def test_unknown_trace(capsys):
 
 
 def test_unknown_lrms(capsys):
-    code, _, err = run(capsys, "simulate", "KTH-5", "--lrms", "ljf")
+    code, _, err = run(capsys, "simulate", "KTH@0-5", "--lrms", "ljf")
     assert_one_line_error(code, err, "unknown LRMS 'ljf'")
 
 
 def test_scenario_file_with_unknown_key(capsys, tmp_path):
     scenario = tmp_path / "bad.toml"
-    scenario.write_text('[[sites]]\nwindow = "KTH-5"\nprocz = 3\n')
+    scenario.write_text('[[sites]]\nwindow = "KTH@0-5"\nprocz = 3\n')
     code, _, err = run(capsys, "simulate", str(scenario))
     assert_one_line_error(code, err, "bad.toml", "sites.0.procz", "unknown key")
 
@@ -101,7 +101,7 @@ def test_simulate_strategies_json(capsys):
     """Every strategy runs from the CLI; AWF moves jobs and reports deltas and migration matrices."""
     results = {}
     for strategy in ("local", "awf", "pool", "aa"):
-        code, out, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--lrms", "easy", "--strategy",
+        code, out, err = run(capsys, "simulate", "KTH@0-2+SDSC03@0-2", "--lrms", "easy", "--strategy",
                              strategy, "--json")
         assert code == 0, err
         results[strategy] = json.loads(out)
@@ -119,17 +119,17 @@ def test_rulebase_strategy_and_show(capsys, tmp_path, monkeypatch):
     from evogrid.policy.rulebase import Rulebase
 
     path = Rulebase.random(10, seed=4).with_provenance(site="KTH").save(tmp_path / "kth.json")
-    code, out, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "rulebase",
-                         "--rulebase", f"KTH-2={path}", "--json")
+    code, out, err = run(capsys, "simulate", "KTH@0-2+SDSC03@0-2", "--strategy", "rulebase",
+                         "--rulebase", f"KTH@0-2={path}", "--json")
     assert code == 0, err
     with_strategy = json.loads(out)
     assert with_strategy["strategy"] == "rulebase"
     # --rulebase alone implies the rulebase strategy.
-    code, out, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--rulebase", f"KTH-2={path}", "--json")
+    code, out, err = run(capsys, "simulate", "KTH@0-2+SDSC03@0-2", "--rulebase", f"KTH@0-2={path}", "--json")
     assert code == 0, err
     assert json.loads(out)["sites"] == with_strategy["sites"]
     monkeypatch.chdir(tmp_path / "..")
-    code, out, err = run(capsys, "show", str(path), "--scenario", "KTH-2+SDSC03-2")
+    code, out, err = run(capsys, "show", str(path), "--scenario", "KTH@0-2+SDSC03@0-2")
     assert code == 0, err
     assert "10 rules" in out and "accept" in out
     png = tmp_path / ".." / "runs" / "show" / "kth.png"  # never next to the rulebase
@@ -142,7 +142,7 @@ def test_bad_rulebase_file(capsys, tmp_path):
     bad.write_text('{"format": "evogrid.rulebase", "version": 1, "features": [], "rules": []}')
     code, _, err = run(capsys, "show", str(bad))
     assert_one_line_error(code, err, "bad.json", "features")
-    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "rulebase", "--rulebase",
+    code, _, err = run(capsys, "simulate", "KTH@0-2+SDSC03@0-2", "--strategy", "rulebase", "--rulebase",
                        str(bad))
     assert_one_line_error(code, err, "bad.json")
     code, _, err = run(capsys, "show", str(tmp_path / "missing.json"))
@@ -150,18 +150,19 @@ def test_bad_rulebase_file(capsys, tmp_path):
 
 
 def test_bad_strategy_options(capsys):
-    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "magic")
+    code, _, err = run(capsys, "simulate", "KTH@0-2+SDSC03@0-2", "--strategy", "magic")
     assert_one_line_error(code, err, "--strategy magic")
-    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "aa", "--active-take", "start",
+    code, _, err = run(capsys, "simulate", "KTH@0-2+SDSC03@0-2", "--strategy", "aa", "--active-take", "start",
                        "--lrms", "fcfs")
     assert_one_line_error(code, err, "EASY")
-    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "aa", "--active-take", "late")
+    code, _, err = run(capsys, "simulate", "KTH@0-2+SDSC03@0-2", "--strategy", "aa", "--active-take", "late")
     assert_one_line_error(code, err, "--active-take late")
-    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "pool", "--active-take", "start")
+    code, _, err = run(capsys, "simulate", "KTH@0-2+SDSC03@0-2", "--strategy", "pool",
+                       "--active-take", "start")
     assert_one_line_error(code, err, "--active-take")
-    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "rulebase")
+    code, _, err = run(capsys, "simulate", "KTH@0-2+SDSC03@0-2", "--strategy", "rulebase")
     assert_one_line_error(code, err, "--rulebase")
-    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "awf", "--location", "near")
+    code, _, err = run(capsys, "simulate", "KTH@0-2+SDSC03@0-2", "--strategy", "awf", "--location", "near")
     assert_one_line_error(code, err, "--location near")
 
 
@@ -172,15 +173,15 @@ def test_scenario_file_strategy_table(capsys, tmp_path):
 
     Rulebase.random(5, seed=2).save(tmp_path / "kth.json")
     scenario = tmp_path / "s.toml"
-    scenario.write_text('[[sites]]\nwindow = "KTH-2"\n[[sites]]\nwindow = "SDSC03-2"\n'
-                        '[strategy]\nname = "rulebase"\nrulebases = { KTH-2 = "kth.json" }\n')
+    scenario.write_text('[[sites]]\nwindow = "KTH@0-2"\n[[sites]]\nwindow = "SDSC03@0-2"\n'
+                        '[strategy]\nname = "rulebase"\nrulebases = { "KTH@0-2" = "kth.json" }\n')
     code, out, err = run(capsys, "simulate", str(scenario), "--json")
     assert code == 0, err
     assert json.loads(out)["strategy"] == "rulebase"
     code, out, err = run(capsys, "simulate", str(scenario), "--strategy", "awf", "--json")
     assert code == 0, err
     assert json.loads(out)["strategy"] == "awf"
-    scenario.write_text('[[sites]]\nwindow = "KTH-2"\n[strategy]\nnmae = "awf"\n')
+    scenario.write_text('[[sites]]\nwindow = "KTH@0-2"\n[strategy]\nnmae = "awf"\n')
     code, _, err = run(capsys, "simulate", str(scenario))
     assert_one_line_error(code, err, "strategy.nmae", "unknown key")
 
@@ -190,28 +191,30 @@ def test_pool_arrivals_option_and_toml_key(capsys, tmp_path):
     the JSON and the table title say which ran."""
     runs = {}
     for arrivals in ("queued", "first"):
-        code, out, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--lrms", "easy", "--strategy", "pool",
+        code, out, err = run(capsys, "simulate", "KTH@0-2+SDSC03@0-2", "--lrms", "easy", "--strategy", "pool",
                              "--pool-arrivals", arrivals, "--json")
         assert code == 0, err
         runs[arrivals] = json.loads(out)
         assert runs[arrivals]["pool_arrivals"] == arrivals
-    code, out, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--lrms", "easy", "--strategy", "pool",
+    code, out, err = run(capsys, "simulate", "KTH@0-2+SDSC03@0-2", "--lrms", "easy", "--strategy", "pool",
                          "--json")
     assert code == 0, err
     assert json.loads(out)["sites"] == runs["first"]["sites"]  # the default
     scenario = tmp_path / "s.toml"
-    scenario.write_text('lrms = "easy"\n[[sites]]\nwindow = "KTH-2"\n[[sites]]\nwindow = "SDSC03-2"\n'
+    scenario.write_text('lrms = "easy"\n[[sites]]\nwindow = "KTH@0-2"\n[[sites]]\nwindow = "SDSC03@0-2"\n'
                         '[strategy]\nname = "pool"\npool_arrivals = "queued"\n')
     code, out, err = run(capsys, "simulate", str(scenario), "--json")
     assert code == 0, err
     assert json.loads(out)["sites"] == runs["queued"]["sites"]
     code, out, err = run(capsys, "simulate", str(scenario))
     assert code == 0 and "EASY-JS (arrivals queued)" in out
-    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "pool", "--pool-arrivals", "late")
+    code, _, err = run(capsys, "simulate", "KTH@0-2+SDSC03@0-2", "--strategy", "pool",
+                       "--pool-arrivals", "late")
     assert_one_line_error(code, err, "--pool-arrivals late", "first, queued")
-    code, _, err = run(capsys, "simulate", "KTH-2+SDSC03-2", "--strategy", "awf", "--pool-arrivals", "first")
+    code, _, err = run(capsys, "simulate", "KTH@0-2+SDSC03@0-2", "--strategy", "awf",
+                       "--pool-arrivals", "first")
     assert_one_line_error(code, err, "--pool-arrivals", "pool only")
-    scenario.write_text('[[sites]]\nwindow = "KTH-2"\n[strategy]\nname = "pool"\npool_arrivals = "late"\n')
+    scenario.write_text('[[sites]]\nwindow = "KTH@0-2"\n[strategy]\nname = "pool"\npool_arrivals = "late"\n')
     code, _, err = run(capsys, "simulate", str(scenario))
     assert_one_line_error(code, err, "strategy.pool_arrivals")
 

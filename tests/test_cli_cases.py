@@ -12,9 +12,9 @@ import pytest
 
 from evogrid.cli import main
 
-TINY_TRAIN = ["KTH-1+SDSC03-1", "--generations", "1", "--mu", "1", "--lambda", "2", "--workers", "1",
+TINY_TRAIN = ["KTH@0-1+SDSC03@0-1", "--generations", "1", "--mu", "1", "--lambda", "2", "--workers", "1",
               "--backend", "serial"]
-TINY_PARETO = ["KTH-1+SDSC03-1", "--pop-size", "4", "--generations", "1", "--n-changes", "10",
+TINY_PARETO = ["KTH@0-1+SDSC03@0-1", "--pop-size", "4", "--generations", "1", "--n-changes", "10",
                "--workers", "1", "--backend", "serial"]
 
 
@@ -51,13 +51,13 @@ def files(tmp_path_factory):
     config = (root / "typotoml" / "config.toml").read_text()
     (root / "typotoml" / "config.toml").write_text(config.replace("generations", "generatoins"))
     (root / "afile").write_text("not a directory\n")
-    (root / "reserving.toml").write_text('[[sites]]\nwindow = "KTH-1"\n[[sites]]\nwindow = "SDSC03-1"\n'
+    (root / "reserving.toml").write_text('[[sites]]\nwindow = "KTH@0-1"\n[[sites]]\nwindow = "SDSC03@0-1"\n'
                                          '[reservations]\nworkload = "rw1"\n')
-    (root / "badrules.toml").write_text('[[sites]]\nwindow = "KTH-1"\n[reservations]\nwindows = 0\n')
+    (root / "badrules.toml").write_text('[[sites]]\nwindow = "KTH@0-1"\n[reservations]\nwindows = 0\n')
     (root / "broken.toml").write_text("[[sites]\n")
-    (root / "stale.toml").write_text('[[sites]]\nwindow = "KTH-1"\n[[sites]]\nwindow = "SDSC03-1"\n'
+    (root / "stale.toml").write_text('[[sites]]\nwindow = "KTH@0-1"\n[[sites]]\nwindow = "SDSC03@0-1"\n'
                                      '[strategy]\nname = "broker"\nrefresh_s = 2.5\n')
-    (root / "guarded.toml").write_text('[[sites]]\nwindow = "KTH-1"\n[[sites]]\nwindow = "SDSC03-1"\n'
+    (root / "guarded.toml").write_text('[[sites]]\nwindow = "KTH@0-1"\n[[sites]]\nwindow = "SDSC03@0-1"\n'
                                        '[strategy]\nname = "awf"\noutside_range = "awf"\n')
     (root / "big.swf").write_text("; MaxProcs: 16\n1 0 0 1e23 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n")
     (root / "export").mkdir()
@@ -81,13 +81,13 @@ CASES = [
     (["coevolve", *TINY_TRAIN, "--step-draw", "nope"], 2, ["--step-draw nope"]),
     (["train", *TINY_TRAIN, "--feature", "NOPE"], 2, ["NOPE"]),
     (["train", *TINY_TRAIN, "--backend", "nope"], 2, ["backend"]),
-    (["train", "--generations", "0", "KTH-1+SDSC03-1"], 2, ["--generations"]),
-    (["coevolve", "KTH-1+SDSC03-1", "--generations", "0"], 2, ["--generations"]),
-    (["coevolve", "KTH-1+SDSC03-1", "--mu", "0"], 2, ["--mu"]),
-    (["coevolve", "KTH-1+SDSC03-1", "--lambda", "0"], 2, ["--lambda"]),
-    (["coevolve", "KTH-1+SDSC03-1", "--seed", "-5"], 2, ["--seed"]),
-    (["coevolve", "KTH-1+SDSC03-1", "--workers", "0"], 2, ["--workers"]),
-    (["coevolve", "KTH-1+SDSC03-1", "--pick", "nope"], 2, ["--pick nope"]),
+    (["train", "--generations", "0", "KTH@0-1+SDSC03@0-1"], 2, ["--generations"]),
+    (["coevolve", "KTH@0-1+SDSC03@0-1", "--generations", "0"], 2, ["--generations"]),
+    (["coevolve", "KTH@0-1+SDSC03@0-1", "--mu", "0"], 2, ["--mu"]),
+    (["coevolve", "KTH@0-1+SDSC03@0-1", "--lambda", "0"], 2, ["--lambda"]),
+    (["coevolve", "KTH@0-1+SDSC03@0-1", "--seed", "-5"], 2, ["--seed"]),
+    (["coevolve", "KTH@0-1+SDSC03@0-1", "--workers", "0"], 2, ["--workers"]),
+    (["coevolve", "KTH@0-1+SDSC03@0-1", "--pick", "nope"], 2, ["--pick nope"]),
     (["pareto", *TINY_PARETO, "--pop-size", "0"], 2, ["--pop-size"]),
     (["pareto", *TINY_PARETO, "--pop-size", "1"], 2, ["--pop-size"]),
     (["pareto", *TINY_PARETO, "--generations", "0"], 2, ["--generations"]),
@@ -99,10 +99,10 @@ CASES = [
     (["demo", "--generations", "0"], 2, ["--generations"]),
     (["demo", "--workers", "0"], 2, ["--workers"]),
     # nonsense combinations
-    (["train", "KTH-1", "--generations", "1"], 2, ["KTH-1", "two sites"]),
+    (["train", "KTH@0-1", "--generations", "1"], 2, ["KTH@0-1", "two sites"]),
     (["train", *TINY_TRAIN, "--test", "KTH@1-2"], 2, ["--test", "has 2 sites"]),
-    (["coevolve", "KTH-1", "--generations", "1"], 2, ["two sites"]),
-    (["pareto", "KTH-1", "--generations", "1"], 2, ["two sites"]),
+    (["coevolve", "KTH@0-1", "--generations", "1"], 2, ["two sites"]),
+    (["pareto", "KTH@0-1", "--generations", "1"], 2, ["two sites"]),
     (["train", "{root}/reserving.toml", "--generations", "1"], 2, ["reserving.toml", "[reservations]"]),
     (["pareto", "{root}/reserving.toml", "--generations", "1"], 2, ["[reservations]"]),
     (["simulate", "{root}/reserving.toml", "--strategy", "awf"], 0, []),  # exchange with reservations
@@ -114,41 +114,44 @@ CASES = [
     (["pareto"], 2, ["SCENARIO", "--resume"]),
     # scenarios and windows
     (["simulate", "KTH+"], 2, ["'KTH+'", "site is missing"]),
-    (["simulate", "+KTH-1"], 2, ["site is missing"]),
-    (["simulate", "KTH-999"], 2, ["KTH-999", "past the end of the log", "at most 12"]),
+    (["simulate", "+KTH@0-1"], 2, ["site is missing"]),
+    (["simulate", "KTH@0-999"], 2, ["KTH@0-999", "past the end of the log", "at most 12"]),
     (["simulate", "KTH@5-3"], 2, ["A < B"]),
-    (["simulate", "KTH-0"], 2, ["positive"]),
+    (["simulate", "KTH-0"], 2, ["not a row", "KTH@0-0"]),
+    (["simulate", "KTH@0-0"], 2, ["A < B"]),
     (["simulate", "NOPE-1"], 2, ["unknown trace 'NOPE'"]),
-    (["simulate", "KTH-1", "--procs", "0"], 2, ["--procs"]),
-    (["simulate", "KTH-1", "--seed", "-1"], 2, ["--seed"]),
-    (["simulate", "KTH-1", "--lrms", "ljf"], 2, ["ljf"]),
-    (["simulate", "KTH-1+SDSC03-1", "--strategy", "nope"], 2, ["nope"]),
+    (["simulate", "KTH@0-1", "--procs", "0"], 2, ["--procs"]),
+    (["simulate", "KTH@0-1", "--seed", "-1"], 2, ["--seed"]),
+    (["simulate", "KTH@0-1", "--lrms", "ljf"], 2, ["ljf"]),
+    (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "nope"], 2, ["nope"]),
     (["simulate", "{root}/missing.toml"], 2, ["missing.toml", "no such scenario file"]),
     (["simulate", "{root}/broken.toml"], 2, ["broken.toml", "invalid TOML"]),
     (["simulate", "{root}/big.swf"], 2, ["big.swf:2", "field 4 is out of range"]),
-    (["simulate", "KTH-1", "--out", "{root}/afile/result.json"], 2, ["afile"]),
-    (["simulate", "KTH-1", "--out", "/proc/evogrid/result.json"], 2, ["/proc/evogrid"]),
-    (["simulate", "KTH-1", "--json"], 0, []),
-    (["simulate", "KTH-1+SDSC03-1", "--strategy", "broker", "--location", "olb", "--refresh-s", "30"], 0, []),
-    (["simulate", "KTH-1+SDSC03-1", "--strategy", "broker", "--refresh-s", "-1"], 2, ["--refresh-s"]),
-    (["simulate", "KTH-1+SDSC03-1", "--strategy", "pool", "--refresh-s", "30"], 2,
+    (["simulate", "KTH@0-1", "--out", "{root}/afile/result.json"], 2, ["afile"]),
+    (["simulate", "KTH@0-1", "--out", "/proc/evogrid/result.json"], 2, ["/proc/evogrid"]),
+    (["simulate", "KTH@0-1", "--json"], 0, []),
+    (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--location", "olb", "--refresh-s", "30"],
+     0, []),
+    (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--refresh-s", "-1"], 2, ["--refresh-s"]),
+    (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "pool", "--refresh-s", "30"], 2,
      ["refresh_s", "not 'pool'"]),
     (["simulate", "{root}/stale.toml"], 2, ["stale.toml", "strategy.refresh_s"]),
-    (["simulate", "KTH-1+SDSC03-1", "--strategy", "broker", "--location", "olb",
+    (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--location", "olb",
       "--job-locations", "mct=0.3"], 0, []),
-    (["simulate", "KTH-1+SDSC03-1", "--strategy", "broker", "--job-locations", "mct"], 2,
+    (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--job-locations", "mct"], 2,
      ["--job-locations mct", "NAME=SHARE"]),
-    (["simulate", "KTH-1+SDSC03-1", "--strategy", "broker", "--job-locations", "nope=0.3"], 2,
+    (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--job-locations", "nope=0.3"], 2,
      ["--job-locations", "nope"]),
-    (["simulate", "KTH-1+SDSC03-1", "--strategy", "broker", "--location", "olb", "--job-locations", "mct=0.7",
+    (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--location", "olb",
+      "--job-locations", "mct=0.7",
       "--job-locations", "least-load=0.6"], 2, ["job_locations", "sum to"]),
     (["simulate", "{root}/guarded.toml"], 2,
      ["guarded.toml", "strategy.outside_range", "rulebase strategy only"]),
-    (["simulate", "KTH-1+SDSC03-1", "--strategy", "awf", "--outside-range", "awf"], 2,
+    (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "awf", "--outside-range", "awf"], 2,
      ["--outside-range awf", "rulebase strategy only"]),
-    (["simulate", "KTH-1+SDSC03-1", "--rulebase", "trained_rulebases/pairwise/kth_vs_sdsc03.json",
+    (["simulate", "KTH@0-1+SDSC03@0-1", "--rulebase", "trained_rulebases/pairwise/kth_vs_sdsc03.json",
       "--outside-range", "nope"], 2, ["--outside-range nope"]),
-    (["simulate", "KTH-1+SDSC03-1", "--rulebase", "trained_rulebases/pairwise/kth_vs_sdsc03.json",
+    (["simulate", "KTH@0-1+SDSC03@0-1", "--rulebase", "trained_rulebases/pairwise/kth_vs_sdsc03.json",
       "--outside-range", "awf"], 0, []),
     # reserve
     (["reserve", "KTH@d0-7+SDSC03@d0-7", "--hours", "200:100"], 2, ["--hours 200:100", "FROM < TO"]),
@@ -183,7 +186,7 @@ CASES = [
     # resuming: the run directory holds the settings; damaged directories are one-line errors
     (["train", "--resume", "{root}/missing"], 2, ["missing"]),
     (["train", "--resume", "{root}/export"], 2, ["export"]),
-    (["train", "KTH-1+SDSC03-1", "--resume", "{root}/train"], 2, ["SCENARIO does not go with --resume"]),
+    (["train", "KTH@0-1+SDSC03@0-1", "--resume", "{root}/train"], 2, ["SCENARIO does not go with --resume"]),
     (["train", "--resume", "{root}/train", "--generations", "5"], 2, ["--generations does not go with"]),
     (["coevolve", "--resume", "{root}/train", "--seed", "2"], 2, ["--seed does not go with"]),
     (["pareto", "--resume", "{root}/pareto", "--pop-size", "8"], 2, ["--pop-size does not go with"]),

@@ -9,7 +9,7 @@ from evogrid.errors import ScenarioError
 from evogrid.sim.schedule import simulate_local
 from evogrid.workload import Preprocessing
 from evogrid.workload.dissertation import MAKESPAN_CUTS, TABLE_7_1, TABLE_7_2, TABLE_7_3, dissertation_cut
-from evogrid.workload.traces import load_window
+from evogrid.workload.traces import load_window, parse_window
 
 AWRT_TOLERANCE = {"fcfs": 0.05, "easy": 0.03, "list": 0.03}
 #: Rows whose cut is settled: the makespan is the published one under every LRMS.
@@ -172,3 +172,22 @@ def test_a_makespan_cut_is_refused_where_none_exists_or_the_row_is_split_by_coun
         load_window("lepping-cmax:KTH-5")
     with pytest.raises(ScenarioError, match=r"expected lepping-cmax:NAME-M"):
         load_window("lepping-cmax:KTH")
+
+
+def test_bare_name_m_is_the_dissertations_cut_and_30_day_months_are_spelled_out():
+    """``KTH-5`` is ``lepping:KTH-5`` (Table 7.3's 11,780 jobs, named as written); the first five
+    30-day months are ``KTH@0-5``; any other ``NAME-M`` is refused naming its 30-day spelling."""
+    cut, written_out = load_window("KTH-5"), load_window("lepping:KTH-5")
+    assert cut.name == "KTH-5" and written_out.name == "lepping:KTH-5"
+    assert cut.n_jobs == TABLE_7_3["KTH", 5][0]
+    np.testing.assert_array_equal(cut.submit, written_out.submit)
+    np.testing.assert_array_equal(cut.run_time, written_out.run_time)
+    months = load_window("KTH@0-5")
+    assert months.name == "KTH@0-5" and months.submit.max() < 150 * 86_400
+    assert months.n_jobs != cut.n_jobs  # the cut and the months are other jobs
+    with pytest.raises(ScenarioError, match=r"KTH-7 is not a row .* its first 7 30-day months are KTH@0-7"):
+        load_window("KTH-7")
+    with pytest.raises(ScenarioError, match="unknown trace 'NOPE'"):
+        load_window("NOPE-5")
+    with pytest.raises(ScenarioError, match="KTH@0-5"):
+        parse_window("KTH-5")  # a cut is no span of months

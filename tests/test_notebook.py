@@ -15,7 +15,7 @@ def test_the_tutorial_notebook_runs(tmp_path):
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
-    assert "KTH-1 100 processors" in text and "front points" in text and "jobs on processors" in text
+    assert "KTH@0-1 100 processors" in text and "front points" in text and "jobs on processors" in text
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     assert len(images) >= 3  # the decision surface, the front, the Gantt chart
     assert (tmp_path / "runs" / "tutorial-train" / "summary.json").exists()

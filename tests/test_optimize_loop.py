@@ -28,7 +28,7 @@ from evogrid.optimize.training import make_algorithm
 from evogrid.pipeline import redraw
 
 REPO = Path(__file__).resolve().parents[1]
-TINY = "KTH-1+SDSC03-1"
+TINY = "KTH@0-1+SDSC03@0-1"
 
 
 @dataclass
@@ -140,7 +140,7 @@ class RecordingPlots:
         return self._draw("surface", path)
 
     def pareto_plot(self, path, site_names, fronts, points):
-        assert site_names == ["KTH-1", "SDSC03-1"] and "local" in points and fronts
+        assert site_names == ["KTH@0-1", "SDSC03@0-1"] and "local" in points and fronts
         return self._draw("pareto", path)
 
 
@@ -153,7 +153,7 @@ def test_plots_are_passed_in_and_redrawn_by_run_kind(tmp_path):
         run_training(train, tmp_path / "train", ev, progress=False, plots=plots)
         run_pareto(front, tmp_path / "pareto", ev, progress=False, plots=plots)
     assert not list((tmp_path / "bare").glob("*.png"))
-    surface = "surface_KTH-1_vs_SDSC03-1.png"
+    surface = "surface_KTH@0-1_vs_SDSC03@0-1.png"
     assert plots.drawn == [("convergence", "convergence.png"), ("improvement", "improvement.png"),
                            ("surface", surface), ("pareto", "pareto.png")]
 
@@ -167,7 +167,7 @@ def test_plots_are_passed_in_and_redrawn_by_run_kind(tmp_path):
     with pytest.raises(EvogridError, match="not a finished run"):
         redraw(tmp_path, again)
     summary = json.loads((tmp_path / "bare" / "summary.json").read_text())
-    assert [r["site"] for r in summary] == ["KTH-1", "SDSC03-1"]
+    assert [r["site"] for r in summary] == ["KTH@0-1", "SDSC03@0-1"]
     with (tmp_path / "pareto" / "generations.csv").open() as fh:
         assert [r["generation"] for r in csv.DictReader(fh)] == ["1"]
 

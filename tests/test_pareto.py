@@ -21,7 +21,7 @@ from evogrid.optimize.partition import (
 from evogrid.sim.schedule import GridJobs
 from evogrid.workload import synthetic_workload
 
-TINY = "KTH-1+SDSC03-1"
+TINY = "KTH@0-1+SDSC03@0-1"
 
 
 @settings(max_examples=200, deadline=None)
@@ -247,7 +247,7 @@ def test_reservation_front_with_per_site_objectives(tmp_path, capsys):
 @pytest.mark.parametrize("mode", ["partition", "policy"])
 def test_the_run_keeps_the_schedules_of_the_front_corners(tmp_path, mode):
     """Each site's best front point has its per-job file, and that schedule has the point's AWRTs."""
-    config = ParetoConfig("KTH-1+SDSC03-1", mode=mode, pop_size=8, generations=2, seed=4)
+    config = ParetoConfig("KTH@0-1+SDSC03@0-1", mode=mode, pop_size=8, generations=2, seed=4)
     with Evaluator("serial") as ev:
         result = run_pareto(config, tmp_path, ev, progress=False, plots=None)
     front = np.array(result["front"])

@@ -31,7 +31,7 @@ from evogrid.sim import codes, core, features, grid, lrms, schedule
 from evogrid.sim.registry import Location
 from evogrid.sim.scenario import Scenario
 
-SITES = '[[sites]]\nwindow = "KTH-2"\n[[sites]]\nwindow = "SDSC03-2"\n'
+SITES = '[[sites]]\nwindow = "KTH@0-2"\n[[sites]]\nwindow = "SDSC03@0-2"\n'
 
 
 def test_registries_are_the_only_name_tables():
@@ -88,14 +88,14 @@ def test_feature_option_errors():
     from evogrid.optimize.es import TrainConfig
 
     with pytest.raises(EvogridError, match="--feature NOPE"):
-        TrainConfig("KTH-2+SDSC03-2", features=["NWP", "NOPE"])
+        TrainConfig("KTH@0-2+SDSC03@0-2", features=["NWP", "NOPE"])
     with pytest.raises(EvogridError, match="--location near"):
-        TrainConfig("KTH-2+SDSC03-2", location="near")
+        TrainConfig("KTH@0-2+SDSC03@0-2", location="near")
 
 
 @pytest.mark.parametrize("table", [
     'name = "awf"\nlocation = "random"\nseed = 3',
-    'name = "rulebase"\nlocation = "awrt"\nrulebases = { KTH-2 = "kth.json" }',
+    'name = "rulebase"\nlocation = "awrt"\nrulebases = { "KTH@0-2" = "kth.json" }',
     'name = "pool"\npool_arrivals = "first"',
 ])
 def test_scenario_file_strategy_runs_from_python_as_from_the_cli(capsys, tmp_path, table):
@@ -123,8 +123,8 @@ def test_scenario_strategy_objects(tmp_path):
     strategy = scenario_strategy(scenario)
     assert isinstance(strategy, FuzzyPolicy) and list(strategy.rulebases) == [1]
     assert strategy.others == "local"
-    assert isinstance(scenario_strategy(Scenario.from_spec("KTH-2+SDSC03-2")), Local)
-    assert simulate(Scenario.from_spec("KTH-2+SDSC03-2")).schedule.strategy == "local"
+    assert isinstance(scenario_strategy(Scenario.from_spec("KTH@0-2+SDSC03@0-2")), Local)
+    assert simulate(Scenario.from_spec("KTH@0-2+SDSC03@0-2")).schedule.strategy == "local"
     config = StrategyConfig(name="awf").with_options(location="awrt", seed=None)
     assert config.location == "awrt" and config.seed == 0
     with pytest.raises(ScenarioError, match="^--strategy magic: unknown strategy 'magic'"):
@@ -152,7 +152,7 @@ def test_registering_toy_entries(toys, tmp_path):
     assert rb.arrays()[3] == [codes.F_NWP, 99]
     assert Rulebase.from_dict(rb.to_dict()).features == ("NWP", "TOY")
     assert feature_ranges(["TOY"]).tolist() == [[0.0, 2.0]]
-    TrainConfig("KTH-2+SDSC03-2", features=["TOY"], location="toy")
+    TrainConfig("KTH@0-2+SDSC03@0-2", features=["TOY"], location="toy")
     assert StrategyConfig(location="toy").location == "toy"
     path = tmp_path / "s.toml"
     path.write_text(SITES + '[strategy]\nname = "toy"\n')
@@ -180,5 +180,5 @@ def test_the_compile_mode_follows_evogrid_mixed_loops(monkeypatch, capsys):
             assert mode(name, name) == (lrms.MIXED if name in mixed else lrms.lrms_code(name))
         assert mode("fcfs", "easy") == lrms.MIXED
     monkeypatch.setenv("EVOGRID_MIXED_LOOPS", "fcfs,slurm")
-    code, _, err = run(capsys, "simulate", "KTH-5+SDSC03-5", "--lrms", "fcfs")
+    code, _, err = run(capsys, "simulate", "KTH@0-5+SDSC03@0-5", "--lrms", "fcfs")
     assert_one_line_error(code, err, "EVOGRID_MIXED_LOOPS: unknown LRMS 'slurm'")

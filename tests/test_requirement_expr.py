@@ -79,13 +79,13 @@ def test_beichters_examples():
 SITES = """
 lrms = "easy"
 [[sites]]
-window = "KTH-1"
+window = "KTH@0-1"
 attributes = { arch = "x86", mem_gb = "64" }
 [[sites]]
-window = "SDSC03-1"
+window = "SDSC03@0-1"
 attributes = { arch = "x86", mem_gb = "8" }
 [[sites]]
-window = "HPC2N-1"
+window = "HPC2N@0-1"
 attributes = { arch = "arm", mem_gb = "32" }
 """
 EXPRESSION = """
@@ -135,7 +135,7 @@ def test_requirements_read_from_the_swf_queue_field(tmp_path):
     """A requirement given to the jobs of listed SWF queues: exactly those jobs (with a home site
     that holds it) carry it, the grid keeps it, and a log without queues gives it to no job."""
     path = tmp_path / "q.toml"
-    path.write_text(SITES.replace('window = "SDSC03-1"', 'window = "SDSC03-1"\nspeed = 1.0') + """
+    path.write_text(SITES.replace('window = "SDSC03@0-1"', 'window = "SDSC03@0-1"\nspeed = 1.0') + """
 [[requirements]]
 attribute = "arch"
 value = "x86"

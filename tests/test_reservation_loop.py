@@ -832,7 +832,7 @@ def test_simulate_runs_a_scenarios_reservations(capsys):
     assert np.array_equal(python.bookings.start, algorithm_2.start)
     assert np.array_equal(python.bookings.sites, algorithm_2.sites)
     with pytest.raises(ScenarioError, match=r"admission= needs a \[reservations\] table"):
-        simulate(Scenario.from_spec("KTH-1"), admission=_Always())
+        simulate(Scenario.from_spec("KTH@0-1"), admission=_Always())
     with pytest.raises(SystemExit) as done:
         main(["simulate", str(config), "--json"])
     assert done.value.code == 0

@@ -16,7 +16,7 @@ import pytest
 from evogrid.errors import EvogridError
 from evogrid.optimize import Evaluator, TrainConfig, checkpoint, run_training, rundir
 
-TINY = ["KTH-1+SDSC03-1", "--mu", "1", "--lambda", "4", "--workers", "1", "--backend", "serial"]
+TINY = ["KTH@0-1+SDSC03@0-1", "--mu", "1", "--lambda", "4", "--workers", "1", "--backend", "serial"]
 
 
 def evogrid(*argv: str) -> subprocess.Popen:
@@ -66,7 +66,7 @@ def test_two_resumes_of_one_run_at_once_one_continues_the_other_is_refused(tmp_p
     out = tmp_path / "run"
     # long enough (about 2 s after the first generation) that neither resume can finish before
     # the other one starts
-    config = TrainConfig("KTH-4+SDSC03-4", mu=2, lambda_=8, generations=60, seed=3)
+    config = TrainConfig("KTH@0-4+SDSC03@0-4", mu=2, lambda_=8, generations=60, seed=3)
     with Evaluator("serial") as ev:
         assert not run_training(config, out, ev, progress=False, stop_after=1, plots=None)["finished"]
     procs = [evogrid("train", "--resume", str(out), "--workers", "1", "--backend", "serial")
@@ -142,10 +142,10 @@ def test_a_config_of_another_kind_or_damaged_is_a_one_line_error(tmp_path):
     from evogrid.optimize.training import TRAINING
 
     checkpoint.save(tmp_path, "EvolutionState", {}, 0)
-    (tmp_path / "config.toml").write_text('scenario = "KTH-1+SDSC03-1"\nmu = 0\n')
+    (tmp_path / "config.toml").write_text('scenario = "KTH@0-1+SDSC03@0-1"\nmu = 0\n')
     with pytest.raises(EvogridError, match="config.toml: --mu 0: Input should be greater than or equal to 1"):
         resumed_config(TRAINING, tmp_path)
-    (tmp_path / "config.toml").write_text('scenario = "KTH-1+SDSC03-1"\npop_size = 4\n')
+    (tmp_path / "config.toml").write_text('scenario = "KTH@0-1+SDSC03@0-1"\npop_size = 4\n')
     with pytest.raises(EvogridError, match="config.toml: pop_size: not a setting of TrainConfig"):
         resumed_config(TRAINING, tmp_path)
     (tmp_path / "config.toml").write_bytes(b"\xff\xfe garbage")

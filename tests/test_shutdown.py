@@ -45,7 +45,7 @@ def alive(pid: int) -> bool:
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_signal_stops_the_run_and_its_workers(tmp_path, signum, code):
     out = tmp_path / "run"
-    argv = [sys.executable, "-m", "evogrid.cli", "train", "KTH-1+SDSC03-1", "--generations", "500",
+    argv = [sys.executable, "-m", "evogrid.cli", "train", "KTH@0-1+SDSC03@0-1", "--generations", "500",
             "--mu", "2", "--lambda", "16", "--workers", "2", "--backend", "loky", "--out", str(out)]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "EVOGRID_DEBUG": "0"})
@@ -75,7 +75,7 @@ def test_after_sigkill_resume_gives_the_uninterrupted_result(tmp_path):
     # about 1 s of generations remain after the third (polled every 50 ms), so the kill lands mid-run
     settings = ["--generations", "60", "--mu", "2", "--lambda", "6", "--workers", "1", "--backend", "serial"]
     out, straight = tmp_path / "killed", tmp_path / "straight"
-    argv = [sys.executable, "-m", "evogrid.cli", "train", "KTH-2+SDSC03-2", *settings]
+    argv = [sys.executable, "-m", "evogrid.cli", "train", "KTH@0-2+SDSC03@0-2", *settings]
     proc = subprocess.Popen([*argv, "--out", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
     while len(csv_rows(out / GENERATIONS_CSV)) < 3 and time.monotonic() < deadline and proc.poll() is None:

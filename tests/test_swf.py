@@ -139,15 +139,15 @@ def test_partitioned_maxprocs_header_is_the_first_number(swf_file, value, procs)
 
 
 def test_window_names():
-    assert parse_window("KTH-5").last == 5
+    assert parse_window("KTH@0-5").last == 5
     spec = parse_window("BLUE@5-11")
     assert (spec.trace, spec.first, spec.last) == ("SDSC03", 5, 11)
-    for name, short in (("SDSC-SP2-5", "SDSC00"), ("sdsc-ds@5-", "SDSC05"), ("LANL-CM5-2", "LANL96"),
-                        ("CTC", "CTC"), ("SDSC-PAR-3", "SDSC-PAR")):
+    for name, short in (("SDSC-SP2@0-5", "SDSC00"), ("sdsc-ds@5-", "SDSC05"), ("LANL-CM5@0-2", "LANL96"),
+                        ("CTC", "CTC"), ("SDSC-PAR@0-3", "SDSC-PAR")):
         assert parse_window(name).trace == short
-    ctc = load_window("CTC-1")  # the dissertation's CTC: m = 430, not the header's 338
+    ctc = load_window("CTC@0-1")  # the dissertation's CTC: m = 430, not the header's 338
     assert ctc.machine_procs == 430
-    assert load_window("CTC-1", Preprocessing(machine_procs=338)).machine_procs == 338
+    assert load_window("CTC@0-1", Preprocessing(machine_procs=338)).machine_procs == 338
     assert parse_window("kth@5-").last is None and parse_window("kth@5-").label == "KTH@5-"
     with pytest.raises(ScenarioError, match="unknown trace 'NOPE'"):
         parse_window("NOPE-5")

@@ -86,13 +86,13 @@ def test_shipped_rulebases_reproduce_their_training_awrt(key):
 def test_pairwise_pool_on_an_unseen_grid_with_an_unknown_site(capsys):
     """Each known site gets its two pairwise rulebases; the unknown (LLNL) site none."""
     pool = [Rulebase.load(f) for f in sorted((SHIPPED / "pairwise").glob("*.json"))]
-    scenario = Scenario.from_spec("KTH@5-6+SDSC03@5-6+HPC2N@5-6+THUNDER-1", lrms="fcfs")
+    scenario = Scenario.from_spec("KTH@5-6+SDSC03@5-6+HPC2N@5-6+THUNDER@0-1", lrms="fcfs")
     chosen = pool_for_sites(pool, [w.machine_procs for w in scenario.workloads])
     assert sorted(chosen) == [0, 1, 2] and [len(v) for v in chosen.values()] == [4, 2, 2]  # KTH: 4 partners
-    code, stdout, err = run(capsys, "simulate", "KTH@5-6+SDSC03@5-6+HPC2N@5-6+THUNDER-1", "--strategy",
+    code, stdout, err = run(capsys, "simulate", "KTH@5-6+SDSC03@5-6+HPC2N@5-6+THUNDER@0-1", "--strategy",
                             "rulebase", "--rulebase", str(SHIPPED / "pairwise"), "--location", "awrt")
     assert code == 0, err
-    assert "rulebase" in stdout and "THUNDER-1" in stdout
+    assert "rulebase" in stdout and "THUNDER@0-1" in stdout
 
 
 def test_shipped_coevolved_grid_from_the_command_line(capsys):
@@ -114,7 +114,7 @@ def test_shipped_rankings_beat_max_min_on_the_unseen_months():
     from evogrid.policy.strategies import Broker
 
     scenario = Scenario.from_spec(str(SHIPPED.parent / "experiments" / "configs" / "speeds421_test.toml"))
-    names = [w.name.replace("@5-11", "-5") for w in scenario.workloads]
+    names = [w.name.replace("@5-11", "@0-5") for w in scenario.workloads]
     rankings = {names.index(rb.provenance["site"]): rb
                 for rb in map(Rulebase.load, sorted((SHIPPED / "ranking" / "speeds421").glob("*.json")))}
     assert sorted(rankings) == [0, 1, 2]

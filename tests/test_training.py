@@ -23,8 +23,8 @@ from evogrid.optimize.training import make_algorithm
 from evogrid.policy.registry import feature_ranges
 from evogrid.policy.rulebase import Rulebase, RulebaseError
 
-TINY = "KTH-1+SDSC03-1"
-TINY3 = "KTH-1+SDSC03-1+HPC2N-1"
+TINY = "KTH@0-1+SDSC03@0-1"
+TINY3 = "KTH@0-1+SDSC03@0-1+HPC2N@0-1"
 
 
 def _tiny(kind="efs", **kw):
@@ -95,16 +95,16 @@ def test_tiny_efs_improves_on_its_start_and_writes_a_run_directory(tmp_path):
         result = run_training(_tiny(), tmp_path / "run", ev, progress=False)
     rows = [r.split(",") for r in (tmp_path / "run" / "generations.csv").read_text().splitlines()]
     header, rows = rows[0], rows[1:]
-    best = [float(r[header.index("best_awrt_KTH-1")]) for r in rows]
+    best = [float(r[header.index("best_awrt_KTH@0-1")]) for r in rows]
     assert [int(r[0]) for r in rows] == [0, 1, 2, 3, 4]
     assert best == sorted(best, reverse=True)  # plus-selection never loses the best
     assert best[-1] < best[0]
-    rb = Rulebase.load(tmp_path / "run" / "rulebases" / "KTH-1_vs_SDSC03-1.json")
+    rb = Rulebase.load(tmp_path / "run" / "rulebases" / "KTH@0-1_vs_SDSC03@0-1.json")
     assert rb.provenance["fitness_awrt"] == pytest.approx(best[-1], abs=0.01)
     assert rb.provenance["partner_m"] == 1152 and rb.provenance["optimizer"] == "es(3+6)"
     train = [r for r in result["summary"] if r["window"] == "train" and r["learned"]][0]
     assert train["policy_awrt"] == pytest.approx(best[-1], abs=0.01)
-    for png in ("convergence.png", "improvement.png", "surface_KTH-1_vs_SDSC03-1.png"):
+    for png in ("convergence.png", "improvement.png", "surface_KTH@0-1_vs_SDSC03@0-1.png"):
         assert (tmp_path / "run" / png).stat().st_size > 10_000
 
 
@@ -187,7 +187,7 @@ def test_cli_train_coevolve_export_plot(tmp_path, capsys):
             pytest.approx([r["policy_awrt"] for r in rows], abs=0.01)
     code, stdout, err = run(capsys, "export", str(out), "--to", str(tmp_path / "shipped"), "--prefix", "x_")
     assert code == 0, err
-    assert Rulebase.load(tmp_path / "shipped" / "x_KTH-1_vs_SDSC03-1.json").provenance["run"] == str(out)
+    assert Rulebase.load(tmp_path / "shipped" / "x_KTH@0-1_vs_SDSC03@0-1.json").provenance["run"] == str(out)
     code, stdout, err = run(capsys, "plot", str(out))
     assert code == 0 and "convergence.png" in stdout, err
     code, stdout, err = run(capsys, "coevolve", TINY, "--generations", "1", "--mu", "2", "--lambda", "2",
@@ -253,7 +253,7 @@ def test_training_records_the_range_its_decisions_covered(tmp_path):
 
     with Evaluator("serial") as ev:
         run_training(_tiny(generations=2), tmp_path / "run", ev, progress=False)
-    rb = Rulebase.load(tmp_path / "run" / "rulebases" / "KTH-1_vs_SDSC03-1.json")
+    rb = Rulebase.load(tmp_path / "run" / "rulebases" / "KTH@0-1_vs_SDSC03@0-1.json")
     seen = rb.provenance["trained_range"]
     assert list(seen) == list(rb.features) and all(lo <= hi for lo, hi in seen.values())
     trained = rb.with_trained_ranges()

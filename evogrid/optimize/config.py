@@ -114,7 +114,7 @@ class TrainConfig(_OnScenario, _EvolutionSettings):
     """Everything that determines a training run (written as config.toml).
 
     Attributes:
-        scenario: training scenario (inline or TOML), e.g. ``KTH-5+SDSC03-5``.
+        scenario: training scenario (inline or TOML), e.g. ``KTH@0-5+SDSC03@0-5``.
         kind: ``efs`` (one site against fixed partners), ``coevolution`` (all sites, one
             species each) or ``joint`` (all sites, one ES over the concatenated rulebases).
         site: EFS: index of the trained site.

@@ -161,7 +161,8 @@ def write_results(config: TrainConfig, state: EvolutionState, out: Path,
 
 
 def rulebase_stem(rb: Rulebase) -> str:
-    """A learned rulebase's file stem: its site, and its partner if it had one (``KTH-5_vs_SDSC03-5``)."""
+    """A learned rulebase's file stem: its site, and its partner if it had one
+    (``KTH@0-5_vs_SDSC03@0-5``, ``lepping_KTH-5_vs_lepping_SDSC03-5``)."""
     p = rb.provenance
     return file_stem(p["site"] + (f"_vs_{p['partner']}" if isinstance(p["partner"], str) else ""))
 

@@ -3,7 +3,7 @@
 A strategy turns a grid's sites into an :class:`~evogrid.sim.schedule.Exchange`
 (the compiled loop's arguments)::
 
-    scenario = Scenario.from_spec("KTH-5+SDSC03-5", lrms="fcfs")
+    scenario = Scenario.from_spec("KTH@0-5+SDSC03@0-5", lrms="fcfs")
     res = simulate(scenario, AcceptWhenFit())
     res.metrics()            # per-site rows with deltas against local
     res2 = simulate(scenario, FuzzyPolicy({0: Rulebase.load("kth.json")}))

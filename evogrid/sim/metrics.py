@@ -75,7 +75,7 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
     window start: this is what the dissertation's tables report (it matches
     them within 0.1 points, see docs/reproduction.md). The usual formula,
     measured from the first start, is ``utilization_first_start``; the two
-    differ only when a window's first job arrives late (SDSC03-5: day 5).
+    differ only when a window's first job arrives late (SDSC03@0-5: day 5).
     """
     jobs = schedule.jobs
     K = jobs.n_sites

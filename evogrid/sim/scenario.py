@@ -2,7 +2,7 @@
 
 Two forms:
 
-- inline: ``KTH-5+SDSC03-5`` (``+`` between sites, window names as in
+- inline: ``KTH@0-5+SDSC03@0-5`` (``+`` between sites, window names as in
   :mod:`evogrid.workload.traces`), with one LRMS for all sites;
 - a TOML file::
 
@@ -11,7 +11,7 @@ Two forms:
       [preprocessing]               # optional, see evogrid.workload.Preprocessing
       kill_at_estimate = true
       [[sites]]
-      window = "KTH-5"              # trace and 30-day months
+      window = "KTH@0-5"            # trace and 30-day months (KTH-5: the dissertation's cut)
       [[sites]]
       window = "traces/my.swf@2-7"  # any SWF file
       procs = 512                   # machine size override (processors)
@@ -26,7 +26,7 @@ Two forms:
       [strategy]                    # optional: how sites exchange jobs
       name = "rulebase"             # local, awf, rulebase, pool, aa
       location = "fixed"
-      rulebases = { KTH-5 = "kth.json" }   # relative to this file
+      rulebases = { "KTH@0-5" = "kth.json" }   # relative to this file (@ needs quotes)
       # pool_arrivals = "first"     # pool only: first (default), queued or first-pool
       # active_take = "queue"       # aa only: queue (default), start or fits
       # refresh_s = 30              # location policies see sites as published every 30 s (0: now)
@@ -76,7 +76,7 @@ class _Strict(BaseModel):
 
 
 class SiteConfig(_Strict):
-    window: str = Field(description="window name, e.g. KTH-5, SDSC03@5-11, path.swf")
+    window: str = Field(description="window name, e.g. KTH@0-5, SDSC03@5-11, path.swf")
     procs: int | None = Field(default=None, gt=0, description="machine size override")
     lrms: str | None = Field(default=None, description="fcfs, easy or list")
     speed: float = Field(default=1.0, gt=0, description="speed factor: a job from site k runs p * s_k / s "
@@ -272,7 +272,7 @@ class Scenario:
     def from_spec(
         cls, spec: str, *, lrms: str | None = None, procs: int | None = None, lenient: bool = False
     ) -> Scenario:
-        """A scenario from an inline spec (``KTH-5+SDSC03-5``) or a TOML file path.
+        """A scenario from an inline spec (``KTH@0-5+SDSC03@0-5``) or a TOML file path.
 
         ``lrms`` and ``procs`` override the file's values for every site.
         """

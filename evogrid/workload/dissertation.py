@@ -10,9 +10,10 @@ days), and the test months, "-6" (the rest, rebased to day 150 or to its first j
 :func:`dissertation_cut` builds these workloads; :data:`TABLE_7_2` and
 :data:`TABLE_7_3` hold the published single-site results the cuts are
 checked against (tests/test_dissertation_windows.py,
-experiments/dissertation_windows.py). In a scenario the window ``lepping:NAME-M`` is a cut
-(evogrid.workload.traces.load_window), ``lepping-cmax:NAME-M`` the cut that gives Table 7.2's
-makespans where one exists (:data:`MAKESPAN_CUTS`); ``NAME-M`` stays M x 30 days.
+experiments/dissertation_windows.py). In a scenario the window ``NAME-M`` (written out
+``lepping:NAME-M``) is a cut (evogrid.workload.traces.load_window), ``lepping-cmax:NAME-M`` the cut
+that gives Table 7.2's makespans where one exists (:data:`MAKESPAN_CUTS`); M x 30 days are
+``NAME@0-M``.
 """
 
 from __future__ import annotations

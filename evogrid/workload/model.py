@@ -20,7 +20,7 @@ class Workload:
     All arrays have shape (n_jobs,) and dtype int64.
 
     Attributes:
-        name: short label (``"KTH"``, ``"KTH-5"``).
+        name: short label (``"KTH"``, ``"KTH@0-5"``).
         machine_procs: the site's machine size m_k in processors.
         submit: submit (= release) time r_j, seconds from the window start.
         run_time: actual run time p_j in seconds (already cut at the estimate).

@@ -1,10 +1,11 @@
-"""Bundled traces and window names like ``KTH-5``, ``SDSC03@5-11`` (docs/model.md, windows).
+"""Bundled traces and window names like ``KTH-5``, ``SDSC03@0-11`` (docs/model.md, windows).
 
-A window name is ``NAME`` (whole log), ``NAME-M`` (first M 30-day months) or
-``NAME@A-B`` (months A to B, rebased to time 0); ``NAME@A-`` runs from month A
-to the end of the log (the dissertation's "KTH-6" is ``KTH@5-``: everything
-after day 150). ``NAME`` is a bundled log's short name or a path to any SWF
-file.
+A window name is ``NAME`` (whole log), ``NAME-M`` (the dissertation's cut labelled
+so, a row of its Tables 7.1 and 7.3: ``KTH-11`` is KTH's first 28,479 jobs,
+evogrid.workload.dissertation) or ``NAME@A-B`` (30-day months A to B, rebased
+to time 0; the first M months are ``NAME@0-M``); ``NAME@A-`` runs from month A
+to the end of the log. ``NAME`` is a bundled log's short name or a path to any
+SWF file.
 """
 
 from __future__ import annotations
@@ -100,15 +101,13 @@ class WindowSpec:
             return f"{self.trace}@d{self.first}-{end}"
         if self.first == 0 and self.last is None:
             return self.trace
-        if self.first == 0:
-            return f"{self.trace}-{self.last}"
         return f"{self.trace}@{self.first}-{end}"
 
 
 def parse_window(text: str) -> WindowSpec:
-    """Parse ``NAME``, ``NAME-M``, ``NAME@A-B`` or ``NAME@A-`` (30-day months), ``NAME@dA-B`` or
-    ``NAME@dA-`` (days; reservation studies use two-week windows: ``SDSC03@d0-14``). NAME: a short
-    name or an SWF path.
+    """Parse ``NAME``, ``NAME@A-B`` or ``NAME@A-`` (30-day months), ``NAME@dA-B`` or ``NAME@dA-``
+    (days; reservation studies use two-week windows: ``SDSC03@d0-14``). NAME: a short name or an
+    SWF path. ``NAME-M``, the dissertation's cut, is not a span of time: :func:`load_window`.
 
     Raises:
         ScenarioError: unknown trace or malformed window.
@@ -124,10 +123,9 @@ def parse_window(text: str) -> WindowSpec:
     path = resolve_trace(name)
     trace = canonical_name(name) or path.name
     if match["months"] is not None:
-        months = int(match["months"])
-        if months <= 0:
-            raise ScenarioError(f"{text!r}: the number of months must be positive")
-        return WindowSpec(trace, path, 0, months)
+        raise ScenarioError(f"{text!r} is one of the dissertation's cuts, not a span of months: "
+                            f"load it with load_window; its first {match['months']} 30-day months are "
+                            f"{name}@0-{match['months']}")
     if match["first"] is not None:
         unit_days = 1 if match["days"] else 30
         first = int(match["first"])
@@ -154,8 +152,9 @@ def _load_cached(path: Path, options: Preprocessing, lenient: bool) -> Workload:
     return load_swf(path, options, lenient=lenient)
 
 
-#: Prefix of a window that is one of the dissertation's cuts of its logs (``lepping:KTH-11``), and of
-#: the cut that gives its Table 7.2 makespans (``lepping-cmax:SDSC05-11``; evogrid.workload.dissertation).
+#: Prefix of a window that is one of the dissertation's cuts of its logs written out (``lepping:KTH-11``,
+#: the same as ``KTH-11``, and how a cut is labelled), and of the cut that gives its Table 7.2 makespans
+#: (``lepping-cmax:SDSC05-11``; evogrid.workload.dissertation).
 DISSERTATION_PREFIX = "lepping:"
 MAKESPAN_PREFIX = "lepping-cmax:"
 
@@ -166,8 +165,8 @@ def load_window(
     *,
     lenient: bool = False,
 ) -> Workload:
-    """The jobs of a window, rebased to time 0 and named by its label; ``lepping:NAME-M`` is the
-    dissertation's cut labelled ``NAME-M`` (evogrid.workload.dissertation), named so, and
+    """The jobs of a window, rebased to time 0 and named by its label; ``NAME-M`` (or written out,
+    ``lepping:NAME-M``) is the dissertation's cut labelled so (evogrid.workload.dissertation), and
     ``lepping-cmax:NAME-M`` the cut of that row that gives its Table 7.2 makespans.
 
     Raises:
@@ -176,6 +175,16 @@ def load_window(
     """
     if isinstance(spec, str) and spec.strip().startswith((DISSERTATION_PREFIX, MAKESPAN_PREFIX)):
         return _dissertation_window(spec.strip(), options)
+    if isinstance(spec, str) and not Path(spec.strip()).is_file():
+        match = _WINDOW.match(spec.strip())
+        if match is not None and match["months"] is not None:
+            resolve_trace(match["name"])  # an unknown name is that, not a missing row
+            try:
+                cut = _dissertation_window(DISSERTATION_PREFIX + spec.strip(), options)
+            except ScenarioError as exc:
+                raise ScenarioError(f"{exc}; its first {match['months']} 30-day months are "
+                                    f"{match['name']}@0-{match['months']}") from None
+            return replace(cut, name=spec.strip())
     window = parse_window(spec) if isinstance(spec, str) else spec
     options = default_options(window.trace, options)
     whole = _load_cached(window.path.resolve(), replace(options, merge_small_jobs=False), lenient)

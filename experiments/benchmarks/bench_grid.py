@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python experiments/benchmarks/bench_grid.py``
 
-The target case (docs/benchmarks.md) is KTH-5 + SDSC03-5, FCFS, a 10-rule
+The target case (docs/benchmarks.md) is KTH@0-5 + SDSC03@0-5, FCFS, a 10-rule
 rulebase at both sites (<= 10 ms warm, one core). For the profile, the same
 jobs also run through the local-only loop and the grid loop with the local,
 AWF, pool and (EASY) active-request strategies, and grids of 3 and 5 sites
@@ -42,9 +42,9 @@ except ImportError:
     HETEROGENEOUS = None
 
 GRIDS = {
-    2: ("KTH-5", "SDSC03-5"),
-    3: ("KTH-5", "SDSC03-5", "HPC2N-5"),
-    5: ("KTH-5", "SDSC03-5", "HPC2N-5", "THUNDER-5", "ATLAS-5"),
+    2: ("KTH@0-5", "SDSC03@0-5"),
+    3: ("KTH@0-5", "SDSC03@0-5", "HPC2N@0-5"),
+    5: ("KTH@0-5", "SDSC03@0-5", "HPC2N@0-5", "THUNDER@0-5", "ATLAS@0-5"),
 }
 REPEATS = 7
 COEVOLVED = Path(__file__).resolve().parents[2] / "trained_rulebases" / "coevolved" / "kth_sdsc03_hpc2n"

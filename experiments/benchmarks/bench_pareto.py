@@ -1,8 +1,8 @@
-"""NSGA-II benchmark: pop 70 x 200 generations, KTH-11 + SDSC03-11, EASY, 2 workers.
+"""NSGA-II benchmark: pop 70 x 200 generations, KTH@0-11 + SDSC03@0-11, EASY, 2 workers.
 
 Run: ``.venv/bin/python experiments/benchmarks/bench_pareto.py [GENERATIONS]``
 
-Runs exactly what ``evogrid pareto KTH+SDSC03-11 --workers 2`` runs (in a
+Runs exactly what ``evogrid pareto KTH+SDSC03@0-11 --workers 2`` runs (in a
 temporary run directory) and reports the wall time of the whole run
 (set-up, reference points, generations, results) and per generation
 (target <= 10 min, docs/benchmarks.md).
@@ -21,13 +21,13 @@ from evogrid.optimize import Evaluator, ParetoConfig, run_pareto
 
 
 def main(generations: int = 200) -> None:
-    config = ParetoConfig("KTH+SDSC03-11", generations=generations)
+    config = ParetoConfig("KTH+SDSC03@0-11", generations=generations)
     with tempfile.TemporaryDirectory() as tmp, Evaluator("loky", 2) as evaluator:
         t0 = time.perf_counter()
         result = run_pareto(config, Path(tmp) / "run", evaluator, progress=False)
         seconds = time.perf_counter() - t0
     target = "<= 600 s" if generations == 200 else "-"
-    report(f"NSGA-II pop 70 x {generations} gen KTH+SDSC03-11 EASY, 2 workers", seconds, "s", target)
+    report(f"NSGA-II pop 70 x {generations} gen KTH+SDSC03@0-11 EASY, 2 workers", seconds, "s", target)
     report("  per generation", seconds / generations, "s", "-")
     print(f"  front: {len(result['front'])} points, hypervolume {result['hypervolume']:.6g}")
 

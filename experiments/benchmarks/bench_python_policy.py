@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python experiments/benchmarks/bench_python_policy.py``
 
-KTH-5 + SDSC03-5 under FCFS, and the 5-site grid of bench_grid.py, each with
+KTH@0-5 + SDSC03@0-5 under FCFS, and the 5-site grid of bench_grid.py, each with
 AWF at every site (fixed location order) and with AWF plus the least-load
 location policy, compiled and as Python classes (evogrid.policy.python_examples;
 the schedules are checked to be identical). And Meltzer's 4-site reservation
@@ -40,7 +40,7 @@ from evogrid.sim.scenario import Scenario
 from evogrid.sim.schedule import Exchange, GridJobs, simulate_grid
 from evogrid.workload import load_window
 
-GRIDS = {2: ("KTH-5", "SDSC03-5"), 5: ("KTH-5", "SDSC03-5", "HPC2N-5", "THUNDER-5", "ATLAS-5")}
+GRIDS = {2: ("KTH@0-5", "SDSC03@0-5"), 5: ("KTH@0-5", "SDSC03@0-5", "HPC2N@0-5", "THUNDER@0-5", "ATLAS@0-5")}
 REPEATS = 5
 
 

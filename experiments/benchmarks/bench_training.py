@@ -2,10 +2,10 @@
 
 Run: ``.venv/bin/python experiments/benchmarks/bench_training.py [efs|coevolution|scaling ...]``
 
-- EFS: exactly ``evogrid train KTH-5+SDSC03-5 --site 0 --workers 2`` (13 + 91,
+- EFS: exactly ``evogrid train KTH@0-5+SDSC03@0-5 --site 0 --workers 2`` (13 + 91,
   150 generations, FCFS, partner AWF), wall time of the whole run including
   the result's evaluation and plots (target <= 3 min);
-- co-evolution: ``evogrid coevolve KTH-5+SDSC03-5+HPC2N-5 --workers 2``
+- co-evolution: ``evogrid coevolve KTH@0-5+SDSC03@0-5+HPC2N@0-5 --workers 2``
   (target <= 5 min);
 - scaling: one population of 91 EFS offspring (after 5 generations, so
   the candidates are realistic) evaluated by 1 and by 2 loky workers, best
@@ -39,7 +39,7 @@ def full_run(label: str, config: TrainConfig, target: str) -> None:
 
 
 def scaling() -> None:
-    config = TrainConfig("KTH-5+SDSC03-5", generations=5, cutoff=False)
+    config = TrainConfig("KTH@0-5+SDSC03@0-5", generations=5, cutoff=False)
     times = {}
     for workers in (1, 2):
         with Evaluator("loky", workers) as evaluator:
@@ -57,10 +57,11 @@ def scaling() -> None:
 def main(cases: list[str]) -> None:
     cases = cases or ["efs", "coevolution", "scaling"]
     if "efs" in cases:
-        full_run("EFS 13+91 x 150 KTH-5+SDSC03-5 FCFS, 2 workers", TrainConfig("KTH-5+SDSC03-5"), "<= 180 s")
+        full_run("EFS 13+91 x 150 KTH@0-5+SDSC03@0-5 FCFS, 2 workers", TrainConfig("KTH@0-5+SDSC03@0-5"),
+                 "<= 180 s")
     if "coevolution" in cases:
-        full_run("co-evolution 3 sites x 150 (KTH,SDSC03,HPC2N-5), 2 workers",
-                 TrainConfig("KTH-5+SDSC03-5+HPC2N-5", kind="coevolution"), "<= 300 s")
+        full_run("co-evolution 3 sites x 150 (KTH,SDSC03,HPC2N@0-5), 2 workers",
+                 TrainConfig("KTH@0-5+SDSC03@0-5+HPC2N@0-5", kind="coevolution"), "<= 300 s")
     if "scaling" in cases:
         scaling()
 
