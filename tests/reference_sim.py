@@ -535,7 +535,7 @@ class Rules:
     seed: int = 0
     variant_order: str = "tree"  # Meltzer's readings, or ours: by-start, every-held, head-fit
     backlog_rule: str = "before-start"
-    backfill_until: str = "next-event"
+    backfill_until: str = "next-end"
     load_rule: str = "workload-end"  # probe: Röblitz et al.'s T_wkl, or Meltzer's backlog
     acc_running: float = 0.5
     acc_waiting: float = 0.5

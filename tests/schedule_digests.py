@@ -59,6 +59,7 @@ MELTZER = ("trivial", "cpu-count", "backlog", "backfill", "weighted")
 RESERVATION_CASES = (
     ("rw1", MELTZER, {}, EARLIER),
     ("rw1", MELTZER, {"readings": "meltzer"}, {}),
+    ("rw1", ("backfill", "weighted"), {"readings": "meltzer", "backfill_until": "next-event"}, {}),
     ("book-ahead", ("first-fit", "probe"), {"book_ahead_hours": 2.0}, EARLIER),
     ("book-ahead", ("probe",), {"book_ahead_hours": 2.0, "elastic": (0.5, 2.0)}, EARLIER),
     ("book-ahead", ("probe",), {"book_ahead_hours": 2.0, "elastic": (0.5, 2.0), "readings": "roblitz"},

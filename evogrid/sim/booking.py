@@ -132,8 +132,8 @@ class ReservationRules(OneLineErrors):
         seed: seeds each request's site order and the shuffle of its variant tree.
         variant_order, backlog_rule, backfill_until: Meltzer's readings or our earlier ones
             (:data:`VARIANT_ORDERS`, :data:`BACKLOG_RULES`, :data:`BACKFILL_BOUNDS`); the defaults
-            are his but for ``backfill_until``: ``next-event`` also counts a held reservation's
-            start, his 6.7.5 (``next-end``) the ends only (docs/reservations.md).
+            are his: ``backfill_until`` ``next-end`` counts the next job or reservation end (his
+            6.7.5), ``next-event`` (ours) also a held reservation's start (docs/reservations.md).
         step: the candidate starts' step ``max(minsize, span / windows)``: ``divided`` (Meltzer's
             listing 1, the default: at most ``windows + 1`` starts, each rounded down to a second) or
             ``floor`` (our earlier reading, whole seconds: up to about ``2 windows``); :data:`STEPS`.
@@ -175,7 +175,7 @@ class ReservationRules(OneLineErrors):
         collective_placement.L1_SWAPS, collective_placement.L2_SWAPS)
     variant_order: VariantOrder = "tree"
     backlog_rule: BacklogRule = "before-start"
-    backfill_until: BackfillBound = "next-event"
+    backfill_until: BackfillBound = "next-end"
     step: StartStep = "divided"
     load_rule: LoadRule = "workload-end"
     acc_running: NonNegative = 0.5

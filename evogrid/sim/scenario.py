@@ -37,7 +37,7 @@ Two forms:
       tariffs = "meltzer"           # or flat, peak, or one entry per site
       variant_order = "tree"        # Meltzer's readings (defaults) or ours: by-start, every-held,
       backlog_rule = "before-start" #   head-fit (docs/reservations.md)
-      backfill_until = "next-event" # his 6.7.5: next-end
+      backfill_until = "next-end"   # his 6.7.5 (ours: next-event, head-fit)
 
 Unknown keys are errors. All windows start at time 0 together. The
 ``[reservations]`` table is read here and used by
@@ -203,11 +203,11 @@ class ReservationsConfig(_Strict):
         default="before-start", description="which held reservations a backlog counts: Meltzer's, those "
                                             "starting before the candidate, or every one")
     backfill_until: booking.BackfillBound = Field(
-        default="next-event", description="Algorithm 4's backfill reservations end before the site's next "
-                                          "scheduling event (Meltzer's t_sched: next-event counts the "
-                                          "starts and ends of held reservations and the running jobs' "
-                                          "ends, next-end the ends only, his 6.7.5) or by its queue "
-                                          "head's earliest fit (head-fit)")
+        default="next-end", description="Algorithm 4's backfill reservations end before the site's next "
+                                        "scheduling event (Meltzer's t_sched: next-end, his 6.7.5, counts "
+                                        "the running jobs' and held reservations' ends; next-event, ours, "
+                                        "also the held reservations' starts) or by its queue head's "
+                                        "earliest fit (head-fit)")
 
 
 class ScenarioConfig(_Strict):
