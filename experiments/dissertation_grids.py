@@ -12,7 +12,8 @@ Windows: the dissertation's cuts (default; ``lepping:NAME-5`` for training,
 their last checkpoint; a progress bar counts runs)
 leaves run directories in ``runs/experiments/dissertation/``:
 
-- ``coevolution/seed*``: co-evolution of ``CTC@0-5+SDSC03@0-5+SDSC05@0-5`` (FCFS, 13 + 91,
+- ``coevolution/seed*``: co-evolution of ``CTC-5+SDSC03-5+SDSC05-5`` (``--windows days``: ``CTC@0-5+...``;
+  FCFS, 13 + 91,
   150 generations), tested on the following six months with FCFS and EASY. Every
   run keeps the archive of its best pairing by worst relative AWRT, so one run
   gives both results: the published choice (the final generation's pairing with

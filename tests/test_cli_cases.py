@@ -117,7 +117,7 @@ CASES = [
     (["simulate", "+KTH@0-1"], 2, ["site is missing"]),
     (["simulate", "KTH@0-999"], 2, ["KTH@0-999", "past the end of the log", "at most 12"]),
     (["simulate", "KTH@5-3"], 2, ["A < B"]),
-    (["simulate", "KTH-0"], 2, ["not a row", "KTH@0-0"]),
+    (["simulate", "KTH-0"], 2, ["KTH-0: KTH-0 is not a row"]),
     (["simulate", "KTH@0-0"], 2, ["A < B"]),
     (["simulate", "NOPE-1"], 2, ["unknown trace 'NOPE'"]),
     (["simulate", "KTH@0-1", "--procs", "0"], 2, ["--procs"]),

@@ -28,13 +28,14 @@ ROWS = [
     ("SDSC05@5-", "fcfs", 77_463.52, None, None, 56_708, 79_045.87, 70.27, 20_833_591),
     ("SDSC00@0-5", "fcfs", 67_717.23, None, None, 13_236, 67_924.05, 68.85, 13_001_177),
 ]
-# SDSC00@0-6 as 30-day months 5 to 11 misses the reference by -9.4 %: the window ends 9.5 days
+# the dissertation's SDSC00-6 as 30-day months 5 to 11 (SDSC00@5-11) misses the reference by -9.4 %:
+# the window ends 9.5 days
 # before the dissertation's cut, in an overloaded stretch; on the dissertation's cut the same
 # row is within 0.07 % (tests/test_dissertation_windows.py). Recorded so a change is seen.
 MISSES = [("SDSC00@5-11", "fcfs", 413_957.04, 15_481, 374_926.47, 72.90, 16_692_675)]
 AWRT_TOLERANCE = {"fcfs": 0.05, "easy": 0.03, "list": 0.03}
 # Windows that end after their log's last job: C_max must match. KTH@5-
-# ("KTH@0-6") misses by 562 s (0.003 %), also on the dissertation's cut with its 16,699 jobs (its
+# ("KTH-6") misses by 562 s (0.003 %), also on the dissertation's cut with its 16,699 jobs (its
 # test months start 562 s after day 150); KTH@5- has 7 more
 # jobs there, see docs/reproduction.md; its tolerance is 0.01 %.
 CMAX_TOLERANCE = {"KTH": 0.0, "KTH@5-": 1e-4, "CTC@0-5": 0.0}
@@ -67,7 +68,8 @@ def test_reference_row(results, row):
 
 
 def test_kth_list_is_the_sharp_check(results):
-    """The sharp check (docs/reproduction.md): KTH@0-11 with LIST within 0.1 % of the reference AWRT."""
+    """The sharp check (docs/reproduction.md): KTH (the whole log; the dissertation's KTH-11) with LIST
+    within 0.1 % of the reference AWRT."""
     assert abs(results["KTH", "list"]["awrt"] - 80_459.27) / 80_459.27 <= 0.001
 
 

@@ -123,7 +123,7 @@ def parse_window(text: str) -> WindowSpec:
     path = resolve_trace(name)
     trace = canonical_name(name) or path.name
     if match["months"] is not None:
-        raise ScenarioError(f"{text!r} is one of the dissertation's cuts, not a span of months: "
+        raise ScenarioError(f"{text!r} names a dissertation cut, not a span of months: "
                             f"load it with load_window; its first {match['months']} 30-day months are "
                             f"{name}@0-{match['months']}")
     if match["first"] is not None:
@@ -179,12 +179,15 @@ def load_window(
         match = _WINDOW.match(spec.strip())
         if match is not None and match["months"] is not None:
             resolve_trace(match["name"])  # an unknown name is that, not a missing row
+            label = f"{canonical_name(match['name']) or match['name']}-{int(match['months'])}"
             try:
-                cut = _dissertation_window(DISSERTATION_PREFIX + spec.strip(), options)
+                cut = _dissertation_window(DISSERTATION_PREFIX + label, options)
             except ScenarioError as exc:
-                raise ScenarioError(f"{exc}; its first {match['months']} 30-day months are "
-                                    f"{match['name']}@0-{match['months']}") from None
-            return replace(cut, name=spec.strip())
+                months = int(match["months"])
+                hint = f"; its first {months} 30-day months are {match['name']}@0-{months}"
+                raise ScenarioError(f"{spec.strip()}: {str(exc).removeprefix(DISSERTATION_PREFIX)}"
+                                    f"{hint if months > 0 else ''}") from None
+            return replace(cut, name=label)
     window = parse_window(spec) if isinstance(spec, str) else spec
     options = default_options(window.trace, options)
     whole = _load_cached(window.path.resolve(), replace(options, merge_small_jobs=False), lenient)

@@ -1,4 +1,4 @@
-"""NSGA-II benchmark: pop 70 x 200 generations, KTH@0-11 + SDSC03@0-11, EASY, 2 workers.
+"""NSGA-II benchmark: pop 70 x 200 generations, KTH + SDSC03@0-11, EASY, 2 workers.
 
 Run: ``.venv/bin/python experiments/benchmarks/bench_pareto.py [GENERATIONS]``
 
