@@ -2,8 +2,9 @@
 two-week SDSC-BLUE sites, and Röblitz et al.'s book-ahead setting on the first 2,000 SDSC-BLUE jobs.
 
 Run: ``.venv/bin/python experiments/reservations_study.py`` (a few minutes once compiled);
-``--only meltzer backfill`` runs some studies, ``--merge-small-jobs`` runs Meltzer's on his merged jobs
-(his 6.2, evogrid.workload.merge; the CSV files then end in ``_merged``).
+``--only meltzer backfill`` runs some studies; Meltzer's run on his merged jobs as the configs say (his
+6.2, evogrid.workload.merge), ``--as-logged`` runs them on the jobs as logged (the CSV files then end in
+``_as_logged``).
 Writes ``experiments/results/reservations/{meltzer_windows,cost_load,meltzer,weighted,meltzer_starts,
 roblitz,roblitz_windows}.csv`` (a row per run) and prints the tables of docs/reservations.md (mean and
 sample sd over the seeds).
@@ -124,20 +125,20 @@ def _run(workloads, lrms, requests, rules, week_start_h: int = 0) -> dict:
             "batch_mean_wait": float(np.mean([m["mean_wait"] for m in batch]))}
 
 
-#: Run Meltzer's studies on his merged jobs (``--merge-small-jobs``; evogrid.workload.merge): the CSV
-#: files then end in ``_merged``.
-MERGE_SMALL_JOBS = False
+#: Run Meltzer's studies on the jobs as logged (``--as-logged``), not merged as his configs say
+#: (evogrid.workload.merge): the CSV files then end in ``_as_logged``.
+AS_LOGGED = False
 #: The window study's candidate starts' step (``--step``; evogrid.sim.booking.STEPS).
 STEP = "divided"
 
 
 def meltzer_scenario(sites: int, merged: bool | None = None) -> Scenario:
     """``experiments/configs/meltzer{sites}.toml``, its small jobs merged if ``merged``, or as logged if
-    not (default: as the config says, merged under ``--merge-small-jobs``)."""
+    not (default: as the config says, merged, or as logged under ``--as-logged``)."""
     path = Path(__file__).parent / "configs" / f"meltzer{sites}.toml"
     config = load_scenario_file(path)
     if merged is None:
-        config.preprocessing.merge_small_jobs |= MERGE_SMALL_JOBS
+        config.preprocessing.merge_small_jobs &= not AS_LOGGED
     else:
         config.preprocessing.merge_small_jobs = merged
     return Scenario.from_config(config, source=path)
@@ -145,7 +146,7 @@ def meltzer_scenario(sites: int, merged: bool | None = None) -> Scenario:
 
 def _write(name: str, rows: list[dict]) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    with (OUT / f"{name}{'_merged' if MERGE_SMALL_JOBS else ''}.csv").open("w", newline="") as fh:
+    with (OUT / f"{name}{'_as_logged' if AS_LOGGED else ''}.csv").open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
@@ -445,8 +446,8 @@ def window_study() -> None:
 
 
 def job_only_study() -> None:
-    """Meltzer's Table 6: the seven sites' jobs alone, measured up to his submit stop; as the configs
-    run them, and with his merging of small jobs (evogrid.workload.merge)."""
+    """Meltzer's Table 6: the seven sites' jobs alone, measured up to his submit stop; as logged, and
+    with his merging of small jobs as the configs run them (evogrid.workload.merge)."""
     for merged in (False, True):
         scenario = meltzer_scenario(7, merged)
         schedule = scenario.simulate_local()
@@ -629,13 +630,14 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", choices=list(STUDIES), default=list(STUDIES),
                         help="the studies to run (default: all, in this order)")
-    parser.add_argument("--merge-small-jobs", action="store_true",
-                        help="Meltzer's studies on his merged jobs (his 6.2; CSV files *_merged.csv)")
+    parser.add_argument("--as-logged", action="store_true",
+                        help="Meltzer's studies on the jobs as logged, not merged as his 6.2 (CSV files "
+                             "*_as_logged.csv)")
     parser.add_argument("--step", choices=list(STEPS), default="divided",
                         help="the window study's candidate starts' step: divided (Meltzer's listing 1) or "
                              "floor (our earlier reading; CSV file meltzer_windows_floor.csv)")
     args = parser.parse_args()
-    MERGE_SMALL_JOBS = args.merge_small_jobs
+    AS_LOGGED = args.as_logged
     STEP = args.step
     for name in args.only:
         STUDIES[name]()

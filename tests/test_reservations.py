@@ -66,11 +66,12 @@ def test_meltzer_section_6_8_workloads():
 
 
 def test_meltzer_shared_draw_makes_the_second_part_and_the_start_from_one_number():
-    """His 6.3 read literally: one random number u per request, f_start = u * span and the second
-    part round(0.7 cpus + 0.6 u cpus); the starts are those of the independent draw (drawn first)."""
+    """His 6.3 read literally (the default): one random number u per request, f_start = u * span and
+    the second part round(0.7 cpus + 0.6 u cpus); the starts are those of the independent draw
+    (drawn first)."""
     w = load_window("SDSC03@d0-14")
-    _, two = meltzer(w, "rw1", seed=7)
-    _, one = meltzer(w, "rw1", seed=7, draw="shared")
+    _, two = meltzer(w, "rw1", seed=7, draw="independent")
+    _, one = meltzer(w, "rw1", seed=7)
     assert np.array_equal(one.earliest_start, two.earliest_start)
     assert np.array_equal(one.parts[:, 0], two.parts[:, 0])
     cpus, u_low = one.parts[:, 0], one.earliest_start / w.span_seconds  # f = floor(u * span)

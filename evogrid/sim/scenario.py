@@ -117,7 +117,8 @@ class PreprocessingConfig(_Strict):
     kill_at_estimate: bool = True
     drop_unknown_estimate: bool = False
     merge_small_jobs: bool = Field(default=False, description="Meltzer's merging of small jobs (his 6.2): "
-                                   "runs of neighbouring jobs below 128 CPUs, one estimate, within an hour")
+                                   "runs of neighbouring jobs below 128 CPUs, one estimate, within an hour "
+                                   "(on in experiments/configs/meltzer*.toml, his setting)")
 
 
 #: A registered request kind's name (checked when the table is validated).
@@ -143,8 +144,8 @@ class ReservationsConfig(_Strict):
     seed: int = 0
     probability: float = Field(default=0.1, gt=0, le=1, description="Meltzer: share of jobs drawn")
     meltzer_draw: MeltzerDraw = Field(
-        default="independent", description="Meltzer: the second part and the earliest start from two random "
-                                           "numbers, or from one (shared, his 6.3 read literally)")
+        default="shared", description="Meltzer: the second part and the earliest start from one random "
+                                      "number (shared, his 6.3 read literally) or from two (independent)")
     book_ahead_hours: float = Field(default=6.0, ge=0, description="book-ahead: hours booked ahead")
     slack_hours: float = Field(default=2.0, ge=0, description="book-ahead: room after the run time")
     every: int = Field(default=10, ge=1, description="book-ahead: every n-th job becomes a request")

@@ -257,14 +257,15 @@ def _take_jobs(window: Workload, chosen: np.ndarray) -> Workload:
 
 
 #: How Meltzer's generator draws a request's second part and earliest start: with one number
-#: ("shared", his 6.3 read literally: "$random$ für jede zu konstruierende Anfrage eine zufällige
-#: Zahl zwischen 0 und 1" in both formulas) or with two (``independent``, evogrid's reading).
+#: ("shared", his 6.3 read literally and the default: "$random$ für jede zu konstruierende Anfrage
+#: eine zufällige Zahl zwischen 0 und 1" in both formulas) or with two (``independent``, evogrid's
+#: earlier reading).
 MeltzerDraw = Literal["independent", "shared"]
 MELTZER_DRAWS: tuple[str, ...] = get_args(MeltzerDraw)
 
 
 def meltzer(window: Workload, variant: str = "rw1", seed: int = 0, probability: float = 0.1,
-            span_seconds: int | None = None, draw: MeltzerDraw = "independent"
+            span_seconds: int | None = None, draw: MeltzerDraw = "shared"
             ) -> tuple[Workload, Reservations]:
     """Meltzer's RW1/RW2/RW3 co-reservations from one site's window (module docstring).
 
@@ -276,7 +277,7 @@ def meltzer(window: Workload, variant: str = "rw1", seed: int = 0, probability: 
         span_seconds: the range of earliest starts; default the window's
             span (0 to its last submission).
         draw: :data:`MELTZER_DRAWS`: one random number per request for its
-            second part and earliest start (``shared``), or two.
+            second part and earliest start (``shared``, his), or two.
 
     Returns:
         ``(batch, requests)``: the window without the drawn jobs, and the requests.
