@@ -19,7 +19,7 @@ on the same scenario (an augmented Chebyshev scalarisation)::
 (batch AWRT: mean over the sites). A score below 1 + 2 augment means the
 rulebase beats Algorithm 3 on both objectives; the max keeps the ES from
 buying one objective with the other (a weighted sum is won by refusing every
-request: the batch users then wait 13 % less on Meltzer's setting), the small
+request: the batch users then wait 24 % less on Meltzer's setting), the small
 sum term still rewards the objective that is not the larger one.
 
 The failure rate counts requests (``failure = "requests"``, Meltzer's
