@@ -61,3 +61,20 @@ def test_a_scenario_merges_its_sites_small_jobs(tmp_path):
     # 38 % on this window; Meltzer, on his: "etwa 30 Prozent"
     assert 0.3 < merged.dropped["merged_small_jobs"] / plain.n_jobs < 0.45
     assert merged.procs.sum() == plain.procs.sum()
+
+
+def test_meltzers_configs_run_his_setting():
+    """His merged jobs (6.2) at every site of meltzer4/7 and the test windows, and his shared draw
+    (6.3) by default: the requests come from the merged jobs of the first site."""
+    from pathlib import Path
+
+    from evogrid.sim.booking import reservation_setup
+
+    configs = Path(__file__).resolve().parents[1] / "experiments" / "configs"
+    for name in ("meltzer4", "meltzer7", "meltzer7_test"):
+        scenario = Scenario.from_spec(str(configs / f"{name}.toml"))
+        assert all(w.dropped.get("merged_small_jobs", 0) > 0 for w in scenario.workloads), name
+        assert scenario.reservations.meltzer_draw == "shared"
+    first = scenario.workloads[0]
+    workloads, requests, _ = reservation_setup(scenario)
+    assert workloads[0].n_jobs + requests.n_requests == first.n_jobs  # drawn from the merged jobs
