@@ -1,10 +1,13 @@
 """Meltzer's merging of small jobs (evogrid.workload.merge) against a job-by-job twin, and in scenarios."""
 
+from pathlib import Path
+
 import numpy as np
 from draws import int_list
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evogrid.sim.booking import reservation_setup
 from evogrid.sim.scenario import Scenario
 from evogrid.workload.merge import merge_small_jobs
 from evogrid.workload.model import Workload
@@ -66,10 +69,6 @@ def test_a_scenario_merges_its_sites_small_jobs(tmp_path):
 def test_meltzers_configs_run_his_setting():
     """His merged jobs (6.2) at every site of meltzer4/7 and the test windows, and his shared draw
     (6.3) by default: the requests come from the merged jobs of the first site."""
-    from pathlib import Path
-
-    from evogrid.sim.booking import reservation_setup
-
     configs = Path(__file__).resolve().parents[1] / "experiments" / "configs"
     for name in ("meltzer4", "meltzer7", "meltzer7_test"):
         scenario = Scenario.from_spec(str(configs / f"{name}.toml"))

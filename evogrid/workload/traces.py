@@ -178,16 +178,18 @@ def load_window(
     if isinstance(spec, str) and not Path(spec.strip()).is_file():
         match = _WINDOW.match(spec.strip())
         if match is not None and match["months"] is not None:
+            from evogrid.workload.dissertation import dissertation_cut  # it builds on this module
+
             resolve_trace(match["name"])  # an unknown name is that, not a missing row
-            label = f"{canonical_name(match['name']) or match['name']}-{int(match['months'])}"
+            typed, months = spec.strip(), int(match["months"])
+            name = canonical_name(match["name"]) or match["name"]
+            hint = f"; its first {months} 30-day months are {match['name']}@0-{months}" if months > 0 else ""
+            _refuse_options(typed, options, hint)
             try:
-                cut = _dissertation_window(DISSERTATION_PREFIX + label, options)
+                cut = dissertation_cut(name, months)
             except ScenarioError as exc:
-                months = int(match["months"])
-                hint = f"; its first {months} 30-day months are {match['name']}@0-{months}"
-                raise ScenarioError(f"{spec.strip()}: {str(exc).removeprefix(DISSERTATION_PREFIX)}"
-                                    f"{hint if months > 0 else ''}") from None
-            return replace(cut, name=label)
+                raise ScenarioError(f"{typed}: {exc}{hint}") from None
+            return replace(cut, name=f"{name}-{months}")
     window = parse_window(spec) if isinstance(spec, str) else spec
     options = default_options(window.trace, options)
     whole = _load_cached(window.path.resolve(), replace(options, merge_small_jobs=False), lenient)
@@ -195,12 +197,17 @@ def load_window(
     return merge_small_jobs(w) if options.merge_small_jobs else w
 
 
+def _refuse_options(typed: str, options: Preprocessing | None, hint: str = "") -> None:
+    """A dissertation cut comes with its own preprocessing: refuse any other, naming ``typed``."""
+    if options is not None and options != Preprocessing():
+        raise ScenarioError(f"{typed}: the dissertation's cuts come with their own preprocessing; drop the "
+                            f"machine size override and the [preprocessing] table for it{hint}")
+
+
 def _dissertation_window(spec: str, options: Preprocessing | None) -> Workload:
     from evogrid.workload.dissertation import dissertation_cut  # it builds on this module
 
-    if options is not None and options != Preprocessing():
-        raise ScenarioError(f"{spec}: the dissertation's cuts come with their own preprocessing; drop the "
-                            "machine size override and the [preprocessing] table for it")
+    _refuse_options(spec, options)
     prefix = MAKESPAN_PREFIX if spec.startswith(MAKESPAN_PREFIX) else DISSERTATION_PREFIX
     name, _, months = spec.removeprefix(prefix).rpartition("-")
     if not name or not months.isdigit():
