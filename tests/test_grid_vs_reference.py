@@ -1,5 +1,7 @@
 """The compiled grid loop against the pure-Python reference, on random grids."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from draws import int_list
@@ -12,8 +14,10 @@ from evogrid.errors import ScenarioError
 from evogrid.policy.registry import features_for
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import AcceptWhenFit, FuzzyPolicy
+from evogrid.sim import queue_index
 from evogrid.sim.schedule import Exchange, GridJobs, simulate_grid, simulate_local
 from evogrid.sim.tsk import TSKStack
+from evogrid.workload import synthetic_workload
 from evogrid.workload.model import Workload
 
 EXAMPLES = 400
@@ -93,9 +97,9 @@ def _reference(sites, jobs: GridJobs, lrms, policy):
     return simulate_reference(_reference_jobs(jobs), [w.machine_procs for w in sites], lrms, policy)
 
 
-def _compare(sites, lrms, exchange, policy):
+def _compare(sites, lrms, exchange, policy, index_span=queue_index.SPAN):
     jobs = GridJobs.merge(sites)
-    schedule = simulate_grid(jobs, lrms, exchange)
+    schedule = simulate_grid(jobs, lrms, exchange, index_span=index_span)
     check_schedule(schedule)
     start, where = _reference(sites, jobs, lrms, policy)
     assert schedule.start.tolist() == start
@@ -107,14 +111,17 @@ def _compare(sites, lrms, exchange, policy):
 @given(grids(), st.data())
 def test_exchange_equals_reference(sites, data):
     """Random transfer policies per site (local, AWF, random rulebases, guarded or not), fixed, AWRT,
-    least-load, OLB or debt-account location."""
+    least-load, OLB or debt-account location; the EASY and LIST queues indexed from a span of 1 or
+    4 positions on in two thirds of the cases (evogrid.sim.queue_index), so that the location
+    policies and QLEN count the jobs of queues with holes."""
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative", "sjf", "easy-sjf"]))
             for _ in sites]
     transfer = tuple(data.draw(st.sampled_from(["local", "awf", "rulebase"])) for _ in sites)
     location = data.draw(st.sampled_from(["fixed", "awrt", "least-load", "olb", "debt"]))
     exchange, ref_rbs, ref_bounds = random_exchange(data, transfer, location)
+    index_span = data.draw(st.sampled_from([1, 4, queue_index.SPAN]))
     schedule = _compare(sites, lrms, exchange, Policy("exchange", transfer, location, ref_rbs,
-                                                      bounds=ref_bounds))
+                                                      bounds=ref_bounds), index_span)
     assert (schedule.moves == (schedule.site != schedule.jobs.origin)).all()
 
 
@@ -438,3 +445,21 @@ def test_the_guard_decides_as_awf_beyond_a_rulebases_ranges():
     assert where == {"rules": [0, 0, 0, 0, 1], "awf": [0, 0, 1, 0, 1]}
     with pytest.raises(ScenarioError, match="outside_range"):
         FuzzyPolicy({0: narrow}, outside_range="decline").exchange(jobs)
+
+
+@pytest.mark.parametrize("lrms", ["easy", "list"])
+@pytest.mark.parametrize("location", ["fixed", "least-load", "olb"])
+def test_indexed_site_queues_under_overload_give_the_plain_schedule(lrms, location):
+    """Two sites at 2.5 times their capacity exchanging jobs (AWF): the queues grow past the default
+    span, from which they are indexed, and the schedule is the one without the index."""
+    logs = [synthetic_workload(2500, 64, load=2.5, seed=seed) for seed in (7, 8)]
+    jobs = GridJobs.merge([replace(w, name=f"s{i}") for i, w in enumerate(logs)])
+    exchange = Exchange("awf", transfer=("awf", "awf"), location=location)
+    plain = simulate_grid(jobs, lrms, exchange, index_span=10**9)
+    indexed = simulate_grid(jobs, lrms, exchange)
+    waiting = [((jobs.submit[None, :] <= jobs.submit[:, None]) & (plain.start[None, :] > jobs.submit[:, None])
+                & (plain.site[None, :] == k)).sum(axis=1).max() for k in range(2)]
+    assert max(waiting) > queue_index.SPAN
+    assert (plain.moves > 0).sum() > 100
+    assert plain.start.tolist() == indexed.start.tolist()
+    assert plain.site.tolist() == indexed.site.tolist()

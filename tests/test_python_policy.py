@@ -1,6 +1,8 @@
 """Policies written as Python classes: the compiled loop pauses for them and gives the schedule the
 compiled twin gives."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,9 +15,11 @@ from evogrid.policy.python_examples import AcceptWhenFitPolicy as Awf
 from evogrid.policy.python_examples import LeastLoadPolicy as LeastLoad
 from evogrid.policy.python_examples import ShortestFirstOrder as ShortestFirst
 from evogrid.policy.strategies import AcceptWhenFit, Broker, PythonPolicy
+from evogrid.sim import queue_index
 from evogrid.sim.python_policy import LocationPolicy, TransferPolicy
 from evogrid.sim.schedule import Exchange, GridJobs, simulate_grid, simulate_local
 from evogrid.sim.sites import Sites
+from evogrid.workload import synthetic_workload
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -50,7 +54,9 @@ def _same(a, b):
 def test_python_twins_give_the_compiled_schedule(sites, data):
     """Random grids, LRMS, transfer policies per site (some sites' rulebases decide before a Python
     decision of the same arrival) and location policies: swapping any compiled AWF, local, fixed,
-    least-load or OLB decision for its Python twin changes nothing, rulebase decisions included."""
+    least-load or OLB decision for its Python twin changes nothing, rulebase decisions included; the
+    Python run's EASY and LIST queues indexed from a span of 1 or 4 positions on in two thirds of the
+    cases, so that its policies read queues with holes."""
     K = len(sites)
     lrms = data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"]))
     transfer = tuple(data.draw(st.sampled_from(["awf", "local", "rulebase"])) for _ in range(K))
@@ -66,7 +72,8 @@ def test_python_twins_give_the_compiled_schedule(sites, data):
                       seed=compiled.seed, rulebases=compiled.rulebases, rulebase_of=compiled.rulebase_of)
     jobs = GridJobs.merge(sites)
     a = simulate_grid(jobs, lrms, compiled, record_decisions=True)
-    b = simulate_grid(jobs, lrms, python, record_decisions=True)
+    b = simulate_grid(jobs, lrms, python, record_decisions=True,
+                      index_span=data.draw(st.sampled_from([1, 4, queue_index.SPAN])))
     _same(a, b)
     for field in ("site", "partner", "x", "y"):
         assert np.array_equal(getattr(a.decisions, field), getattr(b.decisions, field))
@@ -185,3 +192,30 @@ def test_the_tutorial_runs():
     assert namespace["alone"].schedule.start.tolist() != namespace["with_awf"].schedule.start.tolist()
     booked = namespace["booked"].bookings
     assert (booked.start >= 0).any() and (booked.start < 0).any()  # the admission policy admitted and refused
+
+
+def test_python_policies_see_the_waiting_jobs_of_an_indexed_queue():
+    """An indexed queue keeps the positions of started jobs as holes; a Python policy's view shows
+    the waiting jobs only, the same ones as without the index."""
+    class Recording(LocationPolicy):
+        def __init__(self):
+            self.seen = []
+
+        def order(self, view, site, candidates):
+            for s in candidates:
+                self.seen.append((view.job, s, view.n_waiting(s), tuple(view.waiting(s).tolist())))
+            return candidates
+
+    sites = [synthetic_workload(300, 16, load=2.0, seed=seed) for seed in (3, 4)]
+    jobs = GridJobs.merge([replace(w, name=f"s{i}") for i, w in enumerate(sites)])
+    runs = []
+    for index_span in (10**9, 1):
+        recording = Recording()
+        schedule = simulate_grid(jobs, "easy", PythonPolicy(Awf(), location=recording).exchange(jobs),
+                                 index_span=index_span)
+        runs.append((schedule, recording.seen))
+    (plain, seen_plain), (indexed, seen_indexed) = runs
+    _same(plain, indexed)
+    assert seen_plain == seen_indexed
+    assert max(n for _, _, n, _ in seen_indexed) > 20
+    assert all(n == len(waiting) for _, _, n, waiting in seen_indexed)

@@ -11,9 +11,11 @@ Everything here works on packed int64 numpy arrays (docs/architecture.md):
 - ``queue``: shape (Q, n): row q holds queue q's waiting jobs at
   ``[Q_HEAD, Q_TAIL)`` in arrival order (one row per site; a central pool adds
   a row);
-- ``sc``: shape (Q, N_SCALARS), per-queue scalars: ``Q_HEAD, Q_TAIL`` and
-  ``W_PROCS`` (processors requested by the waiting jobs, for NWP); for site
-  rows also ``FREE`` and ``M_PROCS`` (processors), ``N_RUN`` and ``N_HEAP``;
+- ``sc``: shape (Q, N_SCALARS), per-queue scalars: ``Q_HEAD, Q_TAIL``,
+  ``Q_HOLES`` (positions in between whose job has left while the queue is
+  indexed: :func:`waiting_jobs` counts the jobs) and ``W_PROCS`` (processors
+  requested by the waiting jobs, for NWP); for site rows also ``FREE`` and
+  ``M_PROCS`` (processors), ``N_RUN`` and ``N_HEAP``;
 - ``running``: shape (4, K, cap), per site: ``RUN_EST_END`` / ``RUN_JOB``, its
   running jobs sorted by *estimated* end (start + estimate) for EASY's shadow
   time (kept only for an LRMS that uses it: it costs a shift per start and
@@ -64,8 +66,8 @@ N_JOB_FIELDS = 5
 START_TIME, SITE, MOVES = 0, 1, 2
 N_OUT_FIELDS = 3
 RUN_EST_END, RUN_JOB, HEAP_END, HEAP_JOB = 0, 1, 2, 3
-Q_HEAD, Q_TAIL, W_PROCS, FREE, M_PROCS, N_RUN, N_HEAP = 0, 1, 2, 3, 4, 5, 6
-N_SCALARS = 7
+Q_HEAD, Q_TAIL, W_PROCS, FREE, M_PROCS, N_RUN, N_HEAP, Q_HOLES = 0, 1, 2, 3, 4, 5, 6, 7
+N_SCALARS = 8
 
 NEVER = np.iinfo(np.int64).max
 #: ``T`` of a scan that has not met a blocked head yet (see :func:`lrms_scan`).
@@ -249,6 +251,13 @@ def start_job(k, t, job, mode, code, jobs, sc, running, out):
         sc[k, N_RUN] += 1
     _heap_push(running, k, sc[k, N_HEAP], t + jobs[RUN_TIME, ix(job)], job)
     sc[k, N_HEAP] += 1
+
+
+@njit(cache=True, inline="always")
+def waiting_jobs(sc, q):
+    """How many jobs wait in queue row q: its positions less the holes an indexed queue leaves
+    (:func:`indexed_pass`)."""
+    return sc[q, Q_TAIL] - sc[q, Q_HEAD] - sc[q, Q_HOLES]
 
 
 @njit(cache=True, inline="always")
@@ -796,6 +805,7 @@ def _drop_index(k, head, tail, queue, sc, index):
     for block in range(head // queue_index.BLOCK, (tail - 1) // queue_index.BLOCK + 1):
         queue_index.set_block(index, k, block, queue_index.EMPTY, queue_index.EMPTY)
     index[queue_index.LIVE, k, 0] = 0
+    sc[k, Q_HOLES] = 0
     write = head
     for p in range(head, tail):
         if queue[k, p] != queue_index.HOLE:
@@ -852,6 +862,7 @@ def indexed_pass(k, code, t, jobs, state, index):
                 take_job(k, k, t, job, MIXED, code, jobs, sc, running, out)
                 free -= need
                 queue[k, p] = queue_index.HOLE
+                sc[k, Q_HOLES] += 1
                 _index_block(k, p // queue_index.BLOCK, tail, jobs, queue, index)
         p += 1
         if head_need > 0 and p % queue_index.BLOCK == 0:  # on to the next block worth reading
@@ -861,6 +872,7 @@ def indexed_pass(k, code, t, jobs, state, index):
     head = sc[k, Q_HEAD]
     while head < tail and queue[k, head] == queue_index.HOLE:
         head += 1
+        sc[k, Q_HOLES] -= 1
     sc[k, Q_HEAD] = head
     if 4 * (tail - head) <= index[queue_index.SPAN_ON, k, 0]:
         _drop_index(k, head, tail, queue, sc, index)

@@ -110,7 +110,9 @@ from evogrid.sim.core import (
     enqueue_at_site,
     enqueue_by_key,
     enqueue_own,
+    holds_reservations,
     index_pass,
+    indexed_pass,
     ix,
     long_queue,
     lrms_mode,
@@ -194,7 +196,7 @@ class Work(NamedTuple):
     pause: np.ndarray  #: int64 (N_PAUSE_FIELDS,): the pause record (``P_*``)
     queue_key: np.ndarray  #: float64 (n,): a Python queue order's key per job (else shape (1,))
     booked: Booked  #: what became of each reservation request (evogrid.sim.reserving.new_bookings)
-    index: np.ndarray  #: int64: the sites' queue index (evogrid.sim.queue_index; sites alone only)
+    index: np.ndarray  #: int64: the sites' queue index (evogrid.sim.queue_index; :func:`grid_setup`)
     group: np.ndarray  #: int64 (n,): the group whose AWRT each job counts in for the early stop
     cutoff: np.ndarray  #: float64 (K,): stop once a group's AWRT is certain to exceed it (s; 0: never)
     #: What the information service last published (``REFRESH`` > 0; else size-1 placeholders): the
@@ -612,7 +614,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     if setup[PY_ORDER] != 0:
         enqueue_by_key(target, job, work.queue_key, jobs, queue, sc)
     else:
-        enqueue_at_site(target, job, codes[target], jobs, queue, sc, mode)
+        enqueue_own(target, job, codes[target], jobs, state, work.index, mode)
     return target
 
 
@@ -644,8 +646,11 @@ def grid_setup(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, p
             0: no limit for k). Checked at arrivals 1,024 x 2^i (evogrid.sim.core.over_cutoff).
         requests: ``(book, rules)``, reservation requests and their admission
             (evogrid.sim.booking packs them; ``reserving.no_requests``: none).
-        index_span: queue positions from which a site alone keeps a queue index
-            (evogrid.sim.queue_index; the schedule does not depend on it).
+        index_span: queue positions from which a site's own queue keeps an index
+            (evogrid.sim.queue_index; the schedule does not depend on it). Sites alone get one once a
+            queue is long (:func:`run_local`); sites that exchange jobs (``EXCHANGE``) get one here,
+            unless a job may leave a queue other than by its site's pass or Python orders the queues
+            (:func:`indexes_queues`).
 
     Plain numpy, outside the loop's entry: compiled, and inside each entry (a compiled function
     re-optimises what it calls), the setup doubled a single site's cold first call.
@@ -665,12 +670,27 @@ def grid_setup(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, p
     pause[P_KEYED] = -1
     pause[P_ADMITTED] = -1
     batched = setup[SCHEME] == EXCHANGE and locations.routes_batches.py_func(setup[LOCATION])
+    index = queue_index.new_index(n if indexes_queues.py_func(setup, batched) else 0, K, index_span)
     work = Work(np.empty(K, dtype=np.int64), np.zeros(K, dtype=np.bool_), np.zeros((2, K, K)),
                 np.zeros(max(1, NF)), np.empty(n_rules), np.zeros((2, K)), np.zeros((3, K)),
                 np.arange(n if batched else 1), np.zeros(K, dtype=np.int64), pause,
                 np.zeros(n if setup[PY_ORDER] != 0 else 1), new_bookings(book),
-                queue_index.new_index(0, K, index_span), stop[0], stop[1], *_publication(state, setup))
+                index, stop[0], stop[1], *_publication(state, setup))
     return state, work, log
+
+
+@njit(cache=True, inline="always")
+def indexes_queues(setup, batched):
+    """Do the sites' own queues of a grid with this ``setup`` keep an index once long?
+
+    Only where a job leaves a site's queue by that site's pass alone and in
+    arrival order: job exchange (``EXCHANGE``: a job joins one queue on
+    arrival and stays), with neither a Python queue order (which inserts
+    jobs by key, not at the tail) nor Min-Min/Max-Min batches (``batched``).
+    The central pool and the active request take jobs out of other queues
+    and are not indexed (docs/benchmarks.md).
+    """
+    return setup[SCHEME] == EXCHANGE and setup[PY_ORDER] == 0 and not batched
 
 
 def _publication(state: State, setup: np.ndarray) -> tuple[State, np.ndarray, np.ndarray]:
@@ -757,7 +777,7 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
     book, rules = requests
     R = book[0].shape[1]
     scheme = EXCHANGE
-    track_delegated = needs_area = batched = False
+    track_delegated = needs_area = batched = indexing = False
     if indexed is None:
         setup = policy.setup
         scheme = setup[SCHEME]
@@ -767,6 +787,7 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
         track_delegated = scheme == EXCHANGE and setup[TRACK_DELEGATED] != 0 and K > 2
         needs_area = _needs_area(setup)
         batched = scheme == EXCHANGE and locations.routes_batches(setup[LOCATION])
+        indexing = indexes_queues(setup, batched) and not holds_reservations(mode)
     arrivals = work.arrivals
     # Typed constants, not literals: a literal flowing into a call makes
     # numba compile the callee once more for the literal's type.
@@ -837,7 +858,10 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
         if indexed is None:  # a completion: every site that freed processors; an arrival: its site
             for k in range(K):
                 if (k == site) if arrived >= 0 else freed[k]:
-                    schedule_site(k, k, codes[k], now, jobs, state, mode)
+                    if indexing and long_queue(k, codes[k], state, work.index, mode):
+                        indexed_pass(k, codes[k], now, jobs, state, work.index)
+                    else:
+                        schedule_site(k, k, codes[k], now, jobs, state, mode)
                     if scheme == POOL:
                         if arrived < 0:
                             schedule_pool(k, now, codes, jobs, state, mode)
@@ -915,7 +939,8 @@ def run_local(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray,
 
 def run_grid(mode: int, jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, policy: PolicyArrays,
              log_capacity: int, cutoff: np.ndarray, requests: tuple,
-             decide: Callable[[tuple, tuple], None] | None = None) -> tuple:
+             decide: Callable[[tuple, tuple], None] | None = None,
+             index_span: int = queue_index.SPAN) -> tuple:
     """Sites that exchange jobs (:func:`_grid_loop`, compiled for ``mode`` on first use; the
     arguments as :func:`grid_setup` takes them); returns :func:`grid_outcome`'s tuple. Each job's
     AWRT counts at its ``HOME`` site.
@@ -926,11 +951,12 @@ def run_grid(mode: int, jobs: np.ndarray, machine_procs: np.ndarray, codes: np.n
     ``decide`` (grids with Python policies): each time the loop pauses, ``decide(state, work)``
     answers the question in ``work.pause`` (the ``P_*`` fields) in place, and the loop goes on. It is
     called with the loop's live arrays; evogrid.sim.python_policy gives the policies read-only views
-    of them.
+    of them. ``index_span``: as :func:`run_local`'s, where the sites' queues keep an index
+    (:func:`indexes_queues`).
     """
     stop = (jobs[HOME], cutoff)
     state, work, log = grid_setup(jobs, machine_procs, codes, policy, log_capacity, stop, requests,
-                                  queue_index.SPAN)
+                                  index_span)
     run = loop(mode, False)
     while (status := run(jobs, codes, state, requests, policy, work, log)) == PAUSED:
         decide(state, work)

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from evogrid.errors import ScenarioError
-from evogrid.sim import core, grid
+from evogrid.sim import core, grid, queue_index
 from evogrid.sim.co_admission import C_MINSIZE, C_STEP, C_WINDOWS, candidate_starts, start_at
 from evogrid.sim.reserving import R_DEADLINE, R_DURATION, R_EARLIEST, R_SITE
 
@@ -64,11 +64,14 @@ class GridView:
 
     def waiting(self, site: int) -> np.ndarray:
         """The jobs waiting in ``site``'s queue, in queue order."""
-        return _frozen(self._queue[site, self._sc[site, core.Q_HEAD]:self._sc[site, core.Q_TAIL]])
+        positions = self._queue[site, self._sc[site, core.Q_HEAD]:self._sc[site, core.Q_TAIL]]
+        if self._sc[site, core.Q_HOLES]:  # a long queue, indexed: jobs that left hold its positions
+            positions = positions[positions != queue_index.HOLE]
+        return _frozen(positions)
 
     def n_waiting(self, site: int) -> int:
         """How many jobs wait in ``site``'s queue."""
-        return int(self._sc[site, core.Q_TAIL] - self._sc[site, core.Q_HEAD])
+        return int(self._sc[site, core.Q_TAIL] - self._sc[site, core.Q_HEAD] - self._sc[site, core.Q_HOLES])
 
     def running(self, site: int) -> np.ndarray:
         """The jobs running at ``site`` (in no particular order)."""

@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from evogrid.errors import ScenarioError
-from evogrid.sim import codes, core, grid, locations, lrms, transfers
+from evogrid.sim import codes, core, grid, locations, lrms, queue_index, transfers
 from evogrid.sim.metrics import awrt_per_site, site_metrics
 from evogrid.sim.python_policy import AdmissionPolicy, LocationPolicy, QueueOrder, TransferPolicy, decider
 from evogrid.sim.registry import ACTIVE_TAKE, LOCATIONS, POOL_ARRIVALS, SCHEMES, TRANSFERS, Location
@@ -376,6 +376,7 @@ def simulate_grid(
     *,
     record_decisions: bool = False,
     awrt_cutoff: float | Sequence[float] = 0.0,
+    index_span: int = queue_index.SPAN,
 ) -> Schedule:
     """Simulate sites that exchange jobs.
 
@@ -391,10 +392,14 @@ def simulate_grid(
             this many seconds (0: never), one limit for all sites or one per
             site (0: no limit there); optimisers use it to drop hopeless
             candidates fast. A stopped schedule has ``stopped_bounds``.
+        index_span: queue positions from which an EASY or LIST site queue keeps an index
+            (evogrid.sim.queue_index; the schedule does not depend on it, and the tests lower it
+            to check the index on short queues).
     """
     jobs = workloads if isinstance(workloads, GridJobs) else GridJobs.merge(workloads)
     names = _lrms_names(lrms, jobs.n_sites)
-    run = run_exchange(jobs, names, exchange, record_decisions=record_decisions, awrt_cutoff=awrt_cutoff)
+    run = run_exchange(jobs, names, exchange, record_decisions=record_decisions, awrt_cutoff=awrt_cutoff,
+                       index_span=index_span)
     return run.schedule
 
 
@@ -407,7 +412,7 @@ class GridRun(NamedTuple):
 
 def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record_decisions: bool = False,
                  awrt_cutoff: float | Sequence[float] = 0.0, requests: tuple | None = None,
-                 admission: AdmissionPolicy | None = None) -> GridRun:
+                 admission: AdmissionPolicy | None = None, index_span: int = queue_index.SPAN) -> GridRun:
     """:func:`simulate_grid` on merged jobs and LRMS names, with ``requests = (book, rules)`` of
     reservation requests as evogrid.sim.booking packs them (None: none) and the Python policy that
     admits their parts (the ``python`` admission algorithm); the one path to the compiled grid
@@ -436,7 +441,7 @@ def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record
                          None if admission is None else (admission, requests))
     else:
         decide = None
-    out, d_site, d_partner, d_x, d_y, bounds, booked = grid.run_grid(*arguments, decide)
+    out, d_site, d_partner, d_x, d_y, bounds, booked = grid.run_grid(*arguments, decide, index_span)
     decisions = DecisionLog(d_site, d_partner, d_x, d_y) if record_decisions else None
     schedule = Schedule(jobs, names, out[core.START_TIME], out[core.SITE], exchange.label, exchange.scheme,
                         out[core.MOVES], decisions,

@@ -19,7 +19,7 @@ His code (listing in 7.1.2) as the key, phase by phase:
 
 from __future__ import annotations
 
-from evogrid.sim.core import FREE, M_PROCS, PROCS, Q_HEAD, Q_TAIL
+from evogrid.sim.core import FREE, M_PROCS, PROCS, waiting_jobs
 from evogrid.sim.locations.beichter_old import REFUSED, SLOT_FACTOR
 from evogrid.sim.numba_stamp import njit
 
@@ -32,7 +32,7 @@ def key(k, l, job, t, jobs, state, policy, work):
     m = sc[l, M_PROCS]
     free = sc[l, FREE]
     need = jobs[PROCS, job]
-    waiting = sc[l, Q_TAIL] - sc[l, Q_HEAD]
+    waiting = waiting_jobs(sc, l)
     if free >= need and waiting == 0:
         return -(free - need) / m, float(-m)
     if waiting < SLOT_FACTOR * m:

@@ -17,7 +17,7 @@ His clusters run one-slot jobs; here a slot is a processor and "free capacity" (
 
 from __future__ import annotations
 
-from evogrid.sim.core import FREE, M_PROCS, PROCS, Q_HEAD, Q_TAIL
+from evogrid.sim.core import FREE, M_PROCS, PROCS, waiting_jobs
 from evogrid.sim.numba_stamp import njit
 
 #: His ``slotFactor`` ("eine beliebig gewählte Konstante", an arbitrarily chosen constant; 5 in his code).
@@ -33,7 +33,7 @@ def key(k, l, job, t, jobs, state, policy, work):
     sc = state.sc
     m = sc[l, M_PROCS]
     free = sc[l, FREE]
-    waiting = sc[l, Q_TAIL] - sc[l, Q_HEAD]
+    waiting = waiting_jobs(sc, l)
     if free >= jobs[PROCS, job]:
         if waiting > 2 * m and free > m // 10 + 2:  # "something wrong with host": skipped
             return REFUSED, 0.0

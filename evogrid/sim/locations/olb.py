@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evogrid.sim.core import FREE, Q_HEAD, Q_TAIL
+from evogrid.sim.core import FREE, waiting_jobs
 from evogrid.sim.numba_stamp import njit
 
 
@@ -10,4 +10,4 @@ from evogrid.sim.numba_stamp import njit
 def key(k, l, job, t, jobs, state, policy, work):
     """Minus l's free processors, ties by its waiting jobs."""
     sc = state.sc
-    return float(-sc[l, FREE]), float(sc[l, Q_TAIL] - sc[l, Q_HEAD])
+    return float(-sc[l, FREE]), float(waiting_jobs(sc, l))
