@@ -67,7 +67,7 @@ def main() -> None:
         time_case(f"{K} sites FCFS, 10-rule rulebase at every site", jobs, "fcfs", rulebases, target)
         if K == 3:
             # A late co-evolution pairing: more exchange and decisions than random rulebases.
-            evolved = {k: Rulebase.load(COEVOLVED / f"{w.split('-')[0].lower()}.json")
+            evolved = {k: Rulebase.load(COEVOLVED / f"{w.split('@')[0].lower()}.json")
                        for k, w in enumerate(windows)}
             time_case("3 sites FCFS, shipped co-evolved rulebases, AWRT location", jobs, "fcfs",
                       FuzzyPolicy(evolved, location="awrt"))
