@@ -129,21 +129,24 @@ def test_exchange_equals_reference(sites, data):
 @given(grids(), st.data())
 def test_pool_equals_reference(sites, data):
     """The published arrival rule, and evogrid's reading that passes over the pool after every
-    arrival (``first-pool``)."""
+    arrival (``first-pool``); where every site runs EASY or LIST, the pool indexed from a span of 1 or
+    4 positions on in two thirds of the cases."""
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
     arrivals = data.draw(st.sampled_from(["first", "first-pool"]))
     _compare(sites, lrms, Exchange("pool", scheme="pool", pool_arrivals=arrivals),
-             Policy("pool", pool_arrivals=arrivals))
+             Policy("pool", pool_arrivals=arrivals), data.draw(st.sampled_from([1, 4, queue_index.SPAN])))
 
 
 @SETTINGS
 @given(grids(), st.data())
 def test_pool_with_queued_arrivals_equals_reference(sites, data):
     """New jobs join the pool behind older ones and their site schedules the pool (EASY: backfilled
-    against the reservation of the oldest pool job the site can run); check_schedule adds FCFS order."""
+    against the reservation of the oldest pool job the site can run); check_schedule adds FCFS order.
+    The pool indexed as in test_pool_equals_reference."""
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
     schedule = _compare(sites, lrms, Exchange("pool", scheme="pool", pool_arrivals="queued"),
-                        Policy("pool", pool_arrivals="queued"))
+                        Policy("pool", pool_arrivals="queued"),
+                        data.draw(st.sampled_from([1, 4, queue_index.SPAN])))
     assert schedule.pool_arrivals == "queued"
     assert (schedule.moves == (schedule.site != schedule.jobs.origin)).all()
 
@@ -447,19 +450,32 @@ def test_the_guard_decides_as_awf_beyond_a_rulebases_ranges():
         FuzzyPolicy({0: narrow}, outside_range="decline").exchange(jobs)
 
 
+OVERLOADED = {
+    "awf-fixed": Exchange("awf", transfer=("awf", "awf"), location="fixed"),
+    "awf-least-load": Exchange("awf", transfer=("awf", "awf"), location="least-load"),
+    "awf-olb": Exchange("awf", transfer=("awf", "awf"), location="olb"),
+    "pool-first": Exchange("pool", scheme="pool", pool_arrivals="first"),
+    "pool-queued": Exchange("pool", scheme="pool", pool_arrivals="queued"),
+}
+
+
 @pytest.mark.parametrize("lrms", ["easy", "list"])
-@pytest.mark.parametrize("location", ["fixed", "least-load", "olb"])
-def test_indexed_site_queues_under_overload_give_the_plain_schedule(lrms, location):
-    """Two sites at 2.5 times their capacity exchanging jobs (AWF): the queues grow past the default
-    span, from which they are indexed, and the schedule is the one without the index."""
+@pytest.mark.parametrize("strategy", list(OVERLOADED))
+def test_indexed_queues_under_overload_give_the_plain_schedule(lrms, strategy):
+    """Two sites at 2.5 times their capacity exchanging jobs (AWF) or sharing a pool: the queues grow
+    past the default span, from which they are indexed, and the schedule is the one without the
+    index."""
     logs = [synthetic_workload(2500, 64, load=2.5, seed=seed) for seed in (7, 8)]
     jobs = GridJobs.merge([replace(w, name=f"s{i}") for i, w in enumerate(logs)])
-    exchange = Exchange("awf", transfer=("awf", "awf"), location=location)
+    exchange = OVERLOADED[strategy]
     plain = simulate_grid(jobs, lrms, exchange, index_span=10**9)
     indexed = simulate_grid(jobs, lrms, exchange)
-    waiting = [((jobs.submit[None, :] <= jobs.submit[:, None]) & (plain.start[None, :] > jobs.submit[:, None])
-                & (plain.site[None, :] == k)).sum(axis=1).max() for k in range(2)]
-    assert max(waiting) > queue_index.SPAN
+    waiting = ((jobs.submit[None, :] <= jobs.submit[:, None]) & (plain.start[None, :] > jobs.submit[:, None]))
+    if exchange.scheme == "exchange":  # each site's own queue
+        waiting = [(waiting & (plain.site[None, :] == k)).sum(axis=1) for k in range(2)]
+    else:  # the pool
+        waiting = waiting.sum(axis=1)
+    assert np.max(waiting) > queue_index.SPAN
     assert (plain.moves > 0).sum() > 100
     assert plain.start.tolist() == indexed.start.tolist()
     assert plain.site.tolist() == indexed.site.tolist()

@@ -777,71 +777,74 @@ def schedule_site(k, q, code, t, jobs, state, mode):
 
 
 @njit(cache=True, _nrt=False)
-def _index_block(k, block, tail, jobs, queue, index):
-    """Block ``block`` of site k's queue into its index again, from the jobs waiting there now.
+def _index_block(q, block, tail, jobs, queue, index):
+    """Block ``block`` of queue row q into its index again, from the jobs waiting there now.
     A call: inlined, it cost the indexed pass 1 s of its cold compile."""
     first = block * queue_index.BLOCK
     least_procs = least_estimate = queue_index.EMPTY
     for p in range(first, min(first + queue_index.BLOCK, tail)):
-        job = queue[k, p]
+        job = queue[q, p]
         if job != queue_index.HOLE:
             least_procs = min(least_procs, jobs[PROCS, job])
             least_estimate = min(least_estimate, jobs[ESTIMATE, job])
-    queue_index.set_block(index, k, block, least_procs, least_estimate)
+    queue_index.set_block(index, q, block, least_procs, least_estimate)
 
 
 @njit(cache=True, _nrt=False)
-def _build_index(k, head, tail, jobs, queue, index):
-    """Start keeping site k's queue index over its positions ``[head, tail)`` (a call: once per long
+def _build_index(q, head, tail, jobs, queue, index):
+    """Start keeping queue row q's index over its positions ``[head, tail)`` (a call: once per long
     stretch of a long queue)."""
     for block in range(head // queue_index.BLOCK, (tail - 1) // queue_index.BLOCK + 1):
-        _index_block(k, block, tail, jobs, queue, index)
-    index[queue_index.LIVE, k, 0] = 1
+        _index_block(q, block, tail, jobs, queue, index)
+    index[queue_index.LIVE, q, 0] = 1
 
 
 @njit(cache=True, _nrt=False)
-def _drop_index(k, head, tail, queue, sc, index):
-    """Stop keeping site k's queue index and close the holes in its positions ``[head, tail)``."""
+def _drop_index(q, head, tail, queue, sc, index):
+    """Stop keeping queue row q's index and close the holes in its positions ``[head, tail)``."""
     for block in range(head // queue_index.BLOCK, (tail - 1) // queue_index.BLOCK + 1):
-        queue_index.set_block(index, k, block, queue_index.EMPTY, queue_index.EMPTY)
-    index[queue_index.LIVE, k, 0] = 0
-    sc[k, Q_HOLES] = 0
+        queue_index.set_block(index, q, block, queue_index.EMPTY, queue_index.EMPTY)
+    index[queue_index.LIVE, q, 0] = 0
+    sc[q, Q_HOLES] = 0
     write = head
     for p in range(head, tail):
-        if queue[k, p] != queue_index.HOLE:
-            queue[k, write] = queue[k, p]
+        if queue[q, p] != queue_index.HOLE:
+            queue[q, write] = queue[q, p]
             write += 1
-    sc[k, Q_TAIL] = write
+    sc[q, Q_TAIL] = write
 
 
 @njit(cache=True, _nrt=False)
-def indexed_pass(k, code, t, jobs, state, index):
-    """One pass of site k's LRMS ``code`` (one with ``lrms.INDEXED``) over its own queue, long enough
-    to keep its index ``index`` (evogrid.sim.queue_index); the schedule of :func:`lrms_scan`.
+def indexed_pass(k, q, code, t, jobs, state, index):
+    """One pass of site k's LRMS ``code`` (one with ``lrms.INDEXED``) over queue row q (its own queue,
+    or the central pool), long enough to keep its index ``index`` (evogrid.sim.queue_index); the
+    schedule of :func:`lrms_scan`.
 
-    Jobs start in queue order while they fit; behind the blocked head the
+    Jobs start in queue order while they fit (jobs wider than site k are
+    invisible to it); behind the blocked head the
     pass reads only blocks the index finds worth reading: a job that does
     not fit the free processors, or that the rule's ``may_start`` rules out,
     would be skipped by :func:`lrms_scan` too (the free count and ``extra``
     only shrink within a pass, and a skipped job leaves them as they are).
-    Started jobs leave holes, so the positions and the index stay valid;
-    once the queue is short again, it is compacted and the index dropped.
+    Started jobs leave holes (``sc[q, Q_HOLES]`` counts them), so the
+    positions and the index stay valid; once the queue is short again, it is
+    compacted and the index dropped.
     A call, not inlined: it runs only on long queues, where a pass costs
     far more than a call, and one compiled copy serves every loop.
     """
     queue, sc, running, out = state.queue, state.sc, state.running, state.out
     m = sc[k, M_PROCS]
-    tail = sc[k, Q_TAIL]
+    tail = sc[q, Q_TAIL]
     free = sc[k, FREE]
-    p = sc[k, Q_HEAD]
-    if not queue_index.kept(index, k):
-        _build_index(k, p, tail, jobs, queue, index)
+    p = sc[q, Q_HEAD]
+    if not queue_index.kept(index, q):
+        _build_index(q, p, tail, jobs, queue, index)
     head_need = 0  # the blocked head's processors, once it is found
     judged = False  # the head's reservation (T, extra) is known
     T = extra = np.int64(0)
     # One loop with one start (each inlined copy costs compile time).
     while p < tail and free > 0:
-        job = queue[k, p]
+        job = queue[q, p]
         if job != queue_index.HOLE:
             need = jobs[PROCS, job]
             start = False
@@ -859,32 +862,33 @@ def indexed_pass(k, code, t, jobs, state, index):
                     verdict, extra = lrms.behind_head(code, t, need, estimate, T, extra)
                     start = verdict == START
             if start:
-                take_job(k, k, t, job, MIXED, code, jobs, sc, running, out)
+                take_job(k, q, t, job, MIXED, code, jobs, sc, running, out)
                 free -= need
-                queue[k, p] = queue_index.HOLE
-                sc[k, Q_HOLES] += 1
-                _index_block(k, p // queue_index.BLOCK, tail, jobs, queue, index)
+                queue[q, p] = queue_index.HOLE
+                sc[q, Q_HOLES] += 1
+                _index_block(q, p // queue_index.BLOCK, tail, jobs, queue, index)
         p += 1
         if head_need > 0 and p % queue_index.BLOCK == 0:  # on to the next block worth reading
-            block = queue_index.next_block(index, k, p // queue_index.BLOCK, free, judged, code, t, T,
+            block = queue_index.next_block(index, q, p // queue_index.BLOCK, free, judged, code, t, T,
                                            extra)
             p = tail if block < 0 else block * queue_index.BLOCK
-    head = sc[k, Q_HEAD]
-    while head < tail and queue[k, head] == queue_index.HOLE:
+    head = sc[q, Q_HEAD]
+    while head < tail and queue[q, head] == queue_index.HOLE:
         head += 1
-        sc[k, Q_HOLES] -= 1
-    sc[k, Q_HEAD] = head
-    if 4 * (tail - head) <= index[queue_index.SPAN_ON, k, 0]:
-        _drop_index(k, head, tail, queue, sc, index)
+        sc[q, Q_HOLES] -= 1
+    sc[q, Q_HEAD] = head
+    if 4 * (tail - head) <= index[queue_index.SPAN_ON, q, 0]:
+        _drop_index(q, head, tail, queue, sc, index)
 
 
 @njit(cache=True, inline="always")
-def long_queue(k, code, state, index, mode):
-    """Is site k's own queue one for :func:`indexed_pass`: an indexed LRMS (``lrms.INDEXED``) and
-    the index kept or the queue long enough to keep one (``SPAN_ON`` positions)?"""
+def long_queue(k, q, code, state, index, mode):
+    """Is queue row q one for site k's :func:`indexed_pass`: k's LRMS indexed (``lrms.INDEXED``) and
+    the row's index kept or the row long enough to keep one (``SPAN_ON`` positions; a row that may
+    not keep one has a span no queue reaches)?"""
     sc = state.sc
     return lrms.INDEXED[site_lrms(mode, code)] and (
-        queue_index.kept(index, k) or sc[k, Q_TAIL] - sc[k, Q_HEAD] >= index[queue_index.SPAN_ON, k, 0])
+        queue_index.kept(index, q) or sc[q, Q_TAIL] - sc[q, Q_HEAD] >= index[queue_index.SPAN_ON, q, 0])
 
 
 def index_pass(indexed, k, code, t, jobs, state, index):
@@ -903,7 +907,7 @@ def _index_pass(indexed, k, code, t, jobs, state, index):
         return never
 
     def call(indexed, k, code, t, jobs, state, index):
-        indexed_pass(k, code, t, jobs, state, index)
+        indexed_pass(k, k, code, t, jobs, state, index)
     return call
 
 
@@ -961,6 +965,15 @@ def enqueue_own(k, job, code, jobs, state, index, mode):
     enqueue_at_site(k, job, code, jobs, state.queue, state.sc, mode)
     if lrms.INDEXED[site_lrms(mode, code)] and queue_index.kept(index, k):
         queue_index.add_job(index, k, state.sc[k, Q_TAIL] - 1, jobs[PROCS, job], jobs[ESTIMATE, job])
+
+
+@njit(cache=True, inline="always")
+def enqueue_pool(q, job, jobs, state, index):
+    """The central pool (queue row q) takes ``job`` at its tail, and its queue index if kept
+    (:func:`indexed_pass`)."""
+    enqueue(q, job, jobs, state.queue, state.sc)
+    if queue_index.kept(index, q):
+        queue_index.add_job(index, q, state.sc[q, Q_TAIL] - 1, jobs[PROCS, job], jobs[ESTIMATE, job])
 
 
 def new_state(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, n_queues: int,

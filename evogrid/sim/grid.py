@@ -64,7 +64,7 @@ from typing import NamedTuple
 import numpy as np
 from numba.extending import overload
 
-from evogrid.sim import locations, queue_index, transfers
+from evogrid.sim import locations, lrms, queue_index, transfers
 from evogrid.sim.admission import book_in_mode
 from evogrid.sim.co_admission import C_ASKS_PYTHON
 from evogrid.sim.codes import (
@@ -106,10 +106,10 @@ from evogrid.sim.core import (
     compiles_reservations,
     complete_jobs,
     end_held,
-    enqueue,
     enqueue_at_site,
     enqueue_by_key,
     enqueue_own,
+    enqueue_pool,
     holds_reservations,
     index_pass,
     indexed_pass,
@@ -525,21 +525,26 @@ def _start_fetched(mode, k, t, codes, jobs, state):
     return start
 
 
-def schedule_pool(k, t, codes, jobs, state, mode):
+def schedule_pool(k, t, codes, jobs, state, mode, index):
     """Site k's pass over the central pool (the queue row after the sites'), seeing jobs with m_j <=
-    m_k. Nothing in a loop whose sites hold reservations (the overload below): those never run with
-    the pool, and the reserving loop would compile the pool's scan for nothing (about 10 s)."""
+    m_k; with the pool's queue index ``index`` once the pool is long (:func:`grid_setup`). Nothing in
+    a loop whose sites hold reservations (the overload below): those never run with the pool, and
+    the reserving loop would compile the pool's scan for nothing (about 10 s)."""
 
 
 @overload(schedule_pool, prefer_literal=True, jit_options={"_nrt": False})
-def _schedule_pool(k, t, codes, jobs, state, mode):
+def _schedule_pool(k, t, codes, jobs, state, mode, index):
     if compiles_reservations(mode):
-        def nothing(k, t, codes, jobs, state, mode):
+        def nothing(k, t, codes, jobs, state, mode, index):
             return None
         return nothing
 
-    def pool(k, t, codes, jobs, state, mode):
-        schedule_site(k, state.running.shape[1], codes[k], t, jobs, state, mode)
+    def pool(k, t, codes, jobs, state, mode, index):
+        P = state.running.shape[1]
+        if long_queue(k, P, codes[k], state, index, mode):
+            indexed_pass(k, P, codes[k], t, jobs, state, index)
+        else:
+            schedule_site(k, P, codes[k], t, jobs, state, mode)
     return pool
 
 
@@ -605,8 +610,8 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     # pool jobs, so the site's pass over the pool starts it only where its
     # LRMS would) or after failing to start at home (first: the loop moves it).
     if scheme == POOL and setup[POOL_ARRIVALS] == A_QUEUED:
-        enqueue(P, job, jobs, queue, sc)
-        schedule_pool(k, t, codes, jobs, state, mode)
+        enqueue_pool(P, job, jobs, state, work.index)
+        schedule_pool(k, t, codes, jobs, state, mode, work.index)
         return NO_PASS
     if target != k:
         out[SITE, job] = target
@@ -646,11 +651,9 @@ def grid_setup(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, p
             0: no limit for k). Checked at arrivals 1,024 x 2^i (evogrid.sim.core.over_cutoff).
         requests: ``(book, rules)``, reservation requests and their admission
             (evogrid.sim.booking packs them; ``reserving.no_requests``: none).
-        index_span: queue positions from which a site's own queue keeps an index
-            (evogrid.sim.queue_index; the schedule does not depend on it). Sites alone get one once a
-            queue is long (:func:`run_local`); sites that exchange jobs (``EXCHANGE``) get one here,
-            unless a job may leave a queue other than by its site's pass or Python orders the queues
-            (:func:`indexes_queues`).
+        index_span: queue positions from which a queue keeps an index (evogrid.sim.queue_index; the
+            schedule does not depend on it): a site's own queue alone (made once a queue is long,
+            :func:`run_local`), under job exchange, or the central pool (:func:`_queue_index`).
 
     Plain numpy, outside the loop's entry: compiled, and inside each entry (a compiled function
     re-optimises what it calls), the setup doubled a single site's cold first call.
@@ -670,7 +673,7 @@ def grid_setup(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, p
     pause[P_KEYED] = -1
     pause[P_ADMITTED] = -1
     batched = setup[SCHEME] == EXCHANGE and locations.routes_batches.py_func(setup[LOCATION])
-    index = queue_index.new_index(n if indexes_queues.py_func(setup, batched) else 0, K, index_span)
+    index = _queue_index(n, codes, setup, book[0].shape[1], batched, index_span, policy is None)
     work = Work(np.empty(K, dtype=np.int64), np.zeros(K, dtype=np.bool_), np.zeros((2, K, K)),
                 np.zeros(max(1, NF)), np.empty(n_rules), np.zeros((2, K)), np.zeros((3, K)),
                 np.arange(n if batched else 1), np.zeros(K, dtype=np.int64), pause,
@@ -679,18 +682,32 @@ def grid_setup(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, p
     return state, work, log
 
 
-@njit(cache=True, inline="always")
-def indexes_queues(setup, batched):
-    """Do the sites' own queues of a grid with this ``setup`` keep an index once long?
+def _queue_index(n: int, codes: np.ndarray, setup: np.ndarray, n_requests: int, batched: bool,
+                 index_span: int, alone: bool) -> np.ndarray:
+    """The queue index of a run (evogrid.sim.queue_index): a row per site and one for the pool, kept
+    from ``index_span`` positions on in the rows that may keep one; the others get a span no queue
+    reaches.
 
-    Only where a job leaves a site's queue by that site's pass alone and in
-    arrival order: job exchange (``EXCHANGE``: a job joins one queue on
-    arrival and stays), with neither a Python queue order (which inserts
-    jobs by key, not at the tail) nor Min-Min/Max-Min batches (``batched``).
-    The central pool and the active request take jobs out of other queues
-    and are not indexed (docs/benchmarks.md).
+    Sites alone start without one (:func:`run_local` makes it once a queue is long). Where sites
+    interact, a row may keep an index only where a job leaves it by a pass alone and in arrival
+    order, and no site holds reservations (``n_requests`` 0): the sites' own queues under job
+    exchange (``EXCHANGE``) without a Python queue order (which inserts jobs by key) or
+    Min-Min/Max-Min batches (``batched``); and the central pool (``POOL``) where every site's LRMS
+    is indexed (every site's pass over it must read its holes). The active request takes jobs out
+    of other sites' queues: not indexed (docs/benchmarks.md).
     """
-    return setup[SCHEME] == EXCHANGE and setup[PY_ORDER] == 0 and not batched
+    K = codes.shape[0]
+    if alone:
+        return queue_index.new_index(0, K, index_span)
+    plain = n_requests == 0
+    own = plain and setup[SCHEME] == EXCHANGE and setup[PY_ORDER] == 0 and not batched
+    pool = plain and setup[SCHEME] == POOL and all(lrms.INDEXED[int(c)] for c in codes)
+    index = queue_index.new_index(n if own or pool else 0, K + 1, index_span)
+    if not own:
+        index[queue_index.SPAN_ON, :K, 0] = queue_index.EMPTY
+    if not pool:
+        index[queue_index.SPAN_ON, K, 0] = queue_index.EMPTY
+    return index
 
 
 def _publication(state: State, setup: np.ndarray) -> tuple[State, np.ndarray, np.ndarray]:
@@ -777,7 +794,7 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
     book, rules = requests
     R = book[0].shape[1]
     scheme = EXCHANGE
-    track_delegated = needs_area = batched = indexing = False
+    track_delegated = needs_area = batched = False
     if indexed is None:
         setup = policy.setup
         scheme = setup[SCHEME]
@@ -787,7 +804,6 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
         track_delegated = scheme == EXCHANGE and setup[TRACK_DELEGATED] != 0 and K > 2
         needs_area = _needs_area(setup)
         batched = scheme == EXCHANGE and locations.routes_batches(setup[LOCATION])
-        indexing = indexes_queues(setup, batched) and not holds_reservations(mode)
     arrivals = work.arrivals
     # Typed constants, not literals: a literal flowing into a call makes
     # numba compile the callee once more for the literal's type.
@@ -858,29 +874,29 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
         if indexed is None:  # a completion: every site that freed processors; an arrival: its site
             for k in range(K):
                 if (k == site) if arrived >= 0 else freed[k]:
-                    if indexing and long_queue(k, codes[k], state, work.index, mode):
-                        indexed_pass(k, codes[k], now, jobs, state, work.index)
+                    if not holds_reservations(mode) and long_queue(k, k, codes[k], state, work.index, mode):
+                        indexed_pass(k, k, codes[k], now, jobs, state, work.index)
                     else:
                         schedule_site(k, k, codes[k], now, jobs, state, mode)
                     if scheme == POOL:
                         if arrived < 0:
-                            schedule_pool(k, now, codes, jobs, state, mode)
+                            schedule_pool(k, now, codes, jobs, state, mode, work.index)
                         elif state.out[START_TIME, arrived] < 0:  # it failed to start at home
                             sc[k, Q_TAIL] -= 1  # leave the (otherwise empty) local queue
                             sc[k, W_PROCS] -= jobs[PROCS, arrived]
-                            enqueue(K, arrived, jobs, state.queue, sc)
-                            schedule_pool(k, now, codes, jobs, state, mode)
+                            enqueue_pool(K, arrived, jobs, state, work.index)
+                            schedule_pool(k, now, codes, jobs, state, mode, work.index)
                         elif setup[POOL_ARRIVALS] == A_FIRST_POOL:  # it started; the site looks anyway
-                            schedule_pool(k, now, codes, jobs, state, mode)
+                            schedule_pool(k, now, codes, jobs, state, mode, work.index)
                     elif scheme == ACTIVE:
                         active_request(k, now, setup[ACTIVE_TAKE], codes, jobs, state, mode)
             if arrived < 0:
                 start_held(mode, te, state)
-        elif indexed and long_queue(site, codes[site], state, work.index, mode):
+        elif indexed and long_queue(site, site, codes[site], state, work.index, mode):
             index_pass(indexed, site, codes[site], now, jobs, state, work.index)
         else:
             schedule_site(site, site, codes[site], now, jobs, state, mode)
-            if not indexed and long_queue(site, codes[site], state, work.index, mode):
+            if not indexed and long_queue(site, site, codes[site], state, work.index, mode):
                 pause[P_NEXT] = i
                 return LONG
 
@@ -951,8 +967,7 @@ def run_grid(mode: int, jobs: np.ndarray, machine_procs: np.ndarray, codes: np.n
     ``decide`` (grids with Python policies): each time the loop pauses, ``decide(state, work)``
     answers the question in ``work.pause`` (the ``P_*`` fields) in place, and the loop goes on. It is
     called with the loop's live arrays; evogrid.sim.python_policy gives the policies read-only views
-    of them. ``index_span``: as :func:`run_local`'s, where the sites' queues keep an index
-    (:func:`indexes_queues`).
+    of them. ``index_span``: as :func:`grid_setup` takes it.
     """
     stop = (jobs[HOME], cutoff)
     state, work, log = grid_setup(jobs, machine_procs, codes, policy, log_capacity, stop, requests,

@@ -5,8 +5,8 @@ Run: ``.venv/bin/python experiments/benchmarks/bench_scaling.py [--lrms easy lis
 
 ``--grid``: instead, two such sites exchanging jobs under each named strategy (AWF, the central
 pool, the active request; each site ``--sizes`` jobs of its own, seeds 1 and 2), the grid loop's
-cost (evogrid.sim.grid): under AWF the sites' queues are indexed as a single site's; the pool's
-and the active request's are not.
+cost (evogrid.sim.grid): under AWF the sites' queues are indexed as a single site's, and so is
+the central pool (EASY or LIST at every site); the active request's queues are not.
 
 Synthetic jobs (:func:`evogrid.workload.synthetic_workload`, seed 1) on one
 site of 1,024 processors, one core, warm numba cache. Each case prints the
