@@ -525,27 +525,36 @@ def _start_fetched(mode, k, t, codes, jobs, state):
     return start
 
 
-def schedule_pool(k, t, codes, jobs, state, mode, index):
+def schedule_pool(k, t, codes, jobs, state, mode):
     """Site k's pass over the central pool (the queue row after the sites'), seeing jobs with m_j <=
-    m_k; with the pool's queue index ``index`` once the pool is long (:func:`grid_setup`). Nothing in
-    a loop whose sites hold reservations (the overload below): those never run with the pool, and
-    the reserving loop would compile the pool's scan for nothing (about 10 s)."""
+    m_k (a long pool: :func:`pool_pass`). Nothing in a loop whose sites hold reservations (the
+    overload below): those never run with the pool, and the reserving loop would compile the pool's
+    scan for nothing (about 10 s)."""
 
 
 @overload(schedule_pool, prefer_literal=True, jit_options={"_nrt": False})
-def _schedule_pool(k, t, codes, jobs, state, mode, index):
+def _schedule_pool(k, t, codes, jobs, state, mode):
     if compiles_reservations(mode):
-        def nothing(k, t, codes, jobs, state, mode, index):
+        def nothing(k, t, codes, jobs, state, mode):
             return None
         return nothing
 
-    def pool(k, t, codes, jobs, state, mode, index):
-        P = state.running.shape[1]
-        if long_queue(k, P, codes[k], state, index, mode):
-            indexed_pass(k, P, codes[k], t, jobs, state, index)
-        else:
-            schedule_site(k, P, codes[k], t, jobs, state, mode)
+    def pool(k, t, codes, jobs, state, mode):
+        schedule_site(k, state.running.shape[1], codes[k], t, jobs, state, mode)
     return pool
+
+
+@njit(cache=True, inline="always")
+def pool_pass(k, t, codes, jobs, state, mode, index):
+    """Site k's pass over the central pool: :func:`schedule_pool`, or with the pool's queue index
+    ``index`` once the pool is long (:func:`_queue_index`). The choice is made here, outside
+    ``schedule_pool``: inside, it made every pass over a short pool slower (EASY, load 0.7: 45 ->
+    67 ms for 2 x 100,000 jobs, docs/benchmarks.md)."""
+    P = state.running.shape[1]
+    if not holds_reservations(mode) and long_queue(k, P, codes[k], state, index, mode):
+        indexed_pass(k, P, codes[k], t, jobs, state, index)
+    else:
+        schedule_pool(k, t, codes, jobs, state, mode)
 
 
 @njit(cache=True, inline="always")
@@ -611,7 +620,7 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     # LRMS would) or after failing to start at home (first: the loop moves it).
     if scheme == POOL and setup[POOL_ARRIVALS] == A_QUEUED:
         enqueue_pool(P, job, jobs, state, work.index)
-        schedule_pool(k, t, codes, jobs, state, mode, work.index)
+        pool_pass(k, t, codes, jobs, state, mode, work.index)
         return NO_PASS
     if target != k:
         out[SITE, job] = target
@@ -880,14 +889,14 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
                         schedule_site(k, k, codes[k], now, jobs, state, mode)
                     if scheme == POOL:
                         if arrived < 0:
-                            schedule_pool(k, now, codes, jobs, state, mode, work.index)
+                            pool_pass(k, now, codes, jobs, state, mode, work.index)
                         elif state.out[START_TIME, arrived] < 0:  # it failed to start at home
                             sc[k, Q_TAIL] -= 1  # leave the (otherwise empty) local queue
                             sc[k, W_PROCS] -= jobs[PROCS, arrived]
                             enqueue_pool(K, arrived, jobs, state, work.index)
-                            schedule_pool(k, now, codes, jobs, state, mode, work.index)
+                            pool_pass(k, now, codes, jobs, state, mode, work.index)
                         elif setup[POOL_ARRIVALS] == A_FIRST_POOL:  # it started; the site looks anyway
-                            schedule_pool(k, now, codes, jobs, state, mode, work.index)
+                            pool_pass(k, now, codes, jobs, state, mode, work.index)
                     elif scheme == ACTIVE:
                         active_request(k, now, setup[ACTIVE_TAKE], codes, jobs, state, mode)
             if arrived < 0:
