@@ -548,8 +548,7 @@ def _schedule_pool(k, t, codes, jobs, state, mode):
 def pool_pass(k, t, codes, jobs, state, mode, index):
     """Site k's pass over the central pool: :func:`schedule_pool`, or with the pool's queue index
     ``index`` once the pool is long (:func:`_queue_index`). The choice is made here, outside
-    ``schedule_pool``: inside, it made every pass over a short pool slower (EASY, load 0.7: 45 ->
-    67 ms for 2 x 100,000 jobs, docs/benchmarks.md)."""
+    ``schedule_pool``: inside, it made every pass over a short pool slower (docs/benchmarks.md)."""
     P = state.running.shape[1]
     if not holds_reservations(mode) and long_queue(k, P, codes[k], state, index, mode):
         indexed_pass(k, P, codes[k], t, jobs, state, index)
