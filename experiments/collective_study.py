@@ -4,8 +4,10 @@ Meltzer's seven SDSC-BLUE sites (``experiments/configs/meltzer7.toml``), RW1 co-
 first site's jobs with request seeds 1-5, their parts scaled by f = 1, 4, ..., 64 (capped at the machine
 size) to make them harder to place, and a window without slack (deadline = earliest start +
 duration: the request must start at its earliest start). Simple: Meltzer's fixed parts placed by
-Algorithm 2 (cpu-count). Collective: the same requests on up to N = 2, 3 or 7 sites, at least half
-of e / N processors on each, e = the parts' sum (evogrid.workload.reservations.collective).
+Algorithm 2 (cpu-count), and Cankar's simple request, the parts' sum e as three equal fixed parts
+of ceil(e / 3) (evogrid.workload.reservations.equal_parts), placed the same way. Collective: the
+same requests on up to N = 2, 3 or 7 sites, at least half of e / N processors on each
+(evogrid.workload.reservations.collective).
 
 Second study, jobs wider than a site: three two-week SDSC-BLUE windows as sites of m processors
 (m = 768 or 896 instead of 1,152); each window's jobs wider than m become collective requests
@@ -32,7 +34,7 @@ from evogrid.sim.metrics import reservation_metrics
 from evogrid.sim.scenario import Scenario
 from evogrid.sim.schedule import simulate_local
 from evogrid.workload import load_window
-from evogrid.workload.reservations import collective, merge_requests, wide_jobs
+from evogrid.workload.reservations import collective, equal_parts, merge_requests, wide_jobs
 
 ROOT = Path(__file__).parent
 OUT = ROOT / "results" / "reservations"
@@ -67,6 +69,8 @@ def collective_against_simple() -> None:
             requests = replace(requests, parts=np.minimum(m, requests.parts * scale),
                                deadline=requests.earliest_start + requests.duration)
             for label, algorithm, r in (("simple (cpu-count)", "cpu-count", requests),
+                                        ("simple, 3 equal parts (cpu-count)", "cpu-count",
+                                         equal_parts(requests, 3)),
                                         ("collective N=2", "collective", collective(requests, 2)),
                                         ("collective N=3", "collective", collective(requests, 3)),
                                         ("collective N=7", "collective", collective(requests, 7))):

@@ -202,3 +202,20 @@ def test_wide_jobs_become_collective_requests_and_merge():
     assert (np.diff(both.submit) >= 0).all()
     assert sorted(both.collective.total_min.tolist()) == sorted(req.collective.total_min.tolist()
                                                                 + other.collective.total_min.tolist())
+
+
+def test_equal_parts_split_each_requests_processors():
+    """Cankar's simple request: the parts' sum e as N equal parts of ceil(e / N), the times kept;
+    N below 1 is refused."""
+    from evogrid.workload.reservations import equal_parts
+
+    parts = np.array([[5, 2, 0], [3, 3, 3], [1, 0, 0]])
+    one = np.ones(3, dtype=np.int64)
+    requests = Reservations("r", one, 2 * one, 9 * one, 4 * one, parts)
+    split = equal_parts(requests, 3)
+    assert split.parts.tolist() == [[3, 3, 3], [3, 3, 3], [1, 1, 1]]
+    assert (split.parts.sum(axis=1) >= parts.sum(axis=1)).all()
+    assert split.earliest_start.tolist() == requests.earliest_start.tolist()
+    assert split.duration.tolist() == requests.duration.tolist()
+    with pytest.raises(ScenarioError, match="n_parts"):
+        equal_parts(requests, 0)

@@ -393,6 +393,22 @@ def collective(requests: Reservations, max_sites: int | None = None, site_min_fr
                    collective=Collective(sites.astype(np.int64), site_min, np.maximum(total, site_min)))
 
 
+def equal_parts(requests: Reservations, n_parts: int) -> Reservations:
+    """Simple requests as Cankar defines them for his comparison: each request's processors (the
+    parts' sum e) as ``n_parts`` equal fixed parts of ``ceil(e / n_parts)``, one per site; the
+    same times. A part wider than every site cannot be placed."""
+    if n_parts < 1:
+        raise ScenarioError("equal_parts: n_parts >= 1 is needed")
+    total = requests.parts.sum(axis=1).astype(np.int64)
+    return replace(requests, name=f"{requests.name} {n_parts} equal parts",
+                   parts=_equal_split(total, n_parts))
+
+
+def _equal_split(total: np.ndarray, n_parts: int) -> np.ndarray:
+    """``n_parts`` equal parts of ``ceil(total / n_parts)`` per row, shape (len(total), n_parts)."""
+    return np.repeat((-(-total // n_parts))[:, None], n_parts, axis=1)
+
+
 def wide_jobs(window: Workload, machine_procs: int, max_sites: int, site_min_fraction: float = 0.5,
               slack_hours: float = 168.0) -> tuple[Workload, Reservations]:
     """Co-allocate the jobs of ``window`` wider than ``machine_procs`` (an option; by default
@@ -414,8 +430,7 @@ def wide_jobs(window: Workload, machine_procs: int, max_sites: int, site_min_fra
     e = window.procs[wide].astype(np.int64)
     submit = window.submit[wide].astype(np.int64)
     run = np.maximum(1, window.run_time[wide].astype(np.int64))
-    share = -(-e // max_sites)
-    parts = np.repeat(share[:, None], max_sites, axis=1)
+    parts = _equal_split(e, max_sites)
     site_min = np.maximum(1, np.ceil(site_min_fraction * e / max_sites)).astype(np.int64)
     requests = Reservations(f"{window.name} wide jobs", submit, submit.copy(),
                             submit + run + round(slack_hours * SECONDS_PER_HOUR), run, parts,

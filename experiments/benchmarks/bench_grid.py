@@ -29,7 +29,7 @@ from evogrid.policy.strategies import AcceptWhenFit, ActiveRequest, CentralPool,
 from evogrid.sim.schedule import GridJobs, simulate_grid, simulate_local
 from evogrid.workload import load_window
 
-try:  # heterogeneous sites came with issue 14; older commits time the rest
+try:  # older commits without heterogeneous sites (Broker, Sites) time the rest
     from evogrid.policy.strategies import Broker
     from evogrid.sim.sites import Requirement, Sites
 
