@@ -23,6 +23,8 @@ sample sd over the seeds).
   Monday 0:00 and on Wednesday 18:00 of the tariff week (his first weekend from 800,000 s).
 - His 6.8 (Table 17): the start-sorted Algorithms 2, 3 and backfill on his modified RW1
   (``rw1-6h``, ``rw1-6h-3``), four and seven sites, seeds 1-5 (``meltzer_starts.csv``).
+- ``--only matched``: the four-cluster failure rates on the two-week windows whose utilisations are
+  nearest his BM 0-3's (Table 6), against the first four (``matched.csv``).
 - Röblitz: every 10th job (offsets 0-4 as the five repetitions) a one-site request booked
   b = 0, 6, 12, 24 h ahead with 2 h of slack; first fit, Algorithm 3 (backlog) and probe/reserve
   of plain and of elastic requests; on the first 2,000 jobs and on eight 2,000-job windows
@@ -44,7 +46,7 @@ from evogrid.sim.metrics import (
     site_reservation_metrics,
     utilization_until,
 )
-from evogrid.sim.scenario import Scenario, load_scenario_file
+from evogrid.sim.scenario import Scenario, SiteConfig, load_scenario_file
 from evogrid.workload import load_window
 from evogrid.workload.reservations import roblitz
 
@@ -622,9 +624,78 @@ def roblitz_funnel_study() -> None:
             print(f"| {estimate} | {kind} | {np.mean(accepted):.1f} | {cells[0]} | {cells[1]} |")
 
 
+#: His failure rates on four clusters (Table 11: Algorithms 2 and 3; backfill: Algorithm 3 less
+#: Table 14's drop, read as points) and his Table 11 infeasibility ranges over BM 0-3.
+HIS_FAILURE = {("rw1", "cpu-count"): 0.07, ("rw2", "cpu-count"): 0.07, ("rw3", "cpu-count"): 0.11,
+               ("rw1", "backlog"): 0.51, ("rw2", "backlog"): 0.60, ("rw3", "backlog"): 0.75,
+               ("rw1", "backfill"): 0.38, ("rw2", "backfill"): 0.48, ("rw3", "backfill"): 0.60}
+HIS_INFEASIBILITY = {("rw1", "cpu-count"): "0.14-0.16", ("rw2", "cpu-count"): "0.17-0.22",
+                     ("rw3", "cpu-count"): "0.23-0.33", ("rw1", "backlog"): "0.54-0.64",
+                     ("rw2", "backlog"): "0.64-0.75", ("rw3", "backlog"): "0.77-0.80"}
+WINDOW_DAYS = 14
+
+
+def _window_utilizations() -> list[tuple[str, float, int]]:
+    """Every whole two-week SDSC-BLUE window as one of Meltzer's sites (1,160 processors, EASY,
+    small jobs merged): ``(window, utilisation up to t_stop, jobs)``."""
+    config = load_scenario_file(Path(__file__).parent / "configs" / "meltzer4.toml")
+    days = int(load_window("SDSC03").submit.max() // 86_400)
+    windows = [f"SDSC03@d{d}-{d + WINDOW_DAYS}" for d in range(0, days - WINDOW_DAYS + 1, WINDOW_DAYS)]
+    config.sites = [SiteConfig(window=w, procs=1160) for w in windows]
+    schedule = Scenario.from_config(config).simulate_local()
+    util = utilization_until(schedule, T_STOP)
+    jobs = [int(((schedule.jobs.origin == k) & (schedule.jobs.submit < T_STOP)).sum())
+            for k in range(len(windows))]
+    return [(w, u["job_utilization"], n) for w, u, n in zip(windows, util, jobs, strict=True)]
+
+
+def matched_study() -> None:
+    """Meltzer's four-cluster failure rates on windows chosen for his utilisations: for BM 0-3 in
+    turn, the unused two-week window whose utilisation (jobs alone, up to his t_stop) is nearest
+    his Table 6's (68, 65, 72, 84 %), against the first four windows that ``meltzer4.toml`` runs;
+    RW1-3, Algorithms 2, 3 and his 4.5 backfill, 5 seeds."""
+    candidates = _window_utilizations()
+    chosen: list[tuple[str, float, int]] = []
+    for target in TABLE_6["utilization"][:4]:
+        rest = [c for c in candidates if c not in chosen]
+        chosen.append(min(rest, key=lambda c: abs(100 * c[1] - target)))
+    print("\n## Two-week windows matched to Meltzer's utilisations (BM 0-3)\n")
+    print("| BM | his utilisation % | window | utilisation % | jobs (his) |")
+    print("|---|---|---|---|---|")
+    for b, (w, u, n) in enumerate(chosen):
+        print(f"| {b} | {TABLE_6['utilization'][b]} | {w} | {100 * u:.1f} | {n:,} ({TABLE_6['jobs'][b]:,}) |")
+    first = meltzer_scenario(4)
+    config = load_scenario_file(Path(__file__).parent / "configs" / "meltzer4.toml")
+    config.sites = [SiteConfig(window=w, procs=1160) for w, _, _ in chosen]
+    rows = []
+    for label, scenario in (("first four", first), ("matched", Scenario.from_config(config))):
+        for variant in ("rw1", "rw2", "rw3"):
+            for algorithm in ("cpu-count", "backlog", "backfill"):
+                for seed in SEEDS:
+                    order = {"variant_order": "tree-unsorted"} if algorithm == "backfill" else {}
+                    workloads, requests, rules = reservation_setup(scenario, workload=variant, seed=seed,
+                                                                   algorithm=algorithm, **order)
+                    result = _run(workloads, scenario.lrms, requests, rules)
+                    rows.append({"windows": label, "workload": variant, "algorithm": algorithm, "seed": seed,
+                                 "requests": requests.n_requests, "failure_rate": result["failure_rate"],
+                                 "infeasibility_rate": result["infeasibility_rate"]})
+    _write("matched", rows)
+    print("\n## Failure and infeasibility rates: first four | matched | his (mean ± sd, 5 seeds)\n")
+    print("| workload | algorithm | failure rate | infeasibility rate |")
+    print("|---|---|---|---|")
+    for variant in ("rw1", "rw2", "rw3"):
+        for algorithm in ("cpu-count", "backlog", "backfill"):
+            cells = []
+            for measure, his in (("failure_rate", HIS_FAILURE), ("infeasibility_rate", HIS_INFEASIBILITY)):
+                parts = [_pm([r[measure] for r in rows if (r["windows"], r["workload"], r["algorithm"])
+                              == (label, variant, algorithm)], 3) for label in ("first four", "matched")]
+                cells.append(" \\| ".join([*parts, str(his.get((variant, algorithm), "-"))]))
+            print(f"| {variant} | {algorithm} | " + " | ".join(cells) + " |")
+
+
 STUDIES = {f.__name__.removesuffix("_study"): f for f in (
     window_study, job_only_study, cost_load_study, meltzer_study, start_study, backfill_study, draw_study,
-    bound_study, roblitz_study, roblitz_grid_study, roblitz_funnel_study)}
+    bound_study, roblitz_study, roblitz_grid_study, roblitz_funnel_study, matched_study)}
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
