@@ -44,7 +44,7 @@ from evogrid.sim.registry import LOCATIONS, TRANSFERS, Location
 
 @njit(inline="always")
 def shortest_queue_key(k, l, job, t, jobs, state, policy, work):
-    return float(state.sc[l, core.Q_TAIL] - state.sc[l, core.Q_HEAD]), 0.0
+    return float(core.waiting_jobs(state.sc, l)), 0.0  # not Q_TAIL - Q_HEAD: an indexed queue keeps holes
 
 free = max(codes.L_PYTHON, *(e.code for e in LOCATIONS.values())) + 1  # the next code no one has
 locations.register(Location("shortest-queue", free, "the partner with the fewest waiting jobs first",
