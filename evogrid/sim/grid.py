@@ -681,7 +681,7 @@ def grid_setup(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, p
     pause[P_KEYED] = -1
     pause[P_ADMITTED] = -1
     batched = setup[SCHEME] == EXCHANGE and locations.routes_batches.py_func(setup[LOCATION])
-    index = _queue_index(n, codes, setup, book[0].shape[1], batched, index_span, policy is None)
+    index = _queue_index(n, codes, setup, book[0].shape[1], index_span, policy is None)
     work = Work(np.empty(K, dtype=np.int64), np.zeros(K, dtype=np.bool_), np.zeros((2, K, K)),
                 np.zeros(max(1, NF)), np.empty(n_rules), np.zeros((2, K)), np.zeros((3, K)),
                 np.arange(n if batched else 1), np.zeros(K, dtype=np.int64), pause,
@@ -690,8 +690,8 @@ def grid_setup(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, p
     return state, work, log
 
 
-def _queue_index(n: int, codes: np.ndarray, setup: np.ndarray, n_requests: int, batched: bool,
-                 index_span: int, alone: bool) -> np.ndarray:
+def _queue_index(n: int, codes: np.ndarray, setup: np.ndarray, n_requests: int, index_span: int,
+                 alone: bool) -> np.ndarray:
     """The queue index of a run (evogrid.sim.queue_index): a row per site and one for the pool, kept
     from ``index_span`` positions on in the rows that may keep one; the others get a span no queue
     reaches.
@@ -699,17 +699,18 @@ def _queue_index(n: int, codes: np.ndarray, setup: np.ndarray, n_requests: int, 
     Sites alone start without one (:func:`run_local` makes it once a queue is long). Where sites
     interact, a row may keep an index only where a job leaves it by a pass alone and in arrival
     order, and no site holds reservations (``n_requests`` 0): the sites' own queues under job
-    exchange (``EXCHANGE``) without a Python queue order (which inserts jobs by key) or
-    Min-Min/Max-Min batches (``batched``); and the central pool (``POOL``) where every site's LRMS
+    exchange (``EXCHANGE``) without a Python queue order (which inserts jobs by key; Min-Min and
+    Max-Min batches only reorder the routing, each job still joins a queue at its tail); and the
+    central pool (``POOL``) where every site's LRMS
     is indexed (every site's pass over it must read its holes). The active request takes jobs out
     of other sites' queues: not indexed (docs/benchmarks.md).
     """
     K = codes.shape[0]
     if alone:
         return queue_index.new_index(0, K, index_span)
-    plain = n_requests == 0
-    own = plain and setup[SCHEME] == EXCHANGE and setup[PY_ORDER] == 0 and not batched
-    pool = plain and setup[SCHEME] == POOL and all(lrms.INDEXED[int(c)] for c in codes)
+    unreserved = n_requests == 0
+    own = unreserved and setup[SCHEME] == EXCHANGE and setup[PY_ORDER] == 0
+    pool = unreserved and setup[SCHEME] == POOL and all(lrms.INDEXED[int(c)] for c in codes)
     index = queue_index.new_index(n if own or pool else 0, K + 1, index_span)
     if not own:
         index[queue_index.SPAN_ON, :K, 0] = queue_index.EMPTY
@@ -882,6 +883,8 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
         if indexed is None:  # a completion: every site that freed processors; an arrival: its site
             for k in range(K):
                 if (k == site) if arrived >= 0 else freed[k]:
+                    # holds_reservations: a literal, so the reserving loop never compiles the indexed
+                    # pass (its runs keep no index, _queue_index).
                     if not holds_reservations(mode) and long_queue(k, k, codes[k], state, work.index, mode):
                         indexed_pass(k, k, codes[k], now, jobs, state, work.index)
                     else:

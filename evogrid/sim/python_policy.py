@@ -71,7 +71,7 @@ class GridView:
 
     def n_waiting(self, site: int) -> int:
         """How many jobs wait in ``site``'s queue."""
-        return int(self._sc[site, core.Q_TAIL] - self._sc[site, core.Q_HEAD] - self._sc[site, core.Q_HOLES])
+        return int(core.waiting_jobs.py_func(self._sc, site))
 
     def running(self, site: int) -> np.ndarray:
         """The jobs running at ``site`` (in no particular order)."""
