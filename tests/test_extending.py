@@ -48,7 +48,14 @@ def shortest_queue_key(k, l, job, t, jobs, state, policy, work):
 
 free = max(codes.L_PYTHON, *(e.code for e in LOCATIONS.values())) + 1  # the next code no one has
 locations.register(Location("shortest-queue", free, "the partner with the fewest waiting jobs first",
-                            key="__main__:shortest_queue_key"))
+                            key="__main__:shortest_queue_key", index_aware=True))
+
+@njit(inline="always")
+def raw_queue_key(k, l, job, t, jobs, state, policy, work):
+    return float(state.sc[l, core.Q_TAIL] - state.sc[l, core.Q_HEAD]), 0.0  # holes too: not index_aware
+
+locations.register(Location("raw-queue", free + 1, "the partner with the fewest queue positions first",
+                            key="__main__:raw_queue_key"))
 
 from evogrid.sim import transfers
 from evogrid.sim.registry import Transfer
@@ -69,7 +76,8 @@ def wide_value(k, job, jobs, sc):
     return 1.0 if jobs[core.PROCS, job] > 4 else 0.0
 
 features.register(Feature("WIDE", max(e.code for e in features.FEATURES.values()) + 1, (0.0, 1.0),
-                          "1 for a job of more than 4 processors", value="__main__:wide_value"))
+                          "1 for a job of more than 4 processors", value="__main__:wide_value",
+                          index_aware=True))
 
 from evogrid.sim import admission
 from evogrid.sim.core import M_PROCS, hold, site_profile
@@ -195,7 +203,22 @@ for seed in range(20):
                                     rulebases={(k, l): (rb.features, rules)
                                                for k in range(3) for l in range(3) if k != l}))
     feature_equal = grid.start.tolist() == ref[0] and grid.site.tolist() == ref[1]
-    out.append({"equal": start == want, "feature_equal": feature_equal,
+    # Which runs may keep a queue index: not one with a registered component that does not say it
+    # reads indexed queues right (raw-queue reads Q_TAIL - Q_HEAD; narrow says nothing).
+    from evogrid.sim import grid as grid_loop, queue_index
+    from evogrid.sim.schedule import GridJobs
+    gj = GridJobs.merge(ws)
+    lrms_codes = np.full(3, lrms.REGISTRY["easy"].code, dtype=np.int64)
+    kept = {}
+    exchanges = {where: Exchange("toy", transfer=("awf",) * 3, location=where)
+                 for where in ("shortest-queue", "raw-queue")}
+    exchanges["narrow"] = Exchange("toy", transfer=("narrow",) * 3, location="fixed")
+    exchanges["WIDE"] = ruled
+    for label, exchange in exchanges.items():
+        setup = exchange.arrays(gj).setup
+        spans = grid_loop._queue_index(n * 3, lrms_codes, setup, 0, 1, False)[queue_index.SPAN_ON, :3, 0]
+        kept[label] = bool((spans == 1).all())  # else EMPTY: no queue is ever that long
+    out.append({"equal": start == want, "feature_equal": feature_equal, "index_kept": kept,
                 "feature_acted": grid.site.tolist() != g.origin.tolist(),
                 "differs_from_fcfs": start != fcfs,
                 "location_equal": all(v for k, v in routed.items() if k[-1] == "equal"),
@@ -230,6 +253,9 @@ def test_a_toy_lrms_registered_from_a_test_file_runs_and_matches_its_twin(tmp_pa
     assert any(c["location_acted"] for c in cases)
     assert any(c["transfer_acted"] for c in cases)  # and a toy transfer policy
     assert all(c["feature_equal"] for c in cases), cases  # a toy feature read by rulebases, and its twin
+    # A registered component keeps the queue index only if it says it reads holes right.
+    assert cases[0]["index_kept"] == {"shortest-queue": True, "raw-queue": False, "narrow": False,
+                                      "WIDE": True}
     assert any(c["feature_acted"] for c in cases)
     # Toy admission algorithms: their own placement (against its twin), and flags over Meltzer's tree
     # (against the twin's tree, which reads the flags: _run_against_reference raised otherwise).

@@ -129,12 +129,21 @@ def test_exchange_equals_reference(sites, data):
 @given(grids(), st.data())
 def test_pool_equals_reference(sites, data):
     """The published arrival rule, and evogrid's reading that passes over the pool after every
-    arrival (``first-pool``); where every site runs EASY or LIST, the pool indexed from a span of 1 or
-    4 positions on in two thirds of the cases."""
-    lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
+    arrival (``first-pool``); the pool indexed from a span of 1 or 4 positions on in two thirds of
+    the cases (:func:`_pool_sites`)."""
+    lrms, index_span = _pool_sites(sites, data)
     arrivals = data.draw(st.sampled_from(["first", "first-pool"]))
     _compare(sites, lrms, Exchange("pool", scheme="pool", pool_arrivals=arrivals),
-             Policy("pool", pool_arrivals=arrivals), data.draw(st.sampled_from([1, 4, queue_index.SPAN])))
+             Policy("pool", pool_arrivals=arrivals), index_span)
+
+
+def _pool_sites(sites, data) -> tuple[list[str], int]:
+    """Each site's LRMS and the pool's index span: a span of 1 or 4 positions in two thirds of the
+    cases, where every site runs EASY or LIST (the pool is indexed only then), else the default
+    span and any LRMS."""
+    index_span = data.draw(st.sampled_from([1, 4, queue_index.SPAN]))
+    names = ["easy", "list"] if index_span < queue_index.SPAN else ["fcfs", "easy", "list", "conservative"]
+    return [data.draw(st.sampled_from(names)) for _ in sites], index_span
 
 
 @SETTINGS
@@ -143,10 +152,9 @@ def test_pool_with_queued_arrivals_equals_reference(sites, data):
     """New jobs join the pool behind older ones and their site schedules the pool (EASY: backfilled
     against the reservation of the oldest pool job the site can run); check_schedule adds FCFS order.
     The pool indexed as in test_pool_equals_reference."""
-    lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
+    lrms, index_span = _pool_sites(sites, data)
     schedule = _compare(sites, lrms, Exchange("pool", scheme="pool", pool_arrivals="queued"),
-                        Policy("pool", pool_arrivals="queued"),
-                        data.draw(st.sampled_from([1, 4, queue_index.SPAN])))
+                        Policy("pool", pool_arrivals="queued"), index_span)
     assert schedule.pool_arrivals == "queued"
     assert (schedule.moves == (schedule.site != schedule.jobs.origin)).all()
 
@@ -464,7 +472,7 @@ OVERLOADED = {
 def test_indexed_queues_under_overload_give_the_plain_schedule(lrms, strategy):
     """Two sites at 2.5 times their capacity exchanging jobs (AWF) or sharing a pool: the queues grow
     past the default span, from which they are indexed, and the schedule is the one without the
-    index."""
+    index; so are a run stopped at an AWRT limit and its bounds."""
     logs = [synthetic_workload(2500, 64, load=2.5, seed=seed) for seed in (7, 8)]
     jobs = GridJobs.merge([replace(w, name=f"s{i}") for i, w in enumerate(logs)])
     exchange = OVERLOADED[strategy]
@@ -479,3 +487,10 @@ def test_indexed_queues_under_overload_give_the_plain_schedule(lrms, strategy):
     assert (plain.moves > 0).sum() > 100
     assert plain.start.tolist() == indexed.start.tolist()
     assert plain.site.tolist() == indexed.site.tolist()
+    # Stopped early at an AWRT limit a fifth of the worst site's: the same stop, the same bounds.
+    cutoff = 0.2 * float(plain.awrt().max())
+    stopped = [simulate_grid(jobs, lrms, exchange, awrt_cutoff=cutoff, index_span=span)
+               for span in (10**9, 1)]
+    assert stopped[0].stopped_bounds is not None
+    assert stopped[0].stopped_bounds.tolist() == stopped[1].stopped_bounds.tolist()
+    assert stopped[0].start.tolist() == stopped[1].start.tolist()

@@ -12,6 +12,7 @@ from test_grid_vs_reference import _reference, arr, grids, random_exchange
 
 from evogrid.errors import ScenarioError
 from evogrid.policy.rulebase import Rulebase
+from evogrid.sim import queue_index
 from evogrid.sim.registry import LOCATIONS
 from evogrid.sim.schedule import Exchange, GridJobs, simulate_grid, simulate_local
 from evogrid.sim.sites import Requirement, Sites
@@ -40,7 +41,9 @@ def heterogeneous(draw, K):
 def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     """Random speeds, attributes and requirements; random transfer policies (broker among them) and
     any location policy but the seeded shuffle; ranking rulebases at every site for ``rank``; an
-    information service refreshed every 1-40 s in about half the cases (0: exact)."""
+    information service refreshed every 1-40 s in about half the cases (0: exact); EASY and LIST
+    queues indexed from a span of 1 or 4 positions on in two thirds of the cases (the keys, the
+    brokers and the published state count the jobs of queues with holes)."""
     K = len(sites)
     jobs = GridJobs.merge(sites, data.draw(heterogeneous(K)))
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
@@ -56,7 +59,8 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     shares = () if LOCATIONS[location].batch or data.draw(st.integers(0, 2)) else tuple(
         (name, 0.3) for name in data.draw(others))
     exchange = replace(exchange, refresh_s=refresh, job_locations=shares)
-    schedule = simulate_grid(jobs, lrms, exchange)
+    index_span = data.draw(st.sampled_from([1, 4, queue_index.SPAN]))
+    schedule = simulate_grid(jobs, lrms, exchange, index_span=index_span)
     check_schedule(schedule)
     speed, tags, hard, preferred = (a.tolist() for a in jobs.site_arrays)
     policy = Policy("exchange", transfer, location, ref_rbs, speed=tuple(speed), tags=tuple(tags),

@@ -140,10 +140,11 @@ from evogrid.sim.sites import SiteArrays
 #: service's refresh interval in seconds, 0: location policies see the sites as they are;
 #: ``JOB_LOCATIONS``: 1 if each job names its location policy in ``policy.job_location``;
 #: ``TRACK_AREA``, ``TRACK_DELEGATED``: 1 if some job's location policy reads the sites' work ahead
-#: or the AWRT of delegated jobs, which the loop then keeps).
+#: or the AWRT of delegated jobs, which the loop then keeps; ``NO_INDEX``: 1 if some compiled
+#: component of the run is not ``index_aware``, evogrid.sim.registry, and the queues keep no index).
 SCHEME, POOL_ARRIVALS, LOCATION, SEED, MATCHING, PY_ORDER, ACTIVE_TAKE, REFRESH = 0, 1, 2, 3, 4, 5, 6, 7
-JOB_LOCATIONS, TRACK_AREA, TRACK_DELEGATED = 8, 9, 10
-N_SETUP_FIELDS = 11
+JOB_LOCATIONS, TRACK_AREA, TRACK_DELEGATED, NO_INDEX = 8, 9, 10, 11
+N_SETUP_FIELDS = 12
 #: Fields of the ``pause`` array (``work.pause``): where the loop stopped to ask a Python policy
 #: (evogrid.sim.python_policy) and what it was told. ``P_NEXT``: the next arrival;
 #: ``P_TIME``: the decision's time (s); ``P_JOB``: the job whose arrival is under way (-1: none);
@@ -196,7 +197,7 @@ class Work(NamedTuple):
     pause: np.ndarray  #: int64 (N_PAUSE_FIELDS,): the pause record (``P_*``)
     queue_key: np.ndarray  #: float64 (n,): a Python queue order's key per job (else shape (1,))
     booked: Booked  #: what became of each reservation request (evogrid.sim.reserving.new_bookings)
-    index: np.ndarray  #: int64: the sites' queue index (evogrid.sim.queue_index; :func:`grid_setup`)
+    index: np.ndarray  #: int64: the queue index, a row per site and one for the pool (:func:`_queue_index`)
     group: np.ndarray  #: int64 (n,): the group whose AWRT each job counts in for the early stop
     cutoff: np.ndarray  #: float64 (K,): stop once a group's AWRT is certain to exceed it (s; 0: never)
     #: What the information service last published (``REFRESH`` > 0; else size-1 placeholders): the
@@ -698,7 +699,8 @@ def _queue_index(n: int, codes: np.ndarray, setup: np.ndarray, n_requests: int, 
 
     Sites alone start without one (:func:`run_local` makes it once a queue is long). Where sites
     interact, a row may keep an index only where a job leaves it by a pass alone and in arrival
-    order, and no site holds reservations (``n_requests`` 0): the sites' own queues under job
+    order, no site holds reservations (``n_requests`` 0) and every compiled component of the run
+    reads indexed queues right (``setup[NO_INDEX]`` 0): the sites' own queues under job
     exchange (``EXCHANGE``) without a Python queue order (which inserts jobs by key; Min-Min and
     Max-Min batches only reorder the routing, each job still joins a queue at its tail); and the
     central pool (``POOL``) where every site's LRMS
@@ -708,9 +710,9 @@ def _queue_index(n: int, codes: np.ndarray, setup: np.ndarray, n_requests: int, 
     K = codes.shape[0]
     if alone:
         return queue_index.new_index(0, K, index_span)
-    unreserved = n_requests == 0
-    own = unreserved and setup[SCHEME] == EXCHANGE and setup[PY_ORDER] == 0
-    pool = unreserved and setup[SCHEME] == POOL and all(lrms.INDEXED[int(c)] for c in codes)
+    may = n_requests == 0 and setup[NO_INDEX] == 0
+    own = may and setup[SCHEME] == EXCHANGE and setup[PY_ORDER] == 0
+    pool = may and setup[SCHEME] == POOL and all(lrms.INDEXED[int(c)] for c in codes)
     index = queue_index.new_index(n if own or pool else 0, K + 1, index_span)
     if not own:
         index[queue_index.SPAN_ON, :K, 0] = queue_index.EMPTY

@@ -79,10 +79,16 @@ class Transfer(Choice):
         accepts: ``"module:function"`` of its compiled decision (:mod:`evogrid.sim.transfers`).
         routes: the site sends each of its own jobs to the first site in location order, itself
             included (a broker), instead of offering it to partners.
+        index_aware: its compiled code is right on an indexed queue (evogrid.sim.queue_index,
+            docs/architecture.md "Long queues"): it reads no queue row, or counts waiting jobs with
+            ``core.waiting_jobs`` and skips ``queue_index.HOLE`` positions. A run that uses a
+            registered component without it keeps no queue index: the same schedule, but a
+            quadratic cost under overload (:func:`index_aware`).
     """
 
     accepts: str = ""
     routes: bool = False
+    index_aware: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,6 +109,11 @@ class Location(Choice):
         batch: ``earliest`` or ``latest``: jobs submitted at the same second are routed one by
             one, each time the one whose best site has the smallest (Min-Min) or largest
             (Max-Min) key; empty: in arrival order.
+        index_aware: its compiled code is right on an indexed queue (evogrid.sim.queue_index,
+            docs/architecture.md "Long queues"): it reads no queue row, or counts waiting jobs with
+            ``core.waiting_jobs`` and skips ``queue_index.HOLE`` positions. A run that uses a
+            registered component without it keeps no queue index: the same schedule, but a
+            quadratic cost under overload (:func:`index_aware`).
     """
 
     key: str = ""
@@ -110,6 +121,7 @@ class Location(Choice):
     reads_work_ahead: bool = False
     reads_delegated: bool = False
     batch: str = ""
+    index_aware: bool = False
 
 
 @dataclass(frozen=True)
@@ -129,6 +141,11 @@ class Feature:
             part (:mod:`evogrid.sim.features`).
         reads_ready: its ranking reads the ranked site's ready time (MCT's work ahead), which the
             caller then computes.
+        index_aware: its compiled code is right on an indexed queue (evogrid.sim.queue_index,
+            docs/architecture.md "Long queues"): it reads no queue row, or counts waiting jobs with
+            ``core.waiting_jobs`` and skips ``queue_index.HOLE`` positions. A run that uses a
+            registered component without it keeps no queue index: the same schedule, but a
+            quadratic cost under overload (:func:`index_aware`).
     """
 
     name: str
@@ -140,6 +157,7 @@ class Feature:
     ranking: str = ""
     admission: str = ""
     reads_ready: bool = False
+    index_aware: bool = False
 
 
 E = TypeVar("E", bound=Entry)
@@ -348,3 +366,14 @@ FEATURES: Registry[Feature] = Registry("feature", [
             "1 if the part ends by the site's next planned start (Meltzer's backfill test), else 0",
             ("admission",), admission=_F + "before_next:admission"),
 ])
+
+
+#: The entries defined above: their compiled code counts waiting jobs with ``core.waiting_jobs``
+#: (the cross-checks against the reference simulator run them on indexed queues).
+_BUILT_IN = frozenset((*TRANSFERS.values(), *LOCATIONS.values(), *FEATURES.values()))
+
+
+def index_aware(entry: Transfer | Location | Feature) -> bool:
+    """May a run that uses ``entry`` keep a queue index? A built-in entry may; a registered one if
+    it says so (its ``index_aware``)."""
+    return entry in _BUILT_IN or entry.index_aware

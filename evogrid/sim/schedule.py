@@ -13,7 +13,17 @@ from evogrid.errors import ScenarioError
 from evogrid.sim import codes, core, grid, locations, lrms, queue_index, transfers
 from evogrid.sim.metrics import awrt_per_site, site_metrics
 from evogrid.sim.python_policy import AdmissionPolicy, LocationPolicy, QueueOrder, TransferPolicy, decider
-from evogrid.sim.registry import ACTIVE_TAKE, LOCATIONS, POOL_ARRIVALS, SCHEMES, TRANSFERS, Location
+from evogrid.sim.registry import (
+    ACTIVE_TAKE,
+    FEATURES,
+    LOCATIONS,
+    POOL_ARRIVALS,
+    SCHEMES,
+    TRANSFERS,
+    Location,
+    Transfer,
+    index_aware,
+)
 from evogrid.sim.reserving import no_requests
 from evogrid.sim.sites import SWF_FIELDS, SiteArrays, Sites
 from evogrid.sim.tsk import TSKStack
@@ -334,8 +344,17 @@ class Exchange:
         setup[grid.JOB_LOCATIONS] = int(len(self.job_locations) > 0)
         setup[grid.TRACK_AREA] = int(any(e.reads_work_ahead for e in compiled))
         setup[grid.TRACK_DELEGATED] = int(any(e.reads_delegated for e in compiled))
+        setup[grid.NO_INDEX] = int(not all(index_aware(e) for e in self._components(entries, compiled)))
         return grid.PolicyArrays(setup, transfer_codes, rulebase_of, self.rulebases.params,
                                  self.rulebases.meta, self.rulebases.bounds, job_location, jobs.site_arrays)
+
+    def _components(self, transfers: list[Transfer | None], compiled: list[Location]) -> list:
+        """The registry entries of the run's compiled transfer and location policies and of its
+        rulebases' features (a Python policy reads queues through its view, which skips holes)."""
+        by_code = {e.code: e for e in FEATURES.values()}
+        meta = self.rulebases.meta
+        used = {int(c) for r in range(meta.shape[0]) for c in meta[r, 2:2 + meta[r, 1]]}
+        return [e for e in transfers if e is not None] + compiled + [by_code[c] for c in sorted(used)]
 
     def _job_locations(self, jobs: GridJobs, location: Location | None,
                        per_job: list[Location]) -> np.ndarray:
@@ -392,9 +411,10 @@ def simulate_grid(
             this many seconds (0: never), one limit for all sites or one per
             site (0: no limit there); optimisers use it to drop hopeless
             candidates fast. A stopped schedule has ``stopped_bounds``.
-        index_span: queue positions from which an EASY or LIST site queue keeps an index
-            (evogrid.sim.queue_index; the schedule does not depend on it, and the tests lower it
-            to check the index on short queues).
+        index_span: queue positions from which an EASY or LIST site's own queue, or the central
+            pool where every site runs EASY or LIST, keeps an index (evogrid.sim.queue_index; the
+            schedule does not depend on it, and the tests lower it to check the index on short
+            queues).
     """
     jobs = workloads if isinstance(workloads, GridJobs) else GridJobs.merge(workloads)
     names = _lrms_names(lrms, jobs.n_sites)
