@@ -217,12 +217,16 @@ def test_pool_arrivals_default_and_errors():
 @given(grids(), st.data())
 def test_published_active_request_equals_reference(sites, data):
     """Lepping's active request under any LRMS of a FIFO or SJF queue, and its variant without
-    EASY's condition (``fits``): same starts, executing sites and moves per job as the reference."""
+    EASY's condition (``fits``): same starts, executing sites and moves per job as the reference;
+    the EASY and LIST queues indexed from a span of 1 or 4 positions on in two thirds of the cases
+    (requests take jobs out of indexed queues, and moved jobs join them)."""
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative", "sjf", "easy-sjf"]))
             for _ in sites]
     take = data.draw(st.sampled_from(["queue", "fits"]))
     jobs = GridJobs.merge(sites)
-    schedule = simulate_grid(jobs, lrms, Exchange("aa", scheme="active", active_take=take))
+    index_span = data.draw(st.sampled_from([1, 4, queue_index.SPAN]))
+    schedule = simulate_grid(jobs, lrms, Exchange("aa", scheme="active", active_take=take),
+                             index_span=index_span)
     check_schedule(schedule)
     moves = [0] * len(jobs.submit)
     start, where = simulate_reference(_reference_jobs(jobs), [w.machine_procs for w in sites], lrms,
@@ -464,22 +468,25 @@ OVERLOADED = {
     "awf-olb": Exchange("awf", transfer=("awf", "awf"), location="olb"),
     "pool-first": Exchange("pool", scheme="pool", pool_arrivals="first"),
     "pool-queued": Exchange("pool", scheme="pool", pool_arrivals="queued"),
+    "aa-queue": Exchange("aa", scheme="active", active_take="queue"),
+    "aa-fits": Exchange("aa", scheme="active", active_take="fits"),
 }
 
 
 @pytest.mark.parametrize("lrms", ["easy", "list"])
 @pytest.mark.parametrize("strategy", list(OVERLOADED))
 def test_indexed_queues_under_overload_give_the_plain_schedule(lrms, strategy):
-    """Two sites at 2.5 times their capacity exchanging jobs (AWF) or sharing a pool: the queues grow
-    past the default span, from which they are indexed, and the schedule is the one without the
-    index; so are a run stopped at an AWRT limit and its bounds."""
+    """Two sites at 2.5 times their capacity exchanging jobs (AWF), sharing a pool or taking each
+    other's jobs (the active request): the queues grow past the default span, from which they are
+    indexed, and the schedule is the one without the index; so are a run stopped at an AWRT limit
+    and its bounds."""
     logs = [synthetic_workload(2500, 64, load=2.5, seed=seed) for seed in (7, 8)]
     jobs = GridJobs.merge([replace(w, name=f"s{i}") for i, w in enumerate(logs)])
     exchange = OVERLOADED[strategy]
     plain = simulate_grid(jobs, lrms, exchange, index_span=10**9)
     indexed = simulate_grid(jobs, lrms, exchange)
     waiting = ((jobs.submit[None, :] <= jobs.submit[:, None]) & (plain.start[None, :] > jobs.submit[:, None]))
-    if exchange.scheme == "exchange":  # each site's own queue
+    if exchange.scheme != "pool":  # each site's own queue (under the active request, its last one)
         waiting = [(waiting & (plain.site[None, :] == k)).sum(axis=1) for k in range(2)]
     else:  # the pool
         waiting = waiting.sum(axis=1)

@@ -872,13 +872,46 @@ def indexed_pass(k, q, code, t, jobs, state, index):
             block = queue_index.next_block(index, q, p // queue_index.BLOCK, free, judged, code, t, T,
                                            extra)
             p = tail if block < 0 else block * queue_index.BLOCK
+    head = skip_holes(q, tail, queue, sc)
+    if 4 * (tail - head) <= index[queue_index.SPAN_ON, q, 0]:
+        _drop_index(q, head, tail, queue, sc, index)
+
+
+@njit(cache=True, inline="always")
+def skip_holes(q, tail, queue, sc):
+    """Queue row q's head moves past the holes in front of it (:func:`indexed_pass`); returns it."""
     head = sc[q, Q_HEAD]
     while head < tail and queue[q, head] == queue_index.HOLE:
         head += 1
         sc[q, Q_HOLES] -= 1
     sc[q, Q_HEAD] = head
-    if 4 * (tail - head) <= index[queue_index.SPAN_ON, q, 0]:
-        _drop_index(q, head, tail, queue, sc, index)
+    return head
+
+
+@njit(cache=True, _nrt=False)
+def _compact_row(q, jobs, state, index):
+    """Queue row q's waiting jobs move to its front, positions ``[0, waiting)``, holes closed, its
+    index (if kept) rebuilt over them. For a row whose tail reached the last position: where the
+    active request takes jobs out of queues, a job may join rows many times, and positions before
+    the head or holes left by taken jobs would otherwise use the row up (:func:`enqueue_own`).
+    A call: it runs once per many enqueues."""
+    queue, sc = state.queue, state.sc
+    head, tail = sc[q, Q_HEAD], sc[q, Q_TAIL]
+    live = queue_index.kept(index, q)
+    if live:  # from block 0: blocks before the head may hold the bounds of jobs gone
+        for block in range((tail - 1) // queue_index.BLOCK + 1):
+            queue_index.set_block(index, q, block, queue_index.EMPTY, queue_index.EMPTY)
+    write = 0
+    for p in range(head, tail):
+        if queue[q, p] != queue_index.HOLE:
+            queue[q, write] = queue[q, p]
+            write += 1
+    sc[q, Q_HEAD] = 0
+    sc[q, Q_TAIL] = write
+    sc[q, Q_HOLES] = 0
+    if live:
+        for block in range((write - 1) // queue_index.BLOCK + 1):
+            _index_block(q, block, write, jobs, queue, index)
 
 
 @njit(cache=True, inline="always")
@@ -961,7 +994,10 @@ def enqueue_at_site(k, job, code, jobs, queue, sc, mode):
 @njit(cache=True, inline="always")
 def enqueue_own(k, job, code, jobs, state, index, mode):
     """Site k's own queue takes ``job`` (:func:`enqueue_at_site`), and its queue index if its LRMS
-    keeps one (:func:`indexed_pass`)."""
+    keeps one (:func:`indexed_pass`); a row used up to its last position is compacted first
+    (:func:`_compact_row`; only the active request's moves get there)."""
+    if state.sc[k, Q_TAIL] == state.queue.shape[1]:
+        _compact_row(k, jobs, state, index)
     enqueue_at_site(k, job, code, jobs, state.queue, state.sc, mode)
     if lrms.INDEXED[site_lrms(mode, code)] and queue_index.kept(index, k):
         queue_index.add_job(index, k, state.sc[k, Q_TAIL] - 1, jobs[PROCS, job], jobs[ESTIMATE, job])

@@ -93,6 +93,7 @@ from evogrid.sim.core import (
     NEVER,
     PROCS,
     Q_HEAD,
+    Q_HOLES,
     Q_TAIL,
     RUN_EST_END,
     RUN_JOB,
@@ -102,11 +103,11 @@ from evogrid.sim.core import (
     SUBMIT,
     W_PROCS,
     State,
+    _index_block,
     cached_entry,
     compiles_reservations,
     complete_jobs,
     end_held,
-    enqueue_at_site,
     enqueue_by_key,
     enqueue_own,
     enqueue_pool,
@@ -126,6 +127,7 @@ from evogrid.sim.core import (
     schedule_site,
     shadow_time,
     shadow_time_at,
+    skip_holes,
     start_held,
     stopped_at_cutoff,
 )
@@ -407,7 +409,7 @@ def _record_delegated_ends(t, jobs, sc, running, delegated):
                 delegated[1, origin, s] += area
 
 
-def active_request(k, t, take, codes, jobs, state, mode):
+def active_request(k, t, take, codes, jobs, state, mode, index):
     """Site k asks the other sites for waiting jobs (AA, docs/grid.md); ``take`` says what it does
     with them: :func:`fetch_into_queue` (``AA_QUEUE``, the published rule, and ``AA_FITS``) or
     :func:`fetch_and_start` (``AA_START``). Nothing in a loop whose sites hold reservations (the
@@ -417,22 +419,22 @@ def active_request(k, t, take, codes, jobs, state, mode):
 
 
 @overload(active_request, prefer_literal=True, jit_options={"_nrt": False})
-def _active_request(k, t, take, codes, jobs, state, mode):
+def _active_request(k, t, take, codes, jobs, state, mode, index):
     if compiles_reservations(mode):
-        def nothing(k, t, take, codes, jobs, state, mode):
+        def nothing(k, t, take, codes, jobs, state, mode, index):
             return None
         return nothing
 
-    def request(k, t, take, codes, jobs, state, mode):
+    def request(k, t, take, codes, jobs, state, mode, index):
         if take != AA_START:
-            fetch_into_queue(k, t, take, codes, jobs, state, mode)
+            fetch_into_queue(k, t, take, codes, jobs, state, mode, index)
         else:
             start_fetched(mode, k, t, codes, jobs, state)
     return request
 
 
 @njit(cache=True, _nrt=False)
-def fetch_into_queue(k, t, take, codes, jobs, state, mode):
+def fetch_into_queue(k, t, take, codes, jobs, state, mode, index):
     """The published active request (Lepping, 9.1): site k, with free processors after its pass
     (its head blocked, or its queue empty), takes every waiting job of the other sites (each in
     index order, its queue in order) that it could start now without delaying its head (EASY's
@@ -445,8 +447,10 @@ def fetch_into_queue(k, t, take, codes, jobs, state, mode):
     dissertation's Table 9.3 counts up to 112 moves of a job). A site that lost its head gets a
     pass of its own (before k's: the two touch different sites). One call site of the site's pass
     for the partners and k: each inlined copy of the LRMS's scan adds seconds to the compile.
+    A partner's queue that keeps an index (``index``, evogrid.sim.queue_index) is read only where
+    a job may qualify (:func:`_fetch_indexed`); the others are read job by job.
     """
-    queue, sc, running, out = state.queue, state.sc, state.running, state.out
+    queue, sc, running = state.queue, state.sc, state.running
     if sc[k, FREE] == 0:
         return
     free = sc[k, FREE]
@@ -459,28 +463,78 @@ def fetch_into_queue(k, t, take, codes, jobs, state, mode):
     for l in range(K + 1):  # the partners, then k (l == K)
         passing = l == K
         if l != k and not passing and sc[l, Q_HEAD] < sc[l, Q_TAIL]:
-            first, tail = sc[l, Q_HEAD], sc[l, Q_TAIL]
-            head_job = queue[l, first]
-            write = first
-            for read in range(first, tail):
-                job = queue[l, read]
-                need = jobs[PROCS, job]
-                # EASY's own rule, each job on k's state before the request (its extra is not taken)
-                if need <= free and easy_rule(t, need, jobs[ESTIMATE, job], T, extra)[0] == START:
-                    sc[l, W_PROCS] -= need
-                    # Row k has room: its tail counts the jobs started from its front and those
-                    # waiting in it, and this job is neither.
-                    enqueue_at_site(k, job, codes[k], jobs, queue, sc, mode)
-                    out[SITE, job] = k
-                    out[MOVES, job] += 1
-                else:
-                    queue[l, write] = job
-                    write += 1
-            sc[l, Q_TAIL] = write
-            passing = write == first or queue[l, first] != head_job  # l lost its head: its next job may start
+            head_job = queue[l, sc[l, Q_HEAD]]
+            if queue_index.kept(index, l):
+                _fetch_indexed(k, l, t, free, T, extra, codes, jobs, state, mode, index)
+            else:
+                first, tail = sc[l, Q_HEAD], sc[l, Q_TAIL]
+                write = first
+                for read in range(first, tail):
+                    job = queue[l, read]
+                    if _qualifies(job, t, free, T, extra, jobs):
+                        _move(k, l, job, codes, jobs, state, mode, index)
+                    else:
+                        queue[l, write] = job
+                        write += 1
+                sc[l, Q_TAIL] = write
+            # l lost its head: its next job may start
+            passing = sc[l, Q_HEAD] == sc[l, Q_TAIL] or queue[l, sc[l, Q_HEAD]] != head_job
         if passing:
-            site = k if l == K else l
-            schedule_site(site, site, codes[site], t, jobs, state, mode)
+            site_pass(k if l == K else l, t, codes, jobs, state, mode, index)
+
+
+@njit(cache=True, inline="always")
+def _qualifies(job, t, free, T, extra, jobs):
+    """May a requesting site with ``free`` processors and its head's reservation ``(T, extra)`` take
+    ``job`` (EASY's own rule, on the site's state before the request: its extra is not taken)?"""
+    need = jobs[PROCS, job]
+    return need <= free and easy_rule(t, need, jobs[ESTIMATE, job], T, extra)[0] == START
+
+
+@njit(cache=True, inline="always")
+def _move(k, l, job, codes, jobs, state, mode, index):
+    """Waiting ``job`` leaves site l's queue (the caller takes it out) for site k's."""
+    state.sc[l, W_PROCS] -= jobs[PROCS, job]
+    enqueue_own(k, job, codes[k], jobs, state, index, mode)
+    state.out[SITE, job] = k
+    state.out[MOVES, job] += 1
+
+
+@njit(cache=True, _nrt=False)
+def _fetch_indexed(k, l, t, free, T, extra, codes, jobs, state, mode, index):
+    """:func:`fetch_into_queue`'s take from partner l's queue while it keeps an index: only the blocks
+    the index finds worth reading (jobs that fit ``free`` and may pass EASY's rule against ``(T,
+    extra)``, which stay fixed through the request), each taken job leaving a hole. A call: it
+    runs on long queues only."""
+    queue, sc = state.queue, state.sc
+    tail = sc[l, Q_TAIL]
+    head = sc[l, Q_HEAD]
+    block = queue_index.next_block(index, l, head // queue_index.BLOCK, free, True, EASY, t, T, extra)
+    while block >= 0:
+        end = min(tail, (block + 1) * queue_index.BLOCK)
+        taken = False
+        for p in range(max(head, block * queue_index.BLOCK), end):  # positions before the head: gone
+            job = queue[l, p]
+            if job != queue_index.HOLE and _qualifies(job, t, free, T, extra, jobs):
+                queue[l, p] = queue_index.HOLE
+                sc[l, Q_HOLES] += 1
+                _move(k, l, job, codes, jobs, state, mode, index)
+                taken = True
+        if taken:
+            _index_block(l, block, tail, jobs, queue, index)
+        block = queue_index.next_block(index, l, block + 1, free, True, EASY, t, T, extra)
+    skip_holes(l, tail, queue, sc)
+
+
+@njit(cache=True, inline="always")
+def site_pass(k, t, codes, jobs, state, mode, index):
+    """Site k's pass over its own queue: indexed where the queue is long (``core.long_queue``), else
+    the plain scan. Loops of sites that hold reservations keep no index (:func:`_queue_index`):
+    ``holds_reservations`` is a literal, so they never compile the indexed pass."""
+    if not holds_reservations(mode) and long_queue(k, k, codes[k], state, index, mode):
+        indexed_pass(k, k, codes[k], t, jobs, state, index)
+    else:
+        schedule_site(k, k, codes[k], t, jobs, state, mode)
 
 
 @njit(cache=True, _nrt=False)
@@ -704,14 +758,18 @@ def _queue_index(n: int, codes: np.ndarray, setup: np.ndarray, n_requests: int, 
     exchange (``EXCHANGE``) without a Python queue order (which inserts jobs by key; Min-Min and
     Max-Min batches only reorder the routing, each job still joins a queue at its tail); and the
     central pool (``POOL``) where every site's LRMS
-    is indexed (every site's pass over it must read its holes). The active request takes jobs out
-    of other sites' queues: not indexed (docs/benchmarks.md).
+    is indexed (every site's pass over it must read its holes). Under the active request the
+    sites' own queues too, where the requesting site takes jobs into its queue (``AA_QUEUE``,
+    ``AA_FITS``): it takes them out of a partner's queue through the index
+    (:func:`fetch_into_queue`); ``AA_START`` reads the partners' queues with the requesting site's
+    scan, which does not read holes: not indexed.
     """
     K = codes.shape[0]
     if alone:
         return queue_index.new_index(0, K, index_span)
     may = n_requests == 0 and setup[NO_INDEX] == 0
-    own = may and setup[SCHEME] == EXCHANGE and setup[PY_ORDER] == 0
+    own = may and ((setup[SCHEME] == EXCHANGE and setup[PY_ORDER] == 0)
+                   or (setup[SCHEME] == ACTIVE and setup[ACTIVE_TAKE] != AA_START))
     pool = may and setup[SCHEME] == POOL and all(lrms.INDEXED[int(c)] for c in codes)
     index = queue_index.new_index(n if own or pool else 0, K + 1, index_span)
     if not own:
@@ -885,12 +943,7 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
         if indexed is None:  # a completion: every site that freed processors; an arrival: its site
             for k in range(K):
                 if (k == site) if arrived >= 0 else freed[k]:
-                    # holds_reservations: a literal, so the reserving loop never compiles the indexed
-                    # pass (its runs keep no index, _queue_index).
-                    if not holds_reservations(mode) and long_queue(k, k, codes[k], state, work.index, mode):
-                        indexed_pass(k, k, codes[k], now, jobs, state, work.index)
-                    else:
-                        schedule_site(k, k, codes[k], now, jobs, state, mode)
+                    site_pass(k, now, codes, jobs, state, mode, work.index)
                     if scheme == POOL:
                         if arrived < 0:
                             pool_pass(k, now, codes, jobs, state, mode, work.index)
@@ -902,7 +955,7 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
                         elif setup[POOL_ARRIVALS] == A_FIRST_POOL:  # it started; the site looks anyway
                             pool_pass(k, now, codes, jobs, state, mode, work.index)
                     elif scheme == ACTIVE:
-                        active_request(k, now, setup[ACTIVE_TAKE], codes, jobs, state, mode)
+                        active_request(k, now, setup[ACTIVE_TAKE], codes, jobs, state, mode, work.index)
             if arrived < 0:
                 start_held(mode, te, state)
         elif indexed and long_queue(site, site, codes[site], state, work.index, mode):
