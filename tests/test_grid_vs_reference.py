@@ -14,7 +14,7 @@ from evogrid.errors import ScenarioError
 from evogrid.policy.registry import features_for
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import AcceptWhenFit, FuzzyPolicy
-from evogrid.sim import queue_index
+from evogrid.sim import core, queue_index
 from evogrid.sim.schedule import Exchange, GridJobs, simulate_grid, simulate_local
 from evogrid.sim.tsk import TSKStack
 from evogrid.workload import synthetic_workload
@@ -254,6 +254,33 @@ def test_published_active_request_moves_a_job_again():
     b2 = int(np.flatnonzero((jobs.origin == 1) & (jobs.submit == 1))[0])
     assert moves[b2] == 3  # b -> a at t=2, a -> b at t=3, b -> a at t=20
     assert (where[b2], start[b2]) == (0, 20)
+
+
+def test_a_queue_row_used_up_is_compacted_with_its_index():
+    """Under the active request a job may join queue rows many times, so a row's tail can reach its
+    last position with fewer jobs waiting: before the next job joins, the waiting jobs move to the
+    row's front in order, holes closed, and the kept index is the one built over them afresh."""
+    n = 20
+    w = Workload("a", 64, np.arange(n), np.full(n, 10), np.arange(1, n + 1), np.full(n, 10), np.arange(n),
+                 np.zeros(n, dtype=np.int64))
+    packed = GridJobs.merge([w]).packed
+    codes = np.array([1], dtype=np.int64)  # EASY
+    state = core.new_state(packed, np.array([64]), codes, 2, 0)
+    index = queue_index.new_index(n, 2, 1)
+    row = [queue_index.HOLE] * 3 + [3, 4, queue_index.HOLE, 6, 7, queue_index.HOLE, 9] + [
+        queue_index.HOLE if p % 3 == 0 else p for p in range(10, n)]
+    state.queue[0, :] = row
+    state.sc[0, core.Q_HEAD], state.sc[0, core.Q_TAIL] = 3, n  # positions 0-2: jobs gone before the head
+    state.sc[0, core.Q_HOLES] = sum(1 for j in row[3:] if j == queue_index.HOLE)
+    core._build_index(0, 3, n, packed, state.queue, index)
+    core.enqueue_own(0, 0, 1, packed, state, index, 1)  # job 0 joins (EASY: code and mode 1)
+    waiting = [j for j in row[3:] if j != queue_index.HOLE]
+    assert state.queue[0, :len(waiting) + 1].tolist() == waiting + [0]
+    assert (state.sc[0, core.Q_HEAD], state.sc[0, core.Q_TAIL], state.sc[0, core.Q_HOLES]) == (
+        0, len(waiting) + 1, 0)
+    fresh = queue_index.new_index(n, 2, 1)
+    core._build_index(0, 0, len(waiting) + 1, packed, state.queue, fresh)
+    assert (index[:, 0] == fresh[:, 0]).all()
 
 
 @pytest.mark.parametrize("take", ["queue", "fits"])

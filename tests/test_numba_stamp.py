@@ -11,7 +11,7 @@ from evogrid.sim import core, grid, locations, numba_stamp, queue_index, tsk
 from evogrid.sim.locations import least_load
 
 
-@pytest.mark.parametrize("fn", [core.profile_scan, queue_index.new_index, grid._grid_loop, tsk.tsk_output,
+@pytest.mark.parametrize("fn", [core.profile_scan, queue_index.add_job, grid._grid_loop, tsk.tsk_output,
                                 locations.site_key, least_load.key])
 def test_every_compiled_function_carries_the_package_stamp(fn):
     locator = fn._cache._impl.locator

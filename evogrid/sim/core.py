@@ -801,16 +801,18 @@ def _build_index(q, head, tail, jobs, queue, index):
 
 @njit(cache=True, _nrt=False)
 def _drop_index(q, head, tail, queue, sc, index):
-    """Stop keeping queue row q's index and close the holes in its positions ``[head, tail)``."""
+    """Stop keeping queue row q's index and move the jobs of its positions ``[head, tail)`` to its
+    front, holes closed (so the row's head counts only jobs started from it: :func:`compact_row`)."""
     for block in range(head // queue_index.BLOCK, (tail - 1) // queue_index.BLOCK + 1):
         queue_index.set_block(index, q, block, queue_index.EMPTY, queue_index.EMPTY)
     index[queue_index.LIVE, q, 0] = 0
     sc[q, Q_HOLES] = 0
-    write = head
+    write = 0
     for p in range(head, tail):
         if queue[q, p] != queue_index.HOLE:
             queue[q, write] = queue[q, p]
             write += 1
+    sc[q, Q_HEAD] = 0
     sc[q, Q_TAIL] = write
 
 
@@ -889,11 +891,14 @@ def skip_holes(q, tail, queue, sc):
 
 
 @njit(cache=True, _nrt=False)
-def _compact_row(q, jobs, state, index):
+def compact_row(q, jobs, state, index):
     """Queue row q's waiting jobs move to its front, positions ``[0, waiting)``, holes closed, its
-    index (if kept) rebuilt over them. For a row whose tail reached the last position: where the
-    active request takes jobs out of queues, a job may join rows many times, and positions before
-    the head or holes left by taken jobs would otherwise use the row up (:func:`enqueue_own`).
+    index (if kept) rebuilt over them; afterwards the row has a position for every job not waiting
+    in it. For a kept row whose tail reached the last position (:func:`enqueue_own`): under the
+    active request a job may join rows many times, and the holes its moves leave, and those in
+    front of the head, would otherwise use the row up. (A row without an index holds no holes,
+    and its head counts only jobs started from its front since :func:`_drop_index` moved it to
+    position 0: it cannot run out.)
     A call: it runs once per many enqueues."""
     queue, sc = state.queue, state.sc
     head, tail = sc[q, Q_HEAD], sc[q, Q_TAIL]
@@ -994,12 +999,13 @@ def enqueue_at_site(k, job, code, jobs, queue, sc, mode):
 @njit(cache=True, inline="always")
 def enqueue_own(k, job, code, jobs, state, index, mode):
     """Site k's own queue takes ``job`` (:func:`enqueue_at_site`), and its queue index if its LRMS
-    keeps one (:func:`indexed_pass`); a row used up to its last position is compacted first
-    (:func:`_compact_row`; only the active request's moves get there)."""
-    if state.sc[k, Q_TAIL] == state.queue.shape[1]:
-        _compact_row(k, jobs, state, index)
+    keeps one (:func:`indexed_pass`; a kept row used up to its last position is compacted first,
+    :func:`compact_row`)."""
+    live = lrms.INDEXED[site_lrms(mode, code)] and queue_index.kept(index, k)
+    if live and state.sc[k, Q_TAIL] == state.queue.shape[1]:
+        compact_row(k, jobs, state, index)
     enqueue_at_site(k, job, code, jobs, state.queue, state.sc, mode)
-    if lrms.INDEXED[site_lrms(mode, code)] and queue_index.kept(index, k):
+    if live:
         queue_index.add_job(index, k, state.sc[k, Q_TAIL] - 1, jobs[PROCS, job], jobs[ESTIMATE, job])
 
 

@@ -108,6 +108,7 @@ from evogrid.sim.core import (
     compiles_reservations,
     complete_jobs,
     end_held,
+    enqueue_at_site,
     enqueue_by_key,
     enqueue_own,
     enqueue_pool,
@@ -409,9 +410,10 @@ def _record_delegated_ends(t, jobs, sc, running, delegated):
                 delegated[1, origin, s] += area
 
 
-def active_request(k, t, take, codes, jobs, state, mode, index):
-    """Site k asks the other sites for waiting jobs (AA, docs/grid.md); ``take`` says what it does
-    with them: :func:`fetch_into_queue` (``AA_QUEUE``, the published rule, and ``AA_FITS``) or
+def active_request(k, t, take, codes, jobs, state, mode):
+    """Site k asks the other sites for waiting jobs (AA, docs/grid.md) while no site's queue keeps
+    its index (else :func:`indexed_request`); ``take`` says what it does with them:
+    :func:`fetch_into_queue` (``AA_QUEUE``, the published rule, and ``AA_FITS``) or
     :func:`fetch_and_start` (``AA_START``). Nothing in a loop whose sites hold reservations (the
     overload below): those never run with the active request (``simulate_reservations`` refuses
     it), and the reserving loop would compile its passes for nothing (about 15 s of its cold
@@ -419,22 +421,61 @@ def active_request(k, t, take, codes, jobs, state, mode, index):
 
 
 @overload(active_request, prefer_literal=True, jit_options={"_nrt": False})
-def _active_request(k, t, take, codes, jobs, state, mode, index):
+def _active_request(k, t, take, codes, jobs, state, mode):
+    if compiles_reservations(mode):
+        def nothing(k, t, take, codes, jobs, state, mode):
+            return None
+        return nothing
+
+    def request(k, t, take, codes, jobs, state, mode):
+        if take != AA_START:
+            fetch_into_queue(k, t, take, codes, jobs, state, mode)
+        else:
+            start_fetched(mode, k, t, codes, jobs, state)
+    return request
+
+
+def indexed_request(k, t, take, codes, jobs, state, mode, index):
+    """:func:`active_request` (``AA_QUEUE`` or ``AA_FITS``) where some site's queue keeps its index:
+    :func:`fetch_into_indexed`. A second entry rather than an argument of the first: each array
+    argument of a call is some ten words pushed per request, and the plain request ran 2-4 %
+    slower with the index passed along (docs/benchmarks.md)."""
+
+
+@overload(indexed_request, prefer_literal=True, jit_options={"_nrt": False})
+def _indexed_request(k, t, take, codes, jobs, state, mode, index):
     if compiles_reservations(mode):
         def nothing(k, t, take, codes, jobs, state, mode, index):
             return None
         return nothing
 
     def request(k, t, take, codes, jobs, state, mode, index):
-        if take != AA_START:
-            fetch_into_queue(k, t, take, codes, jobs, state, mode, index)
-        else:
-            start_fetched(mode, k, t, codes, jobs, state)
+        fetch_into_indexed(k, t, take, codes, jobs, state, mode, index)
     return request
 
 
+@njit(cache=True, inline="always")
+def _some_kept(index, K):
+    """Does some site's queue keep its index?"""
+    for k in range(K):  # noqa: SIM110 (a loop numba compiles to a few loads)
+        if queue_index.kept(index, k):
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _head_bound(k, take, codes, jobs, state, mode):
+    """``(T, extra)`` a requesting site k judges the jobs it takes by: its head's reservation (EASY's
+    shadow time and extra processors), or ``(NEVER, 0)`` with an empty queue or ``AA_FITS``."""
+    sc = state.sc
+    head = sc[k, Q_HEAD]
+    if head < sc[k, Q_TAIL] and take != AA_FITS:
+        return shadow_time_at(k, jobs[PROCS, state.queue[k, head]], mode, codes[k], jobs, state)
+    return NEVER, np.int64(0)
+
+
 @njit(cache=True, _nrt=False)
-def fetch_into_queue(k, t, take, codes, jobs, state, mode, index):
+def fetch_into_queue(k, t, take, codes, jobs, state, mode):
     """The published active request (Lepping, 9.1): site k, with free processors after its pass
     (its head blocked, or its queue empty), takes every waiting job of the other sites (each in
     index order, its queue in order) that it could start now without delaying its head (EASY's
@@ -447,38 +488,57 @@ def fetch_into_queue(k, t, take, codes, jobs, state, mode, index):
     dissertation's Table 9.3 counts up to 112 moves of a job). A site that lost its head gets a
     pass of its own (before k's: the two touch different sites). One call site of the site's pass
     for the partners and k: each inlined copy of the LRMS's scan adds seconds to the compile.
-    A partner's queue that keeps an index (``index``, evogrid.sim.queue_index) is read only where
-    a job may qualify (:func:`_fetch_indexed`); the others are read job by job.
+    While no site's queue keeps an index; else :func:`fetch_into_indexed`, the same request.
     """
-    queue, sc, running = state.queue, state.sc, state.running
+    queue, sc, running, out = state.queue, state.sc, state.running, state.out
     if sc[k, FREE] == 0:
         return
     free = sc[k, FREE]
-    head = sc[k, Q_HEAD]
-    T = NEVER  # an empty queue has no head to delay (and AA_FITS does not ask)
-    extra = 0
-    if head < sc[k, Q_TAIL] and take != AA_FITS:
-        T, extra = shadow_time_at(k, jobs[PROCS, queue[k, head]], mode, codes[k], jobs, state)
+    T, extra = _head_bound(k, take, codes, jobs, state, mode)
     K = running.shape[1]  # sites only: sc may hold a pool row
     for l in range(K + 1):  # the partners, then k (l == K)
         passing = l == K
         if l != k and not passing and sc[l, Q_HEAD] < sc[l, Q_TAIL]:
-            head_job = queue[l, sc[l, Q_HEAD]]
-            if queue_index.kept(index, l):
-                _fetch_indexed(k, l, t, free, T, extra, codes, jobs, state, mode, index)
-            else:
-                first, tail = sc[l, Q_HEAD], sc[l, Q_TAIL]
-                write = first
-                for read in range(first, tail):
-                    job = queue[l, read]
-                    if _qualifies(job, t, free, T, extra, jobs):
-                        _move(k, l, job, codes, jobs, state, mode, index)
-                    else:
-                        queue[l, write] = job
-                        write += 1
-                sc[l, Q_TAIL] = write
-            # l lost its head: its next job may start
-            passing = sc[l, Q_HEAD] == sc[l, Q_TAIL] or queue[l, sc[l, Q_HEAD]] != head_job
+            first, tail = sc[l, Q_HEAD], sc[l, Q_TAIL]
+            head_job = queue[l, first]
+            write = first
+            for read in range(first, tail):
+                job = queue[l, read]
+                if _qualifies(job, t, free, T, extra, jobs):
+                    sc[l, W_PROCS] -= jobs[PROCS, job]
+                    # Row k has room: its tail counts the jobs started from its front and those
+                    # waiting in it (core.compact_row), and this job is neither.
+                    enqueue_at_site(k, job, codes[k], jobs, queue, sc, mode)
+                    out[SITE, job] = k
+                    out[MOVES, job] += 1
+                else:
+                    queue[l, write] = job
+                    write += 1
+            sc[l, Q_TAIL] = write
+            passing = write == first or queue[l, first] != head_job  # l lost its head: its next job may start
+        if passing:
+            site = k if l == K else l
+            schedule_site(site, site, codes[site], t, jobs, state, mode)
+
+
+@njit(cache=True, _nrt=False)
+def fetch_into_indexed(k, t, take, codes, jobs, state, mode, index):
+    """:func:`fetch_into_queue` where some site's queue keeps its index (``index``,
+    evogrid.sim.queue_index): a partner's queue that keeps one is read only where a job may qualify
+    (:func:`_fetch_indexed`), the jobs join k's queue and its index if kept, and the sites' passes
+    read the holes of an indexed queue (:func:`site_pass`)."""
+    sc, running = state.sc, state.running
+    if sc[k, FREE] == 0:
+        return
+    free = sc[k, FREE]
+    T, extra = _head_bound(k, take, codes, jobs, state, mode)
+    K = running.shape[1]  # sites only: sc may hold a pool row
+    for l in range(K + 1):  # the partners, then k (l == K)
+        passing = l == K
+        if l != k and not passing and sc[l, Q_HEAD] < sc[l, Q_TAIL]:
+            head_job = state.queue[l, sc[l, Q_HEAD]]
+            _fetch_indexed(k, l, t, free, T, extra, codes, jobs, state, mode, index)
+            passing = sc[l, Q_HEAD] == sc[l, Q_TAIL] or state.queue[l, sc[l, Q_HEAD]] != head_job
         if passing:
             site_pass(k if l == K else l, t, codes, jobs, state, mode, index)
 
@@ -493,7 +553,8 @@ def _qualifies(job, t, free, T, extra, jobs):
 
 @njit(cache=True, inline="always")
 def _move(k, l, job, codes, jobs, state, mode, index):
-    """Waiting ``job`` leaves site l's queue (the caller takes it out) for site k's."""
+    """Waiting ``job`` leaves site l's queue (the caller takes it out) for site k's, and its index if
+    kept (``core.enqueue_own``)."""
     state.sc[l, W_PROCS] -= jobs[PROCS, job]
     enqueue_own(k, job, codes[k], jobs, state, index, mode)
     state.out[SITE, job] = k
@@ -502,13 +563,24 @@ def _move(k, l, job, codes, jobs, state, mode, index):
 
 @njit(cache=True, _nrt=False)
 def _fetch_indexed(k, l, t, free, T, extra, codes, jobs, state, mode, index):
-    """:func:`fetch_into_queue`'s take from partner l's queue while it keeps an index: only the blocks
-    the index finds worth reading (jobs that fit ``free`` and may pass EASY's rule against ``(T,
-    extra)``, which stay fixed through the request), each taken job leaving a hole. A call: it
-    runs on long queues only."""
+    """:func:`fetch_into_queue`'s take from partner l's queue where l's or k's keeps an index. Where
+    l's does, only the blocks the index finds worth reading (jobs that fit ``free`` and may pass
+    EASY's rule against ``(T, extra)``, which stay fixed through the request), each taken job
+    leaving a hole; else job by job, closing up. A call: it runs on long queues only."""
     queue, sc = state.queue, state.sc
     tail = sc[l, Q_TAIL]
     head = sc[l, Q_HEAD]
+    if not queue_index.kept(index, l):
+        write = head
+        for read in range(head, tail):
+            job = queue[l, read]
+            if _qualifies(job, t, free, T, extra, jobs):
+                _move(k, l, job, codes, jobs, state, mode, index)
+            else:
+                queue[l, write] = job
+                write += 1
+        sc[l, Q_TAIL] = write
+        return
     block = queue_index.next_block(index, l, head // queue_index.BLOCK, free, True, EASY, t, T, extra)
     while block >= 0:
         end = min(tail, (block + 1) * queue_index.BLOCK)
@@ -955,7 +1027,10 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
                         elif setup[POOL_ARRIVALS] == A_FIRST_POOL:  # it started; the site looks anyway
                             pool_pass(k, now, codes, jobs, state, mode, work.index)
                     elif scheme == ACTIVE:
-                        active_request(k, now, setup[ACTIVE_TAKE], codes, jobs, state, mode, work.index)
+                        if _some_kept(work.index, K):  # never under AA_START (_queue_index)
+                            indexed_request(k, now, setup[ACTIVE_TAKE], codes, jobs, state, mode, work.index)
+                        else:
+                            active_request(k, now, setup[ACTIVE_TAKE], codes, jobs, state, mode)
             if arrived < 0:
                 start_held(mode, te, state)
         elif indexed and long_queue(site, site, codes[site], state, work.index, mode):
