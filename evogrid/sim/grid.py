@@ -438,8 +438,8 @@ def _active_request(k, t, take, codes, jobs, state, mode):
 def indexed_request(k, t, take, codes, jobs, state, mode, index):
     """:func:`active_request` (``AA_QUEUE`` or ``AA_FITS``) where some site's queue keeps its index:
     :func:`fetch_into_indexed`. A second entry rather than an argument of the first: each array
-    argument of a call is some ten words pushed per request, and the plain request ran 2-4 %
-    slower with the index passed along (docs/benchmarks.md)."""
+    argument of a call is some ten words pushed per request, which the plain request need not
+    pay."""
 
 
 @overload(indexed_request, prefer_literal=True, jit_options={"_nrt": False})
@@ -833,7 +833,7 @@ def _queue_index(n: int, codes: np.ndarray, setup: np.ndarray, n_requests: int, 
     is indexed (every site's pass over it must read its holes). Under the active request the
     sites' own queues too, where the requesting site takes jobs into its queue (``AA_QUEUE``,
     ``AA_FITS``): it takes them out of a partner's queue through the index
-    (:func:`fetch_into_queue`); ``AA_START`` reads the partners' queues with the requesting site's
+    (:func:`fetch_into_indexed`); ``AA_START`` reads the partners' queues with the requesting site's
     scan, which does not read holes: not indexed.
     """
     K = codes.shape[0]
