@@ -273,6 +273,7 @@ def test_a_queue_row_used_up_is_compacted_with_its_index():
     state.sc[0, core.Q_HEAD], state.sc[0, core.Q_TAIL] = 3, n  # positions 0-2: jobs gone before the head
     state.sc[0, core.Q_HOLES] = sum(1 for j in row[3:] if j == queue_index.HOLE)
     core._build_index(0, 3, n, packed, state.queue, index)
+    core.make_room(0, packed, state, index)
     core.enqueue_own(0, 0, 1, packed, state, index, 1)  # job 0 joins (EASY: code and mode 1)
     waiting = [j for j in row[3:] if j != queue_index.HOLE]
     assert state.queue[0, :len(waiting) + 1].tolist() == waiting + [0]

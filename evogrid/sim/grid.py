@@ -119,6 +119,7 @@ from evogrid.sim.core import (
     long_queue,
     lrms_mode,
     lrms_scan,
+    make_room,
     may_run,
     mode_name,
     new_state,
@@ -554,8 +555,9 @@ def _qualifies(job, t, free, T, extra, jobs):
 @njit(cache=True, inline="always")
 def _move(k, l, job, codes, jobs, state, mode, index):
     """Waiting ``job`` leaves site l's queue (the caller takes it out) for site k's, and its index if
-    kept (``core.enqueue_own``)."""
+    kept (``core.make_room``, ``core.enqueue_own``)."""
     state.sc[l, W_PROCS] -= jobs[PROCS, job]
+    make_room(k, jobs, state, index)
     enqueue_own(k, job, codes[k], jobs, state, index, mode)
     state.out[SITE, job] = k
     state.out[MOVES, job] += 1
@@ -754,6 +756,8 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     if setup[PY_ORDER] != 0:
         enqueue_by_key(target, job, work.queue_key, jobs, queue, sc)
     else:
+        if scheme == ACTIVE:  # jobs move between queues: a kept row may be used up
+            make_room(target, jobs, state, work.index)
         enqueue_own(target, job, codes[target], jobs, state, work.index, mode)
     return target
 
