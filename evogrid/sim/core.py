@@ -794,6 +794,8 @@ def _index_block(q, block, tail, jobs, queue, index):
 def _build_index(q, head, tail, jobs, queue, index):
     """Start keeping queue row q's index over its positions ``[head, tail)`` (a call: once per long
     stretch of a long queue)."""
+    if index[queue_index.LIVE, q, 0] == queue_index.UNFILLED:
+        queue_index.fill(index, q)
     for block in range(head // queue_index.BLOCK, (tail - 1) // queue_index.BLOCK + 1):
         _index_block(q, block, tail, jobs, queue, index)
     index[queue_index.LIVE, q, 0] = 1

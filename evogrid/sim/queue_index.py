@@ -6,8 +6,8 @@ makes the run quadratic (docs/benchmarks.md, "Cost against the number of
 jobs"). The index lets a pass jump over stretches where no job can start.
 
 Layout: the queue positions of a row are grouped into blocks of ``BLOCK``
-positions; ``index[F, k, i]`` (F: ``MIN_PROCS``, ``MIN_ESTIMATE``; read
-through :func:`bound`) is a segment tree over row k's blocks (node 1 the root, node i's children 2i and
+positions; ``index[F, k, i]`` (F: ``MIN_PROCS``, ``MIN_ESTIMATE``) is a
+segment tree over row k's blocks (node 1 the root, node i's children 2i and
 2i+1, block b the leaf ``leaves + b``), holding the fewest processors and the
 shortest estimate (s) of the waiting jobs under each node (``EMPTY`` for
 none). While the tree is kept, a job that leaves the queue leaves a hole
@@ -41,8 +41,10 @@ from evogrid.sim.numba_stamp import njit
 #: Queue positions per leaf of the tree: a leaf's jobs are read one by one.
 BLOCK = 8
 MIN_PROCS, MIN_ESTIMATE = 0, 1
-#: Node 0 of a row (outside the tree): is the tree kept, and from which span on.
+#: Node 0 of a row (outside the tree): is the tree kept (1; 0 not kept; ``UNFILLED`` not kept and
+#: never filled, :func:`new_index`), and from which span on.
 LIVE, SPAN_ON = 0, 1
+UNFILLED = -1
 #: The default ``SPAN_ON`` (queue positions): shorter queues are read one job after another.
 SPAN = 512
 #: A queue position whose job has left.
@@ -55,29 +57,28 @@ def new_index(n_positions: int, n_rows: int, span_on: int) -> np.ndarray:
     """An index, not kept yet, for ``n_rows`` queue rows of ``n_positions`` positions each, kept from
     a span of ``span_on`` positions on (module docstring).
 
-    Bounds are stored as ``EMPTY - bound`` (:func:`bound`), so a node without jobs holds 0: the
-    array comes from ``np.zeros``, whose pages the system maps only when a row is written (a run
-    whose queues stay short pays nothing for it; filled with ``EMPTY``, a 200,000-job grid's index
-    took 1.4 ms, 2-3 % of the run).
+    From ``np.zeros``, whose pages the system maps only where written: a row's tree is filled
+    with ``EMPTY`` when it is first built (``index[LIVE, k, 0]`` is ``UNFILLED`` until then,
+    :func:`fill`), so a run whose queues stay short pays nothing for its index (filled at once,
+    a 200,000-job grid's index took 1.4 ms, 2-3 % of the run).
     """
     leaves = 1
     while leaves * BLOCK < n_positions:
         leaves *= 2
     index = np.zeros((2, n_rows, 2 * leaves), dtype=np.int64)
+    index[LIVE, :, 0] = UNFILLED
     index[SPAN_ON, :, 0] = span_on
     return index
 
 
-@njit(cache=True, inline="always")
-def bound(index, f, k, i):
-    """Field ``f``'s bound at node i of row k (``EMPTY`` for a node without jobs)."""
-    return EMPTY - index[f, k, i]
-
-
-@njit(cache=True, inline="always")
-def _set_bounds(index, k, i, procs, estimate):
-    index[MIN_PROCS, k, i] = EMPTY - procs
-    index[MIN_ESTIMATE, k, i] = EMPTY - estimate
+@njit(cache=True, _nrt=False)
+def fill(index, k):
+    """Row k's tree, never built in this run, without jobs (``EMPTY`` everywhere; a call: once per
+    row and run)."""
+    for f in range(2):
+        for i in range(1, index.shape[2]):
+            index[f, k, i] = EMPTY
+    index[LIVE, k, 0] = 0
 
 
 @njit(cache=True, inline="always")
@@ -91,11 +92,9 @@ def add_job(index, k, position, procs, estimate):
     """A job needing ``procs`` processors for ``estimate`` seconds waits at ``position`` of row k
     (a call, not inlined: it runs on long queues only)."""
     i = index.shape[2] // 2 + position // BLOCK
-    while i >= 1:
-        least_procs, least_estimate = bound(index, MIN_PROCS, k, i), bound(index, MIN_ESTIMATE, k, i)
-        if procs >= least_procs and estimate >= least_estimate:
-            return
-        _set_bounds(index, k, i, min(least_procs, procs), min(least_estimate, estimate))
+    while i >= 1 and (procs < index[MIN_PROCS, k, i] or estimate < index[MIN_ESTIMATE, k, i]):
+        index[MIN_PROCS, k, i] = min(index[MIN_PROCS, k, i], procs)
+        index[MIN_ESTIMATE, k, i] = min(index[MIN_ESTIMATE, k, i], estimate)
         i >>= 1
 
 
@@ -103,24 +102,26 @@ def add_job(index, k, position, procs, estimate):
 def set_block(index, k, block, min_procs, min_estimate):
     """Block ``block`` of row k now holds jobs with these bounds (after a job left it)."""
     i = index.shape[2] // 2 + block
-    _set_bounds(index, k, i, min_procs, min_estimate)
+    index[MIN_PROCS, k, i] = min_procs
+    index[MIN_ESTIMATE, k, i] = min_estimate
     i >>= 1
     while i >= 1:
-        p = min(bound(index, MIN_PROCS, k, 2 * i), bound(index, MIN_PROCS, k, 2 * i + 1))
-        e = min(bound(index, MIN_ESTIMATE, k, 2 * i), bound(index, MIN_ESTIMATE, k, 2 * i + 1))
-        if p == bound(index, MIN_PROCS, k, i) and e == bound(index, MIN_ESTIMATE, k, i):
+        p = min(index[MIN_PROCS, k, 2 * i], index[MIN_PROCS, k, 2 * i + 1])
+        e = min(index[MIN_ESTIMATE, k, 2 * i], index[MIN_ESTIMATE, k, 2 * i + 1])
+        if p == index[MIN_PROCS, k, i] and e == index[MIN_ESTIMATE, k, i]:
             return  # the ancestors hold these bounds already
-        _set_bounds(index, k, i, p, e)
+        index[MIN_PROCS, k, i] = p
+        index[MIN_ESTIMATE, k, i] = e
         i >>= 1
 
 
 @njit(cache=True, inline="always")
 def _worth(index, k, i, free, judged, code, t, T, extra):
     """May node i of row k hold a job that fits ``free`` and (once ``judged``) passes the rule?"""
-    procs = bound(index, MIN_PROCS, k, i)
+    procs = index[MIN_PROCS, k, i]
     if procs > free:
         return False
-    return not judged or lrms.group_may_start(code, t, procs, bound(index, MIN_ESTIMATE, k, i), T, extra)
+    return not judged or lrms.group_may_start(code, t, procs, index[MIN_ESTIMATE, k, i], T, extra)
 
 
 @njit(cache=True, _nrt=False)
