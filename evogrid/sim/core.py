@@ -808,7 +808,13 @@ def _drop_index(q, head, tail, queue, sc, index):
     for block in range(head // queue_index.BLOCK, (tail - 1) // queue_index.BLOCK + 1):
         queue_index.set_block(index, q, block, queue_index.EMPTY, queue_index.EMPTY)
     index[queue_index.LIVE, q, 0] = 0
-    sc[q, Q_HOLES] = 0
+    _to_front(q, head, tail, queue, sc)
+
+
+@njit(cache=True, inline="always")
+def _to_front(q, head, tail, queue, sc):
+    """Queue row q's jobs of positions ``[head, tail)`` move to positions ``[0, waiting)`` in order,
+    holes closed; returns ``waiting``."""
     write = 0
     for p in range(head, tail):
         if queue[q, p] != queue_index.HOLE:
@@ -816,6 +822,8 @@ def _drop_index(q, head, tail, queue, sc, index):
             write += 1
     sc[q, Q_HEAD] = 0
     sc[q, Q_TAIL] = write
+    sc[q, Q_HOLES] = 0
+    return write
 
 
 @njit(cache=True, _nrt=False)
@@ -908,14 +916,7 @@ def compact_row(q, jobs, state, index):
     if live:  # from block 0: blocks before the head may hold the bounds of jobs gone
         for block in range((tail - 1) // queue_index.BLOCK + 1):
             queue_index.set_block(index, q, block, queue_index.EMPTY, queue_index.EMPTY)
-    write = 0
-    for p in range(head, tail):
-        if queue[q, p] != queue_index.HOLE:
-            queue[q, write] = queue[q, p]
-            write += 1
-    sc[q, Q_HEAD] = 0
-    sc[q, Q_TAIL] = write
-    sc[q, Q_HOLES] = 0
+    write = _to_front(q, head, tail, queue, sc)
     if live:
         for block in range((write - 1) // queue_index.BLOCK + 1):
             _index_block(q, block, write, jobs, queue, index)

@@ -465,14 +465,16 @@ def _some_kept(index, K):
 
 
 @njit(cache=True, inline="always")
-def _head_bound(k, take, codes, jobs, state, mode):
-    """``(T, extra)`` a requesting site k judges the jobs it takes by: its head's reservation (EASY's
-    shadow time and extra processors), or ``(NEVER, 0)`` with an empty queue or ``AA_FITS``."""
+def _request_terms(k, take, codes, jobs, state, mode):
+    """``(free, T, extra)``: the free processors of requesting site k and what it judges the jobs it
+    takes by, its head's reservation (EASY's shadow time and extra processors), or ``(NEVER, 0)``
+    with an empty queue or ``AA_FITS``; ``free`` 0: no request."""
     sc = state.sc
-    head = sc[k, Q_HEAD]
-    if head < sc[k, Q_TAIL] and take != AA_FITS:
-        return shadow_time_at(k, jobs[PROCS, state.queue[k, head]], mode, codes[k], jobs, state)
-    return NEVER, np.int64(0)
+    free, head = sc[k, FREE], sc[k, Q_HEAD]
+    if free > 0 and head < sc[k, Q_TAIL] and take != AA_FITS:
+        T, extra = shadow_time_at(k, jobs[PROCS, state.queue[k, head]], mode, codes[k], jobs, state)
+        return free, T, extra
+    return free, NEVER, np.int64(0)
 
 
 @njit(cache=True, _nrt=False)
@@ -491,12 +493,11 @@ def fetch_into_queue(k, t, take, codes, jobs, state, mode):
     for the partners and k: each inlined copy of the LRMS's scan adds seconds to the compile.
     While no site's queue keeps an index; else :func:`fetch_into_indexed`, the same request.
     """
-    queue, sc, running, out = state.queue, state.sc, state.running, state.out
-    if sc[k, FREE] == 0:
+    queue, sc, out = state.queue, state.sc, state.out
+    free, T, extra = _request_terms(k, take, codes, jobs, state, mode)
+    if free == 0:
         return
-    free = sc[k, FREE]
-    T, extra = _head_bound(k, take, codes, jobs, state, mode)
-    K = running.shape[1]  # sites only: sc may hold a pool row
+    K = state.running.shape[1]  # sites only: sc may hold a pool row
     for l in range(K + 1):  # the partners, then k (l == K)
         passing = l == K
         if l != k and not passing and sc[l, Q_HEAD] < sc[l, Q_TAIL]:
@@ -527,21 +528,23 @@ def fetch_into_indexed(k, t, take, codes, jobs, state, mode, index):
     """:func:`fetch_into_queue` where some site's queue keeps its index (``index``,
     evogrid.sim.queue_index): a partner's queue that keeps one is read only where a job may qualify
     (:func:`_fetch_indexed`), the jobs join k's queue and its index if kept, and the sites' passes
-    read the holes of an indexed queue (:func:`site_pass`)."""
-    sc, running = state.sc, state.running
-    if sc[k, FREE] == 0:
-        return
-    free = sc[k, FREE]
-    T, extra = _head_bound(k, take, codes, jobs, state, mode)
-    K = running.shape[1]  # sites only: sc may hold a pool row
-    for l in range(K + 1):  # the partners, then k (l == K)
+    read the holes of an indexed queue (``core.indexed_pass``; the others, :func:`row_pass`: no
+    second inlined copy of the LRMS's scan)."""
+    free, T, extra = _request_terms(k, take, codes, jobs, state, mode)
+    sc, queue = state.sc, state.queue
+    K = state.running.shape[1]  # sites only: sc may hold a pool row
+    for l in range(K + 1 if free > 0 else 0):  # the partners, then k (l == K)
         passing = l == K
         if l != k and not passing and sc[l, Q_HEAD] < sc[l, Q_TAIL]:
-            head_job = state.queue[l, sc[l, Q_HEAD]]
+            head_job = queue[l, sc[l, Q_HEAD]]
             _fetch_indexed(k, l, t, free, T, extra, codes, jobs, state, mode, index)
-            passing = sc[l, Q_HEAD] == sc[l, Q_TAIL] or state.queue[l, sc[l, Q_HEAD]] != head_job
+            passing = sc[l, Q_HEAD] == sc[l, Q_TAIL] or queue[l, sc[l, Q_HEAD]] != head_job
         if passing:
-            site_pass(k if l == K else l, t, codes, jobs, state, mode, index)
+            site = k if l == K else l
+            if queue_index.kept(index, site):
+                indexed_pass(site, site, codes[site], t, jobs, state, index)
+            else:  # the loop's next pass at the site builds its index once its queue is long
+                row_pass(site, site, t, codes, jobs, state, mode)
 
 
 @njit(cache=True, inline="always")
@@ -654,35 +657,37 @@ def _start_fetched(mode, k, t, codes, jobs, state):
     return start
 
 
-def schedule_pool(k, t, codes, jobs, state, mode):
-    """Site k's pass over the central pool (the queue row after the sites'), seeing jobs with m_j <=
-    m_k (a long pool: :func:`pool_pass`). Nothing in a loop whose sites hold reservations (the
-    overload below): those never run with the pool, and the reserving loop would compile the pool's
-    scan for nothing (about 10 s)."""
+def row_pass(k, q, t, codes, jobs, state, mode):
+    """Site k's plain pass over queue row q (``core.schedule_site``) as a compiled call: the central
+    pool's (row q after the sites', seeing jobs with m_j <= m_k; a long pool: :func:`pool_pass`)
+    and the indexed active request's (:func:`fetch_into_indexed`) share its one copy of the
+    LRMS's scan (each inlined copy adds seconds to a loop's cold compile). Nothing in a loop whose
+    sites hold reservations (the overload below): those never run with the pool or the active
+    request, and the reserving loop would compile the scan for nothing (about 10 s)."""
 
 
-@overload(schedule_pool, prefer_literal=True, jit_options={"_nrt": False})
-def _schedule_pool(k, t, codes, jobs, state, mode):
+@overload(row_pass, prefer_literal=True, jit_options={"_nrt": False})
+def _row_pass(k, q, t, codes, jobs, state, mode):
     if compiles_reservations(mode):
-        def nothing(k, t, codes, jobs, state, mode):
+        def nothing(k, q, t, codes, jobs, state, mode):
             return None
         return nothing
 
-    def pool(k, t, codes, jobs, state, mode):
-        schedule_site(k, state.running.shape[1], codes[k], t, jobs, state, mode)
-    return pool
+    def scan(k, q, t, codes, jobs, state, mode):
+        schedule_site(k, q, codes[k], t, jobs, state, mode)
+    return scan
 
 
 @njit(cache=True, inline="always")
 def pool_pass(k, t, codes, jobs, state, mode, index):
-    """Site k's pass over the central pool: :func:`schedule_pool`, or with the pool's queue index
+    """Site k's pass over the central pool: :func:`row_pass`, or with the pool's queue index
     ``index`` once the pool is long (:func:`_queue_index`). The choice is made here, outside
-    ``schedule_pool``: inside, it made every pass over a short pool slower (docs/benchmarks.md)."""
+    ``row_pass``: inside, it made every pass over a short pool slower (docs/benchmarks.md)."""
     P = state.running.shape[1]
     if not holds_reservations(mode) and long_queue(k, P, codes[k], state, index, mode):
         indexed_pass(k, P, codes[k], t, jobs, state, index)
     else:
-        schedule_pool(k, t, codes, jobs, state, mode)
+        row_pass(k, P, t, codes, jobs, state, mode)
 
 
 @njit(cache=True, inline="always")
@@ -844,8 +849,8 @@ def _queue_index(n: int, codes: np.ndarray, setup: np.ndarray, n_requests: int, 
     if alone:
         return queue_index.new_index(0, K, index_span)
     may = n_requests == 0 and setup[NO_INDEX] == 0
-    own = may and ((setup[SCHEME] == EXCHANGE and setup[PY_ORDER] == 0)
-                   or (setup[SCHEME] == ACTIVE and setup[ACTIVE_TAKE] != AA_START))
+    own = may and setup[PY_ORDER] == 0 and (
+        setup[SCHEME] == EXCHANGE or (setup[SCHEME] == ACTIVE and setup[ACTIVE_TAKE] != AA_START))
     pool = may and setup[SCHEME] == POOL and all(lrms.INDEXED[int(c)] for c in codes)
     index = queue_index.new_index(n if own or pool else 0, K + 1, index_span)
     if not own:

@@ -12,7 +12,8 @@ segment tree over row k's blocks (node 1 the root, node i's children 2i and
 shortest estimate (s) of the waiting jobs under each node (``EMPTY`` for
 none). While the tree is kept, a job that leaves the queue leaves a hole
 (:data:`HOLE`) behind, so positions keep their order and the tree needs no
-re-building (evogrid.sim.core.indexed_pass).
+re-building (evogrid.sim.core.indexed_pass; only a row the active request's
+moves use up is compacted and its tree rebuilt, evogrid.sim.core.compact_row).
 
 Keeping the tree costs a climb per arrival and per start, which a short
 queue does not repay, and holes cost a short queue's linear pass more than
