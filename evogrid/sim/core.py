@@ -911,15 +911,11 @@ def compact_row(q, jobs, state, index):
     position 0: it cannot run out.)
     A call: it runs once per many enqueues."""
     queue, sc = state.queue, state.sc
-    head, tail = sc[q, Q_HEAD], sc[q, Q_TAIL]
     live = queue_index.kept(index, q)
-    if live:  # from block 0: blocks before the head may hold the bounds of jobs gone
-        for block in range((tail - 1) // queue_index.BLOCK + 1):
-            queue_index.set_block(index, q, block, queue_index.EMPTY, queue_index.EMPTY)
-    write = _to_front(q, head, tail, queue, sc)
-    if live:
-        for block in range((write - 1) // queue_index.BLOCK + 1):
-            _index_block(q, block, write, jobs, queue, index)
+    waiting = _to_front(q, sc[q, Q_HEAD], sc[q, Q_TAIL], queue, sc)
+    if live:  # the whole tree anew: blocks before the old head may hold the bounds of jobs gone
+        queue_index.fill(index, q)
+        _build_index(q, 0, waiting, jobs, queue, index)
 
 
 @njit(cache=True, inline="always")

@@ -603,17 +603,6 @@ def _fetch_indexed(k, l, t, free, T, extra, codes, jobs, state, mode, index):
     skip_holes(l, tail, queue, sc)
 
 
-@njit(cache=True, inline="always")
-def site_pass(k, t, codes, jobs, state, mode, index):
-    """Site k's pass over its own queue: indexed where the queue is long (``core.long_queue``), else
-    the plain scan. Loops of sites that hold reservations keep no index (:func:`_queue_index`):
-    ``holds_reservations`` is a literal, so they never compile the indexed pass."""
-    if not holds_reservations(mode) and long_queue(k, k, codes[k], state, index, mode):
-        indexed_pass(k, k, codes[k], t, jobs, state, index)
-    else:
-        schedule_site(k, k, codes[k], t, jobs, state, mode)
-
-
 @njit(cache=True, _nrt=False)
 def fetch_and_start(k, t, codes, jobs, state, mode):
     """evogrid's active request (EASY only): site k, with free processors (its queue may be empty),
@@ -1024,7 +1013,12 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
         if indexed is None:  # a completion: every site that freed processors; an arrival: its site
             for k in range(K):
                 if (k == site) if arrived >= 0 else freed[k]:
-                    site_pass(k, now, codes, jobs, state, mode, work.index)
+                    # holds_reservations: a literal, so the reserving loop never compiles the indexed
+                    # pass (its runs keep no index, _queue_index).
+                    if not holds_reservations(mode) and long_queue(k, k, codes[k], state, work.index, mode):
+                        indexed_pass(k, k, codes[k], now, jobs, state, work.index)
+                    else:
+                        schedule_site(k, k, codes[k], now, jobs, state, mode)
                     if scheme == POOL:
                         if arrived < 0:
                             pool_pass(k, now, codes, jobs, state, mode, work.index)

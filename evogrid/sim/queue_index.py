@@ -74,8 +74,8 @@ def new_index(n_positions: int, n_rows: int, span_on: int) -> np.ndarray:
 
 @njit(cache=True, _nrt=False)
 def fill(index, k):
-    """Row k's tree, never built in this run, without jobs (``EMPTY`` everywhere; a call: once per
-    row and run)."""
+    """Row k's tree without jobs (``EMPTY`` everywhere), not kept: before its first build in a run,
+    and before a compacted row's is built anew (evogrid.sim.core.compact_row). A call."""
     for f in range(2):
         for i in range(1, index.shape[2]):
             index[f, k, i] = EMPTY

@@ -79,11 +79,7 @@ class Transfer(Choice):
         accepts: ``"module:function"`` of its compiled decision (:mod:`evogrid.sim.transfers`).
         routes: the site sends each of its own jobs to the first site in location order, itself
             included (a broker), instead of offering it to partners.
-        index_aware: its compiled code is right on an indexed queue (evogrid.sim.queue_index,
-            docs/architecture.md "Long queues"): it reads no queue row, or counts waiting jobs with
-            ``core.waiting_jobs`` and skips ``queue_index.HOLE`` positions. A run that uses a
-            registered component without it keeps no queue index: the same schedule, but a
-            quadratic cost under overload (:func:`index_aware`).
+        index_aware: its compiled code is right on an indexed queue (:func:`index_aware`).
     """
 
     accepts: str = ""
@@ -109,11 +105,7 @@ class Location(Choice):
         batch: ``earliest`` or ``latest``: jobs submitted at the same second are routed one by
             one, each time the one whose best site has the smallest (Min-Min) or largest
             (Max-Min) key; empty: in arrival order.
-        index_aware: its compiled code is right on an indexed queue (evogrid.sim.queue_index,
-            docs/architecture.md "Long queues"): it reads no queue row, or counts waiting jobs with
-            ``core.waiting_jobs`` and skips ``queue_index.HOLE`` positions. A run that uses a
-            registered component without it keeps no queue index: the same schedule, but a
-            quadratic cost under overload (:func:`index_aware`).
+        index_aware: its compiled code is right on an indexed queue (:func:`index_aware`).
     """
 
     key: str = ""
@@ -141,11 +133,7 @@ class Feature:
             part (:mod:`evogrid.sim.features`).
         reads_ready: its ranking reads the ranked site's ready time (MCT's work ahead), which the
             caller then computes.
-        index_aware: its compiled code is right on an indexed queue (evogrid.sim.queue_index,
-            docs/architecture.md "Long queues"): it reads no queue row, or counts waiting jobs with
-            ``core.waiting_jobs`` and skips ``queue_index.HOLE`` positions. A run that uses a
-            registered component without it keeps no queue index: the same schedule, but a
-            quadratic cost under overload (:func:`index_aware`).
+        index_aware: its compiled code is right on an indexed queue (:func:`index_aware`).
     """
 
     name: str
@@ -374,6 +362,9 @@ _BUILT_IN = frozenset((*TRANSFERS.values(), *LOCATIONS.values(), *FEATURES.value
 
 
 def index_aware(entry: Transfer | Location | Feature) -> bool:
-    """May a run that uses ``entry`` keep a queue index? A built-in entry may; a registered one if
-    it says so (its ``index_aware``)."""
+    """May a run that uses ``entry`` keep a queue index (evogrid.sim.queue_index, docs/architecture.md
+    "Long queues")? A built-in entry may; a registered one if it says so, its ``index_aware``: its
+    compiled code reads no queue row, or counts waiting jobs with ``core.waiting_jobs`` and skips
+    ``queue_index.HOLE`` positions. A run that uses a registered component without it keeps no
+    queue index: the same schedule, at a quadratic cost under overload."""
     return entry in _BUILT_IN or entry.index_aware
