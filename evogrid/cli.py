@@ -31,6 +31,7 @@ from evogrid.files import write_json
 from evogrid.pipeline import DEMO_GENERATIONS
 from evogrid.policy.registry import (
     ACTIVE_TAKE,
+    HANDOVER,
     LOCATIONS,
     OUTSIDE_RANGE,
     POOL_ARRIVALS,
@@ -292,6 +293,9 @@ def simulate_cmd(
     job_locations: Annotated[list[str] | None, typer.Option(
         help="NAME=SHARE: that share of the jobs (drawn with --seed) uses location policy NAME instead of "
              "--location, as Beichter's jobs name theirs; repeat for several.")] = None,
+    handover: Annotated[str | None, typer.Option(
+        help=f"With brokers, when they hand a job over (default {HANDOVER.default.name}): "
+             f"{HANDOVER.help()}.")] = None,
     refresh_s: Annotated[int | None, typer.Option(
         min=0, help="Seconds between the information service's publications of the sites' state: "
                     "the location policy ranks sites as last published (Beichter's MDS: 30). "
@@ -328,6 +332,7 @@ def simulate_cmd(
         raise ScenarioError(f"--active-take applies to --strategy aa only, not {name}")
     config = base.with_options(name=name, others=others, location=location, seed=seed,
                                pool_arrivals=pool_arrivals, active_take=active_take, refresh_s=refresh_s,
+                               handover=handover,
                                outside_range=outside_range,
                                job_locations=_job_location_options(job_locations))
     specs = [RulebaseSpec.parse(spec) for spec in rulebase] if rulebase else None

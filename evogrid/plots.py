@@ -331,7 +331,10 @@ def grouped_bars_plot(path: str | Path, panels: dict[str, tuple[list[str], list[
         ax.axhline(0, color="black", linewidth=0.6)
         ax.set_ylabel(ylabel)
         ax.set_title(title, fontsize=10)
-        ax.legend(fontsize=7)
+        if len(series) > 4:  # beside the panel: over it, a long legend hides bars
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        else:
+            ax.legend(fontsize=7)
     axes[-1, 0].set_xlabel(xlabel)
     return _save(fig, path)
 

@@ -1,7 +1,9 @@
-"""Brokers on stale information: the broker heuristics with the sites' state published every 0, 30,
-300 and 3,600 s (Beichter's MDS refreshed every 30 s).
+"""Brokers on stale information, handing jobs over at once or holding them: the broker heuristics with
+the sites' state published every 0, 30, 300 and 3,600 s (Beichter's MDS refreshed every 30 s), each
+with hand-over ``interactive`` (a job is routed at its arrival) and ``when-room`` (Beichter's proposal
+in 8.1.6: held at the grid while no site has room for it).
 
-Run: ``.venv/bin/python experiments/stale_information.py`` (deterministic, about a minute).
+Run: ``.venv/bin/python experiments/stale_information.py`` (deterministic, about two minutes).
 
 Two grids, EASY at every site, every site a broker (each job goes to the first site in the location
 policy's order, its origin included):
@@ -9,7 +11,7 @@ policy's order, its origin included):
 - ``KTH@0-5+CTC@0-5+SDSC05@0-5``, the grid of docs/grid.md's table of Beichter's policies;
 - ``experiments/configs/speeds421.toml``: KTH, SDSC03 and HPC2N at speeds 4:2:1, Beichter's setting.
 
-For each location policy and refresh interval it writes the AWRT change against local scheduling
+For each location policy, refresh interval and hand-over it writes the AWRT change against local scheduling
 per site and the mean wait per site to ``experiments/results/stale_information/results.md`` (and
 ``.json``), and draws the per-site AWRT change to ``docs/img/stale_information.png``.
 """
@@ -23,7 +25,7 @@ import numpy as np
 
 from evogrid.files import atomic_write_bytes
 from evogrid.plots import grouped_bars_plot
-from evogrid.policy.strategies import Broker, Stale, simulate
+from evogrid.policy.strategies import Broker, Held, Stale, simulate
 from evogrid.sim.scenario import Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,11 +35,12 @@ GRIDS = {"KTH + CTC + SDSC05 (0-5)": "KTH@0-5+CTC@0-5+SDSC05@0-5",
          "speeds 4:2:1 (KTH, SDSC03, HPC2N; 5 months)": str(ROOT / "experiments/configs/speeds421.toml")}
 LOCATIONS = ("beichter-old", "beichter-new", "least-load", "olb", "mct")
 REFRESH_S = (0, 30, 300, 3600)
+HANDOVERS = ("interactive", "when-room")
 
 
-def measure(scenario: Scenario, location: str, refresh_s: int) -> dict:
+def measure(scenario: Scenario, location: str, refresh_s: int, handover: str) -> dict:
     """Per site: the AWRT change against local scheduling (%) and the mean wait (s)."""
-    broker = Broker(location)
+    broker = Broker(location) if handover == "interactive" else Held(Broker(location), handover)
     res = simulate(scenario, Stale(broker, refresh_s) if refresh_s else broker)
     rows = res.metrics()
     return {"awrt_change_pct": [row["delta_awrt_pct"] for row in rows],
@@ -50,25 +53,30 @@ def main() -> None:
     md = ["# Brokers on stale information", "",
           "Command: `.venv/bin/python experiments/stale_information.py` (deterministic). EASY, every "
           "site a broker; AWRT change against local scheduling per site (%), then mean wait per site "
-          "(s), then jobs moved, for the sites' state published every `refresh` s (0: as it is).", ""]
+          "(s), then jobs moved, for the sites' state published every `refresh` s (0: as it is), "
+          "each job handed over at its arrival (`interactive`) or held at the grid while no site has "
+          "room for it (`when-room`).", ""]
     panels = {}
     for title, spec in GRIDS.items():
         scenario = Scenario.from_spec(spec, lrms="easy")
         names = [w.name for w in scenario.workloads]
-        md += [f"## {title}", "", "| location | refresh (s) | " + " | ".join(f"AWRT {n}" for n in names)
-               + " | " + " | ".join(f"wait {n}" for n in names) + " | moved |",
-               "|" + "---|" * (2 * len(names) + 3)]
+        md += [f"## {title}", "", "| location | refresh (s) | hand-over | "
+               + " | ".join(f"AWRT {n}" for n in names) + " | " + " | ".join(f"wait {n}" for n in names)
+               + " | moved |", "|" + "---|" * (2 * len(names) + 4)]
         grid = out[title] = {}
         for location in LOCATIONS:
             for refresh in REFRESH_S:
-                m = grid[f"{location}/{refresh}"] = measure(scenario, location, refresh)
-                md.append(f"| {location} | {refresh:,} | "
-                          + " | ".join(f"{v:+.2f} %" for v in m["awrt_change_pct"]) + " | "
-                          + " | ".join(f"{v:,.0f}" for v in m["mean_wait_s"]) + f" | {m['moved']:,} |")
+                for handover in HANDOVERS:
+                    m = measure(scenario, location, refresh, handover)
+                    grid[f"{location}/{refresh}/{handover}"] = m
+                    md.append(f"| {location} | {refresh:,} | {handover} | "
+                              + " | ".join(f"{v:+.2f} %" for v in m["awrt_change_pct"]) + " | "
+                              + " | ".join(f"{v:,.0f}" for v in m["mean_wait_s"]) + f" | {m['moved']:,} |")
         md.append("")
-        values = np.array([[np.mean(grid[f"{loc}/{r}"]["awrt_change_pct"]) for loc in LOCATIONS]
-                           for r in REFRESH_S])
-        panels[title] = ([f"refresh {r:,} s" for r in REFRESH_S], list(LOCATIONS), values)
+        series = [(r, h) for h in HANDOVERS for r in REFRESH_S]
+        values = np.array([[np.mean(grid[f"{loc}/{r}/{h}"]["awrt_change_pct"]) for loc in LOCATIONS]
+                           for r, h in series])
+        panels[title] = ([f"refresh {r:,} s, {h}" for r, h in series], list(LOCATIONS), values)
     RESULTS.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(RESULTS / "results.md", "\n".join(md).encode())
     atomic_write_bytes(RESULTS / "results.json", json.dumps(out, indent=1).encode())

@@ -74,6 +74,9 @@ class Policy:
     preferred: tuple = ()  # ... and prefers
     refresh: int = 0  # the information service's refresh interval (s); 0: location keys see sites now
     job_location: tuple = ()  # per job (arrival order): its location policy's name (empty: ``location``)
+    # interactive: a broker routes each job at its arrival | when-room: it holds a job while no site it
+    # may go to has room for it (as the keys see them), and routes it once one has
+    handover: str = "interactive"
 
 
 def published_site(site):
@@ -228,6 +231,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
     where = [j.origin for j in jobs]
     moves = [0] * len(jobs) if moves is None else moves
     pool = []
+    held = []  # the brokers' held jobs, in arrival order (handover when-room)
+    last_end = -math.inf  # the last instant at which jobs ended
     # What the location keys see: the sites as the information service last published them (at the
     # last multiple of policy.refresh, every event before it), or the sites themselves.
     seen = sites
@@ -395,10 +400,20 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
         eligible.sort(key=lambda l: (-bin(tags[l] & preferred[job]).count("1"), *key(l, k, job, t)))
         return eligible
 
+    def has_room(k, job):
+        """Has a site broker k may send ``job`` to (itself, qualified others) room for it now, as
+        the keys see the sites?"""
+        need, h = jobs[job].procs, hard[job]
+        return any((l == k or (sites[l].m >= need and tags[l] & h == h)) and seen[l].free >= need
+                   for l in range(K))
+
     def route(job, t):
+        """The site ``job`` goes to, or None: a broker holds it."""
         k = jobs[job].origin
         target = k
         if policy.transfer[k] == "broker":
+            if policy.handover == "when-room" and not has_room(k, job):
+                return None
             target = partners(k, job, t, with_home=True)[0]
         else:
             order = partners(k, job, t)
@@ -422,10 +437,25 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
 
     arrivals = list(range(len(jobs)))
     submitted = list(range(len(requests or ())))  # requests not yet submitted
+    def release_held(t):
+        """The held jobs that now have room go in order, each to its site, whose pass follows."""
+        i = 0
+        while i < len(held):
+            job = held[i]
+            if has_room(jobs[job].origin, job):
+                held.pop(i)
+                target = route(job, t)
+                join(sites[target], job, jobs)
+                run_lrms(target, sites[target].queue, t)
+            else:
+                i += 1
+
     while True:
         next_end = min((r[0] for s in sites for r in s.running), default=math.inf)
         if desk is not None:
             next_end = min(next_end, desk.next_event())
+        if held and policy.refresh and last_end >= published * policy.refresh:
+            next_end = min(next_end, (published + 1) * policy.refresh)  # a held job may now have room
         next_arrival = jobs[arrivals[0]].submit if arrivals else math.inf
         next_request = requests[submitted[0]].submit if submitted else math.inf
         if min(next_end, next_arrival, next_request) == math.inf:
@@ -438,6 +468,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
             freed = []
             for k, site in enumerate(sites):
                 ended = end_jobs(site, t)
+                if ended:
+                    last_end = t
                 for r in ended:
                     j = jobs[r[3]]
                     if j.origin != k:
@@ -454,6 +486,7 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
                         active_request(k, t)
             if desk is not None:
                 desk.start_at(t)
+            release_held(t)
             continue
         if next_request < next_arrival:  # jobs before requests at one instant
             t = next_request
@@ -473,6 +506,9 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
             continue
         if policy.scheme == "exchange":
             target = route(job, t)
+            if target is None:
+                held.append(job)
+                continue
         join(sites[target], job, jobs)
         run_lrms(target, sites[target].queue, t)
         if policy.scheme == "pool" and start[job] is None:

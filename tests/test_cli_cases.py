@@ -57,6 +57,8 @@ def files(tmp_path_factory):
     (root / "broken.toml").write_text("[[sites]\n")
     (root / "stale.toml").write_text('[[sites]]\nwindow = "KTH@0-1"\n[[sites]]\nwindow = "SDSC03@0-1"\n'
                                      '[strategy]\nname = "broker"\nrefresh_s = 2.5\n')
+    (root / "held.toml").write_text('[[sites]]\nwindow = "KTH@0-1"\n[[sites]]\nwindow = "SDSC03@0-1"\n'
+                                    '[strategy]\nname = "broker"\nhandover = "hold"\n')
     (root / "guarded.toml").write_text('[[sites]]\nwindow = "KTH@0-1"\n[[sites]]\nwindow = "SDSC03@0-1"\n'
                                        '[strategy]\nname = "awf"\noutside_range = "awf"\n')
     (root / "big.swf").write_text("; MaxProcs: 16\n1 0 0 1e23 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n")
@@ -136,6 +138,13 @@ CASES = [
     (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "pool", "--refresh-s", "30"], 2,
      ["refresh_s", "not 'pool'"]),
     (["simulate", "{root}/stale.toml"], 2, ["stale.toml", "strategy.refresh_s"]),
+    (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--location", "beichter-new",
+      "--handover", "when-room", "--refresh-s", "30"], 0, []),
+    (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--handover", "later"], 2,
+     ["--handover later", "interactive", "when-room"]),
+    (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "awf", "--handover", "when-room"], 2,
+     ["no site routes jobs"]),
+    (["simulate", "{root}/held.toml"], 2, ["held.toml", "strategy.handover"]),
     (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--location", "olb",
       "--job-locations", "mct=0.3"], 0, []),
     (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--job-locations", "mct"], 2,

@@ -43,7 +43,9 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     any location policy but the seeded shuffle; ranking rulebases at every site for ``rank``; an
     information service refreshed every 1-40 s in about half the cases (0: exact); EASY and LIST
     queues indexed from a span of 1 or 4 positions on in two thirds of the cases (the keys, the
-    brokers and the published state count the jobs of queues with holes)."""
+    brokers and the published state count the jobs of queues with holes); brokers that hold jobs
+    while no site has room (hand-over ``when-room``) in half the cases with a broker and a location
+    policy that routes jobs one by one."""
     K = len(sites)
     jobs = GridJobs.merge(sites, data.draw(heterogeneous(K)))
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
@@ -58,14 +60,16 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     others = st.lists(st.sampled_from(per_job), min_size=1, max_size=3, unique=True)
     shares = () if LOCATIONS[location].batch or data.draw(st.integers(0, 2)) else tuple(
         (name, 0.3) for name in data.draw(others))
-    exchange = replace(exchange, refresh_s=refresh, job_locations=shares)
+    holds = "broker" in transfer and not LOCATIONS[location].batch and data.draw(st.booleans())
+    handover = "when-room" if holds else "interactive"
+    exchange = replace(exchange, refresh_s=refresh, job_locations=shares, handover=handover)
     index_span = data.draw(st.sampled_from([1, 4, queue_index.SPAN]))
     schedule = simulate_grid(jobs, lrms, exchange, index_span=index_span)
-    check_schedule(schedule)
+    check_schedule(schedule, joined_in_submit_order=not holds)
     speed, tags, hard, preferred = (a.tolist() for a in jobs.site_arrays)
     policy = Policy("exchange", transfer, location, ref_rbs, speed=tuple(speed), tags=tuple(tags),
                     hard=tuple(hard), preferred=tuple(preferred), refresh=refresh, bounds=ref_bounds,
-                    job_location=_job_location_names(exchange, jobs))
+                    job_location=_job_location_names(exchange, jobs), handover=handover)
     start, where, run_time = _reference(sites, jobs, lrms, policy)
     assert schedule.start.tolist() == start
     assert schedule.site.tolist() == where
@@ -74,6 +78,11 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     rescaled = moved & (schedule.run_time != jobs.run_time)
     event(f"location {location}")
     event(f"stale information: {refresh > 0}")
+    event(f"hand-over: {handover}")
+    if holds:  # did holding change anything?
+        routed = simulate_grid(jobs, lrms, replace(exchange, handover="interactive"), index_span=index_span)
+        changed = routed.start.tolist() != start or routed.site.tolist() != where
+        event(f"when-room changed the schedule: {changed}")
     event(f"a location policy per job: {bool(shares)}")
     event(f"jobs moved between sites of different speed: {bool(rescaled.any())}")
     event(f"a job with a hard requirement moved: {bool((moved & (np.asarray(hard) > 0)).any())}")
@@ -90,10 +99,14 @@ def test_beichters_policies_equal_reference(sites, data):
     location = data.draw(st.sampled_from(["beichter-old", "beichter-new"]))
     transfer = tuple(data.draw(st.sampled_from(["broker", "awf", "local"])) for _ in sites)
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
+    handover = "interactive"
+    if "broker" in transfer:
+        handover = data.draw(st.sampled_from(["interactive", "when-room"]))
     jobs = GridJobs.merge(sites)
-    schedule = simulate_grid(jobs, lrms, Exchange(location, transfer=transfer, location=location))
-    check_schedule(schedule)
-    start, where = _reference(sites, jobs, lrms, Policy("exchange", transfer, location))
+    schedule = simulate_grid(jobs, lrms, Exchange(location, transfer=transfer, location=location,
+                                                  handover=handover))
+    check_schedule(schedule, joined_in_submit_order=handover == "interactive")
+    start, where = _reference(sites, jobs, lrms, Policy("exchange", transfer, location, handover=handover))
     assert schedule.start.tolist() == start
     assert schedule.site.tolist() == where
     submit = jobs.submit
@@ -238,3 +251,70 @@ def test_stale_information_sends_a_burst_to_the_site_that_looked_best():
 def test_a_refresh_interval_where_it_cannot_apply_is_one_clear_error(exchange):
     with pytest.raises(ScenarioError, match="refresh_s"):
         simulate_grid([_site("s0", [0], 1), _site("s1", [0], 1)], "fcfs", exchange)
+
+
+@SETTINGS
+@given(grids(), st.data())
+def test_brokers_holding_jobs_equal_reference(sites, data):
+    """Hand-over ``when-room`` (Beichter's proposal in 8.1.6) on 1,000 random grids: a broker at
+    every site or some, any location policy that routes jobs one by one, a random LRMS per site,
+    stale information in half the cases: the schedule is the reference's (held jobs go in order
+    once a site has room, each to its location policy's first site, whose pass follows; with a
+    refresh interval they are judged again at the first publication after jobs ended)."""
+    K = len(sites)
+    transfer = tuple(data.draw(st.sampled_from(["broker", "broker", "awf", "local"])) for _ in sites)
+    if "broker" not in transfer:
+        transfer = ("broker",) + transfer[1:]
+    lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
+    location = data.draw(st.sampled_from([n for n in LOCATIONS.names(ranks_every_site=True)
+                                          if not LOCATIONS[n].batch and n != "rank"]))
+    refresh = data.draw(st.one_of(st.just(0), st.integers(1, 40)))
+    jobs = GridJobs.merge(sites)
+    exchange = Exchange("hold", transfer=transfer, location=location, refresh_s=refresh, handover="when-room")
+    schedule = simulate_grid(jobs, lrms, exchange)
+    check_schedule(schedule, joined_in_submit_order=False)
+    start, where = _reference(sites, jobs, lrms, Policy("exchange", transfer, location, refresh=refresh,
+                                                        handover="when-room"))
+    assert schedule.start.tolist() == start
+    assert schedule.site.tolist() == where
+    routed = simulate_grid(jobs, lrms, replace(exchange, handover="interactive"))
+    event(f"holding changed the schedule: {routed.start.tolist() != start or routed.site.tolist() != where}")
+    event(f"stale information: {refresh > 0}")
+    assert len(schedule.lrms) == K
+
+
+def _held_grid(handover, refresh=0):
+    """Site 0 (2 processors) runs a 2-processor job for 100 s from 0; site 1 (2 processors, a broker)
+    runs one for 300 s from 0 and then submits two 1-processor jobs of 10 s at 5 and 6 s."""
+    a = Workload("a", 2, arr([0]), arr([100]), arr([2]), arr([100]), arr([1]), arr([0]))
+    b = Workload("b", 2, arr([0, 5, 6]), arr([300, 10, 10]), arr([2, 1, 1]), arr([300, 10, 10]),
+                 arr([1, 2, 3]), arr([0, 0, 0]))
+    exchange = Exchange("x", transfer=("local", "broker"), location="least-load", handover=handover,
+                        refresh_s=refresh)
+    schedule = simulate_grid(GridJobs.merge([a, b]), "fcfs", exchange)
+    check_schedule(schedule, joined_in_submit_order=handover == "interactive")
+    return schedule.start.tolist(), schedule.site.tolist()
+
+
+def test_a_held_job_goes_where_room_appears_first():
+    """Routed at once, the broker's first job queues at home (least-load ties keep the origin) and the
+    second at site 0 (the shorter queue): they start at 300 and 100 s. Held, both wait at the grid
+    until site 0 frees its processors at 100 s and start there. Published every 4 s, the sites look
+    busy from 5 s on (the publication at 4 s), so both are held; the publication of 100 s holds the
+    events before 100 s only, so the broker sees the room at the next one, 104 s. Published every
+    30 s, the broker sees the empty grid of 0 s at 5 and 6 s and routes both at once, home."""
+    assert _held_grid("interactive") == ([0, 0, 300, 100], [0, 1, 1, 0])
+    assert _held_grid("when-room") == ([0, 0, 100, 100], [0, 1, 0, 0])
+    assert _held_grid("when-room", refresh=4) == ([0, 0, 104, 104], [0, 1, 0, 0])
+    assert _held_grid("when-room", refresh=30) == ([0, 0, 300, 300], [0, 1, 1, 1])
+
+
+def test_holding_needs_a_broker_and_compiled_policies():
+    jobs = _two_sites(())
+    for exchange, message in [
+        (Exchange("x", transfer=("awf",) * 2, location="olb", handover="when-room"), "no site routes jobs"),
+        (Exchange("x", transfer=("broker",) * 2, location="min-min", handover="when-room"), "one by one"),
+        (Exchange("x", transfer=("broker",) * 2, location="olb", handover="later"), "later"),
+    ]:
+        with pytest.raises(ScenarioError, match=message):
+            simulate_grid(jobs, "fcfs", exchange)

@@ -19,6 +19,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
         "LOCATIONS",
         "POOL_ARRIVALS",
         "ACTIVE_TAKE",
+        "HANDOVER",
         "TRANSFERS",
         "Choice",
         "Feature",

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from evogrid.errors import ScenarioError, validation_error, validation_message
 from evogrid.policy.registry import (
     ACTIVE_TAKE,
+    HANDOVER,
     LOCATIONS,
     OUTSIDE_RANGE,
     POOL_ARRIVALS,
@@ -43,6 +44,7 @@ from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import (
     Broker,
     FuzzyPolicy,
+    Held,
     JobLocations,
     Stale,
     Strategy,
@@ -127,6 +129,7 @@ StrategyName = STRATEGIES.name_type()
 LocationName = LOCATIONS.name_type()
 PoolArrivalName = POOL_ARRIVALS.name_type()
 ActiveTakeName = ACTIVE_TAKE.name_type()
+HandoverName = HANDOVER.name_type()
 OutsideRangeName = OUTSIDE_RANGE.name_type()
 
 
@@ -150,6 +153,8 @@ class StrategyConfig(BaseModel):
     job_locations: dict[LocationName, float] = Field(
         default_factory=dict, description="location policy -> share of the jobs that use it instead of "
                                           "`location` (Beichter's per-job POLICY tag; drawn with `seed`)")
+    handover: HandoverName = Field(default=HANDOVER.default.name,
+                                   description="broker only: when it hands a job over: " + HANDOVER.help())
     refresh_s: int = Field(default=0, ge=0, strict=True,
                            description="seconds between the information service's publications of "
                                        "the sites' state, which location policies rank by (0: exact)")
@@ -229,6 +234,8 @@ def build_strategy(config: StrategyConfig, scenario: Scenario,
     chosen = STRATEGIES.lookup(config.name, "strategy").factory(config, scenario, rulebases)
     if config.job_locations:
         chosen = JobLocations(chosen, tuple(config.job_locations.items()))
+    if config.handover != HANDOVER.default.name:
+        chosen = Held(chosen, config.handover)
     return Stale(chosen, config.refresh_s) if config.refresh_s else chosen
 
 

@@ -25,6 +25,7 @@ from evogrid.errors import ScenarioError
 from evogrid.sim.registry import (  # noqa: F401 (re-exported: users and the CLI look here)
     ACTIVE_TAKE,
     FEATURES,
+    HANDOVER,
     LOCATIONS,
     OUTSIDE_RANGE,
     POOL_ARRIVALS,

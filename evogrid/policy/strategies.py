@@ -22,6 +22,7 @@ A strategy turns a grid's sites into an :class:`~evogrid.sim.schedule.Exchange`
 - :class:`Stale`: another strategy whose location policy sees the sites as an
   information service published them every so many seconds;
 - :class:`JobLocations`: another strategy with a location policy per job.
+- :class:`Held`: another strategy whose brokers hold jobs while no site has room for them.
 
 Their option names (location and transfer policies, pool arrival rules) are
 the registries of :mod:`evogrid.policy.registry`. A scenario file's
@@ -359,8 +360,22 @@ class JobLocations:
         return replace(self.strategy.exchange(jobs), job_locations=tuple(self.shares))
 
 
+@dataclass(frozen=True)
+class Held:
+    """``strategy`` with its brokers handing jobs over ``when-room`` (Beichter's proposal in 8.1.6):
+    while no site a broker may send a job to has room for it now, the job waits in the grid's
+    holding queue, and goes, in order, once one has (docs/grid.md, Holding jobs at the grid)."""
+
+    strategy: Strategy
+    handover: str = "when-room"
+
+    def exchange(self, jobs: GridJobs) -> Exchange:
+        inner = self.strategy.exchange(jobs)
+        return replace(inner, label=f"{inner.label} ({self.handover})", handover=self.handover)
+
+
 Strategy = (Local | AcceptWhenFit | FuzzyPolicy | Broker | PythonPolicy | CentralPool | ActiveRequest | Stale
-            | JobLocations)
+            | JobLocations | Held)
 
 
 #: The local scheduler Delta_b compares with (the dissertation's "best local algorithm").

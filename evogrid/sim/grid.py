@@ -74,6 +74,7 @@ from evogrid.sim.codes import (
     AA_START,
     ACTIVE,
     EXCHANGE,
+    H_WHEN_ROOM,
     L_FIXED,
     L_PYTHON,
     L_RANDOM,
@@ -108,6 +109,7 @@ from evogrid.sim.core import (
     compiles_reservations,
     complete_jobs,
     end_held,
+    enqueue,
     enqueue_at_site,
     enqueue_by_key,
     enqueue_own,
@@ -145,10 +147,11 @@ from evogrid.sim.sites import SiteArrays
 #: ``JOB_LOCATIONS``: 1 if each job names its location policy in ``policy.job_location``;
 #: ``TRACK_AREA``, ``TRACK_DELEGATED``: 1 if some job's location policy reads the sites' work ahead
 #: or the AWRT of delegated jobs, which the loop then keeps; ``NO_INDEX``: 1 if some compiled
-#: component of the run is not ``index_aware``, evogrid.sim.registry, and the queues keep no index).
+#: component of the run is not ``index_aware``, evogrid.sim.registry, and the queues keep no index;
+#: ``HANDOVER``: when brokers hand jobs over, ``H_*`` of evogrid.sim.codes).
 SCHEME, POOL_ARRIVALS, LOCATION, SEED, MATCHING, PY_ORDER, ACTIVE_TAKE, REFRESH = 0, 1, 2, 3, 4, 5, 6, 7
-JOB_LOCATIONS, TRACK_AREA, TRACK_DELEGATED, NO_INDEX = 8, 9, 10, 11
-N_SETUP_FIELDS = 12
+JOB_LOCATIONS, TRACK_AREA, TRACK_DELEGATED, NO_INDEX, HANDOVER = 8, 9, 10, 11, 12
+N_SETUP_FIELDS = 13
 #: Fields of the ``pause`` array (``work.pause``): where the loop stopped to ask a Python policy
 #: (evogrid.sim.python_policy) and what it was told. ``P_NEXT``: the next arrival;
 #: ``P_TIME``: the decision's time (s); ``P_JOB``: the job whose arrival is under way (-1: none);
@@ -680,10 +683,49 @@ def pool_pass(k, t, codes, jobs, state, mode, index):
 
 
 @njit(cache=True, inline="always")
+def _has_room(k, job, jobs, state, policy, work):
+    """Has some site broker ``k`` may send ``job`` to (itself, and the qualified others: wide enough,
+    holding the attributes the job requires) room for it now, as the location policy sees the sites
+    (as last published, with ``REFRESH``)?"""
+    setup = policy.setup
+    sc = state.sc
+    seen = work.seen.sc if setup[REFRESH] > 0 else sc
+    tags, hard = policy.sites.tags, policy.sites.hard
+    matching = setup[MATCHING] != 0
+    need = jobs[PROCS, job]
+    for l in range(state.running.shape[1]):
+        holds_requirements = not matching or (tags[l] & hard[job]) == hard[job]
+        if (l == k or (sc[l, M_PROCS] >= need and holds_requirements)) and seen[l, FREE] >= need:
+            return True
+    return False
+
+
+@njit(cache=True)
+def next_release(at, jobs, state, policy, work):
+    """``(job, position)``: the first job from position ``at`` on of the grid's holding queue (hand-over
+    ``when-room``; the pool's queue row) that now has room at some site (:func:`_has_room`), taken out
+    of the queue (the jobs behind it move up, so ``position`` is where the search goes on), or
+    ``(-1, tail)``. A call, not inlined: only the loops of runs that hold jobs reach it."""
+    sc, queue = state.sc, state.queue
+    P = state.running.shape[1]
+    tail = sc[P, Q_TAIL]
+    for p in range(at, tail):
+        job = queue[P, p]
+        if _has_room(jobs[HOME, job], job, jobs, state, policy, work):
+            for q in range(p, tail - 1):
+                queue[P, q] = queue[P, q + 1]
+            sc[P, Q_TAIL] -= 1
+            sc[P, W_PROCS] -= jobs[PROCS, job]
+            return job, p
+    return -1, tail
+
+
+@njit(cache=True, inline="always")
 def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     """Route the arrival of ``job`` at time ``t`` to its site's queue, the pool or a partner's queue;
     returns the site whose pass comes next (the loop runs it), ``NO_PASS`` (the job joined the pool
-    and the pool's pass ran), or ``PAUSE``.
+    and the pool's pass ran, or a broker holds it: hand-over ``when-room`` while no site has room for
+    it), or ``PAUSE``. A held job that gets room arrives here again (:func:`next_release`).
 
     ``PAUSE``, having changed nothing but ``work.pause`` and the location order, where a Python
     policy must decide first: the loop pauses, and the call after the answer carries on from that
@@ -705,6 +747,9 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     if scheme == EXCHANGE:
         order = work.order
         broker = transfers.routes_jobs(policy.transfer[k])
+        if broker and setup[HANDOVER] == H_WHEN_ROOM and not _has_room(k, job, jobs, state, policy, work):
+            enqueue(P, job, jobs, state.queue, sc)  # the grid's holding queue: the pool's row, unused here
+            return NO_PASS
         # One call site of the location order and of the decision below: each
         # inlined copy adds seconds to every grid loop's compile.
         resumed = not broker and pause[P_JOB] == job and pause[P_ASK] == ASK_TRANSFER  # at a Python decision
@@ -907,8 +952,10 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
     Compiled without numba's runtime (``_nrt=False``; the speed notes of evogrid.sim.core): no
     reference counting here. ``work`` is scratch space (see ``grid_setup``). Event order at one
     instant: job completions and reservation ends at every site (then the passes of the sites that
-    freed processors, in index order), reservation starts, then arrivals, jobs before requests
-    (docs/reservations.md).
+    freed processors, in index order), reservation starts, then the held jobs that now have room
+    (hand-over ``when-room``; each followed by its site's pass), then arrivals, jobs before requests
+    (docs/reservations.md). With a refresh interval, a held job is judged again at the first
+    publication after jobs ended (an event of its own if no other falls there).
 
     What a run does not use is compiled out. ``mode`` (a literal) chooses the LRMS rules and
     whether sites hold reservations. ``indexed`` None: sites that may interact (exchange, pool,
@@ -933,10 +980,14 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
     book, rules = requests
     R = book[0].shape[1]
     scheme = EXCHANGE
-    track_delegated = needs_area = batched = False
+    track_delegated = needs_area = batched = holding = False
+    # A held job to hand over at this instant (hand-over when-room), where the search for the next goes
+    # on, and the last instant at which jobs ended.
+    release, held_at, last_end = -1, 0, np.int64(NEVER)
     if indexed is None:
         setup = policy.setup
         scheme = setup[SCHEME]
+        holding = scheme == EXCHANGE and setup[HANDOVER] == H_WHEN_ROOM
         if i == 0 and pause[P_JOB] < 0:  # a new run, not one resumed after a pause
             np.random.seed(setup[SEED])
         # With one partner every order is the same: no bookkeeping of delegated jobs needed.
@@ -954,18 +1005,26 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
             tc, first = next_completion(sc, running)
         ta = jobs[SUBMIT, ix(i)] if i < n else never
         te, tr = tc, never  # alone: no reservations (and the tests on tr fold away)
+        releasing = indexed is None and release >= 0
         if indexed is None:
             te = min(tc, next_held_event(mode, state))
             tr = book[0][R_SUBMIT, r] if r < R else never
-        if te == never and ta == never and tr == never:
-            return DONE
-        if indexed is None and setup[REFRESH] > 0:
-            publish(min(te, ta, tr), setup[REFRESH], state, work)
+            refresh = setup[REFRESH]
+            if holding and refresh > 0 and sc[K, Q_TAIL] > 0 and last_end >= work.published[0] * refresh:
+                # Jobs ended since the last publication: the next one may show a held job room.
+                te = min(te, (work.published[0] + 1) * refresh)
+        if not releasing:
+            if te == never and ta == never and tr == never:
+                return DONE
+            if indexed is None and setup[REFRESH] > 0:
+                publish(min(te, ta, tr), setup[REFRESH], state, work)
         arrived = -1  # the job that arrived now, if the event is an arrival
         site = NO_PASS  # where it joined a queue
-        if te <= ta and te <= tr:
+        if not releasing and te <= ta and te <= tr:
             now = te
             if indexed is None:
+                if holding and tc == te:
+                    last_end = te
                 if track_delegated and tc == te:
                     _record_delegated_ends(tc, jobs, sc, running, work.delegated)
                 if needs_area and tc == te:
@@ -980,7 +1039,7 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
                 site = first
                 complete_jobs(site, te, codes[site], jobs, sc, running, mode)
         else:
-            if tr < ta:
+            if not releasing and tr < ta:
                 if rules[0][C_ASKS_PYTHON] != 0 and pause[P_ADMITTED] != r:
                     pause[P_ASK] = ASK_ADMISSION  # a Python policy answers before the request is placed
                     pause[P_NEXT] = i
@@ -990,12 +1049,16 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
                 book_in_mode(mode, r, tr, book, rules, jobs, state, work.booked)
                 r += 1
                 continue
-            if stopped_at_cutoff(i, ta, jobs, state.out, work.group, work.cutoff, bounds):
+            if not releasing and stopped_at_cutoff(i, ta, jobs, state.out, work.group, work.cutoff, bounds):
                 return STOPPED
             if indexed is None:
-                if batched and i + 1 < n and jobs[SUBMIT, i + 1] == ta and pause[P_JOB] != arrivals[i]:
-                    _next_in_batch(i, ta, jobs, state, policy, work)
-                arrived = arrivals[i] if batched else i
+                if releasing:  # a held job that now has room: handed over as at an arrival, now
+                    arrived, ta = release, now
+                    release = -1
+                else:
+                    if batched and i + 1 < n and jobs[SUBMIT, i + 1] == ta and pause[P_JOB] != arrivals[i]:
+                        _next_in_batch(i, ta, jobs, state, policy, work)
+                    arrived = arrivals[i] if batched else i
                 site = _arrive(arrived, ta, jobs, codes, state, policy, work, log, mode)
                 if site == PAUSE:
                     pause[P_NEXT] = i
@@ -1006,7 +1069,8 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
                 arrived = i
                 site = 0 if one_site else jobs[HOME, i]
                 enqueue_own(site, i, codes[site], jobs, state, work.index, mode)
-            i += 1
+            if not releasing:
+                i += 1
             now = ta
         # The passes after the event: one call site of the LRMS's pass in each compiled loop, as
         # each inlined copy adds seconds to its compile.
@@ -1036,6 +1100,8 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
                             active_request(k, now, setup[ACTIVE_TAKE], codes, jobs, state, mode)
             if arrived < 0:
                 start_held(mode, te, state)
+            if holding and (arrived < 0 or releasing):  # held jobs go, in order, once a site has room
+                release, held_at = next_release(held_at if releasing else 0, jobs, state, policy, work)
         elif indexed and long_queue(site, site, codes[site], state, work.index, mode):
             index_pass(indexed, site, codes[site], now, jobs, state, work.index)
         else:

@@ -13,6 +13,7 @@ names) and the optimisers read the same entries
   codes ``L_*``;
 - :data:`POOL_ARRIVALS`: how a new job meets the central pool, codes ``A_*``;
 - :data:`ACTIVE_TAKE`: what an active request does with a job it takes, codes ``AA_*``;
+- :data:`HANDOVER`: when a broker hands a job over, codes ``H_*``;
 - :data:`OUTSIDE_RANGE`: what a transfer rulebase does beyond its features' ranges, codes ``O_*``;
 - :data:`FEATURES`: decision features of fuzzy rulebases with their default
   ranges and the decisions they can inform (transfer decisions, rankings,
@@ -311,6 +312,16 @@ ACTIVE_TAKE: Registry[Choice] = Registry("active request rule", [
     Choice("fits", codes.AA_FITS, "evogrid's variant: the published rule without EASY's condition, the "
                                  "site takes every waiting job of the others that fits its free "
                                  "processors (its moves per job come close to Table 9.3's)"),
+])
+
+HANDOVER: Registry[Choice] = Registry("broker hand-over", [
+    Choice("interactive", codes.H_INTERACTIVE, "a broker hands each job over at its arrival (Beichter's "
+                                              "interactive mode, 5.3.1)"),
+    Choice("when-room", codes.H_WHEN_ROOM, "Beichter's proposal (8.1.6): while no site the broker may "
+                                          "send a job to has room for it now, the job waits in the "
+                                          "grid's holding queue; after each instant at which sites "
+                                          "free processors, the held jobs that now have room somewhere "
+                                          "are handed over in order, each by the location policy"),
 ])
 
 OUTSIDE_RANGE: Registry[Choice] = Registry("rule outside a rulebase's ranges", [

@@ -16,6 +16,7 @@ from evogrid.sim.python_policy import AdmissionPolicy, LocationPolicy, QueueOrde
 from evogrid.sim.registry import (
     ACTIVE_TAKE,
     FEATURES,
+    HANDOVER,
     LOCATIONS,
     POOL_ARRIVALS,
     SCHEMES,
@@ -261,6 +262,12 @@ class Exchange:
         job_locations: ``((name, share), ...)``: a location policy per job, as Beichter's jobs
             name theirs (his POLICY tag, 6.4): each job draws one of these with its share (seeded by
             ``seed``), the rest use ``location`` (exchange only; no batch or Python policies).
+        handover: when a broker hands a job over: ``interactive`` (at its arrival) or ``when-room``
+            (Beichter's proposal in 8.1.6: while no site the broker may send the job to has room for
+            it now, as the location policy sees them, the job waits in the grid's holding queue;
+            after each instant at which jobs end, the held jobs that now have room go in order, each
+            to the site its location policy ranks first). Exchange with a broker and compiled
+            policies, no batch location policy, no reservation requests (docs/grid.md).
     """
 
     label: str
@@ -275,6 +282,7 @@ class Exchange:
     order: QueueOrder | None = None
     refresh_s: int = 0
     job_locations: tuple[tuple[str, float], ...] = ()
+    handover: str = HANDOVER.default.name
 
     def arrays(self, jobs: GridJobs) -> grid.PolicyArrays:
         """The validated ``policy`` argument of the compiled grid loop (evogrid.sim.grid.run_grid)."""
@@ -331,6 +339,14 @@ class Exchange:
         if refresh > 0 and (self.scheme != "exchange" or location is None):
             raise ScenarioError("refresh_s applies to the exchange scheme with a compiled location policy, "
                                 f"not {self.scheme!r} with {self.location!r}")
+        handover = HANDOVER.lookup(self.handover)
+        if handover.code != codes.H_INTERACTIVE:
+            if not any(e is not None and e.routes for e in entries):
+                raise ScenarioError(f"handover {self.handover!r} holds jobs at brokers: no site routes jobs "
+                                    "(transfer broker)")
+            if self.in_python or any(e.batch for e in compiled):
+                raise ScenarioError(f"handover {self.handover!r} works with compiled location policies that "
+                                    "route jobs one by one, and no Python decisions")
         job_location = self._job_locations(jobs, location, per_job)
         setup = np.zeros(grid.N_SETUP_FIELDS, dtype=np.int64)
         setup[grid.SCHEME] = scheme.code
@@ -345,6 +361,7 @@ class Exchange:
         setup[grid.TRACK_AREA] = int(any(e.reads_work_ahead for e in compiled))
         setup[grid.TRACK_DELEGATED] = int(any(e.reads_delegated for e in compiled))
         setup[grid.NO_INDEX] = int(not all(index_aware(e) for e in self._components(entries, compiled)))
+        setup[grid.HANDOVER] = handover.code
         return grid.PolicyArrays(setup, transfer_codes, rulebase_of, self.rulebases.params,
                                  self.rulebases.meta, self.rulebases.bounds, job_location, jobs.site_arrays)
 
@@ -438,6 +455,8 @@ def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record
     admits their parts (the ``python`` admission algorithm); the one path to the compiled grid
     loop."""
     codes = np.array([lrms_code(name) for name in names], dtype=np.int64)
+    if requests is not None and exchange.handover != HANDOVER.default.name:
+        raise ScenarioError(f"handover {exchange.handover!r} does not run with reservation requests")
     if exchange.scheme == "active" and exchange.active_take == "start" and set(names) != {"easy"}:
         raise ScenarioError("the active request's start rule needs EASY at every site (--lrms easy)")
     capacity = jobs.n_sites * len(jobs.submit) if record_decisions else 0
