@@ -983,7 +983,7 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
     track_delegated = needs_area = batched = holding = False
     # A held job to hand over at this instant (hand-over when-room), where the search for the next goes
     # on, and the last instant at which jobs ended.
-    release, held_at, last_end = -1, 0, np.int64(NEVER)
+    release, held_at, last_end = -1, 0, np.int64(-1)
     if indexed is None:
         setup = policy.setup
         scheme = setup[SCHEME]

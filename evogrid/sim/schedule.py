@@ -341,6 +341,9 @@ class Exchange:
                                 f"not {self.scheme!r} with {self.location!r}")
         handover = HANDOVER.lookup(self.handover)
         if handover.code != codes.H_INTERACTIVE:
+            if self.scheme != "exchange":
+                raise ScenarioError(f"handover {self.handover!r} applies to the exchange scheme with "
+                                    f"brokers, not {self.scheme!r}")
             if not any(e is not None and e.routes for e in entries):
                 raise ScenarioError(f"handover {self.handover!r} holds jobs at brokers: no site routes jobs "
                                     "(transfer broker)")
