@@ -296,6 +296,8 @@ def simulate_cmd(
     handover: Annotated[str | None, typer.Option(
         help=f"With brokers, when they hand a job over (default {HANDOVER.default.name}): "
              f"{HANDOVER.help()}.")] = None,
+    batch_s: Annotated[int | None, typer.Option(
+        min=1, help="With --handover batch, the batch interval in seconds.")] = None,
     refresh_s: Annotated[int | None, typer.Option(
         min=0, help="Seconds between the information service's publications of the sites' state: "
                     "the location policy ranks sites as last published (Beichter's MDS: 30). "
@@ -332,7 +334,7 @@ def simulate_cmd(
         raise ScenarioError(f"--active-take applies to --strategy aa only, not {name}")
     config = base.with_options(name=name, others=others, location=location, seed=seed,
                                pool_arrivals=pool_arrivals, active_take=active_take, refresh_s=refresh_s,
-                               handover=handover,
+                               handover=handover, batch_s=batch_s,
                                outside_range=outside_range,
                                job_locations=_job_location_options(job_locations))
     specs = [RulebaseSpec.parse(spec) for spec in rulebase] if rulebase else None

@@ -1,9 +1,10 @@
 """Brokers on stale information, handing jobs over at once or holding them: the broker heuristics with
 the sites' state published every 0, 30, 300 and 3,600 s (Beichter's MDS refreshed every 30 s), each
 with hand-over ``interactive`` (a job is routed at its arrival) and ``when-room`` (Beichter's proposal
-in 8.1.6: held at the grid while no site has room for it).
+in 8.1.6: held at the grid while no site has room for it); then MCT, Min-Min, Max-Min and Beichter's
+new policy in batches of 60 and 600 s (his batch mode, 5.3.2) on exact information.
 
-Run: ``.venv/bin/python experiments/stale_information.py`` (deterministic, about two minutes).
+Run: ``.venv/bin/python experiments/stale_information.py`` (deterministic, about three minutes).
 
 Two grids, EASY at every site, every site a broker (each job goes to the first site in the location
 policy's order, its origin included):
@@ -36,11 +37,13 @@ GRIDS = {"KTH + CTC + SDSC05 (0-5)": "KTH@0-5+CTC@0-5+SDSC05@0-5",
 LOCATIONS = ("beichter-old", "beichter-new", "least-load", "olb", "mct")
 REFRESH_S = (0, 30, 300, 3600)
 HANDOVERS = ("interactive", "when-room")
+BATCH_LOCATIONS = ("mct", "min-min", "max-min", "beichter-new")
+BATCH_S = (60, 600)
 
 
-def measure(scenario: Scenario, location: str, refresh_s: int, handover: str) -> dict:
+def measure(scenario: Scenario, location: str, refresh_s: int, handover: str, batch_s: int = 0) -> dict:
     """Per site: the AWRT change against local scheduling (%) and the mean wait (s)."""
-    broker = Broker(location) if handover == "interactive" else Held(Broker(location), handover)
+    broker = Broker(location) if handover == "interactive" else Held(Broker(location), handover, batch_s)
     res = simulate(scenario, Stale(broker, refresh_s) if refresh_s else broker)
     rows = res.metrics()
     return {"awrt_change_pct": [row["delta_awrt_pct"] for row in rows],
@@ -72,6 +75,17 @@ def main() -> None:
                     md.append(f"| {location} | {refresh:,} | {handover} | "
                               + " | ".join(f"{v:+.2f} %" for v in m["awrt_change_pct"]) + " | "
                               + " | ".join(f"{v:,.0f}" for v in m["mean_wait_s"]) + f" | {m['moved']:,} |")
+        md += ["", f"### Batches (refresh 0 s, {title})", "", "| location | hand-over | "
+               + " | ".join(f"AWRT {n}" for n in names) + " | " + " | ".join(f"wait {n}" for n in names)
+               + " | moved |", "|" + "---|" * (2 * len(names) + 3)]
+        for location in BATCH_LOCATIONS:
+            for batch_s in (0, *BATCH_S):
+                handover = "batch" if batch_s else "interactive"
+                m = measure(scenario, location, 0, handover, batch_s)
+                grid[f"{location}/0/{handover}/{batch_s}"] = m
+                md.append(f"| {location} | {f'batch {batch_s} s' if batch_s else handover} | "
+                          + " | ".join(f"{v:+.2f} %" for v in m["awrt_change_pct"]) + " | "
+                          + " | ".join(f"{v:,.0f}" for v in m["mean_wait_s"]) + f" | {m['moved']:,} |")
         md.append("")
         series = [(r, h) for h in HANDOVERS for r in REFRESH_S]
         values = np.array([[np.mean(grid[f"{loc}/{r}/{h}"]["awrt_change_pct"]) for loc in LOCATIONS]

@@ -75,8 +75,10 @@ class Policy:
     refresh: int = 0  # the information service's refresh interval (s); 0: location keys see sites now
     job_location: tuple = ()  # per job (arrival order): its location policy's name (empty: ``location``)
     # interactive: a broker routes each job at its arrival | when-room: it holds a job while no site it
-    # may go to has room for it (as the keys see them), and routes it once one has
+    # may go to has room for it (as the keys see them), and routes it once one has | batch: it holds
+    # every job until the next multiple of batch_s, then routes them all
     handover: str = "interactive"
+    batch_s: int = 0
 
 
 def published_site(site):
@@ -231,8 +233,9 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
     where = [j.origin for j in jobs]
     moves = [0] * len(jobs) if moves is None else moves
     pool = []
-    held = []  # the brokers' held jobs, in arrival order (handover when-room)
+    held = []  # the brokers' held jobs, in arrival order (handover when-room or batch)
     last_end = -math.inf  # the last instant at which jobs ended
+    batch_due = math.inf  # when the held jobs of a batch go
     # What the location keys see: the sites as the information service last published them (at the
     # last multiple of policy.refresh, every event before it), or the sites themselves.
     seen = sites
@@ -407,12 +410,13 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
         return any((l == k or (sites[l].m >= need and tags[l] & h == h)) and seen[l].free >= need
                    for l in range(K))
 
-    def route(job, t):
+    def route(job, t, from_hold=False):
         """The site ``job`` goes to, or None: a broker holds it."""
         k = jobs[job].origin
         target = k
         if policy.transfer[k] == "broker":
-            if policy.handover == "when-room" and not has_room(k, job):
+            if not from_hold and (policy.handover == "batch"
+                                  or (policy.handover == "when-room" and not has_room(k, job))):
                 return None
             target = partners(k, job, t, with_home=True)[0]
         else:
@@ -426,14 +430,17 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
                 setattr(jobs[job], name, max(int(seconds > 0), math.floor(seconds * factor + 0.5)))
         return target
 
-    def next_in_batch(t):
-        """Min-Min / Max-Min: of the jobs submitted at t not yet routed, the one whose best site
-        promises the earliest / latest completion; ties: arrival order."""
-        batch = [j for j in arrivals if jobs[j].submit == t]
+    def batch_pick(batch, t):
+        """Min-Min / Max-Min: of ``batch`` (jobs in order), the one whose best site promises the
+        earliest / latest completion; ties: the first."""
         ends = [key(partners(jobs[j].origin, j, t, with_home=True)[0], jobs[j].origin, j, t)[0]
                 for j in batch]
         pick = max if policy.location == "max-min" else min
         return batch[ends.index(pick(ends))]
+
+    def next_in_batch(t):
+        """Min-Min / Max-Min: the job to route next of those submitted at t not yet routed."""
+        return batch_pick([j for j in arrivals if jobs[j].submit == t], t)
 
     arrivals = list(range(len(jobs)))
     submitted = list(range(len(requests or ())))  # requests not yet submitted
@@ -444,17 +451,28 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
             job = held[i]
             if has_room(jobs[job].origin, job):
                 held.pop(i)
-                target = route(job, t)
+                target = route(job, t, from_hold=True)
                 join(sites[target], job, jobs)
                 run_lrms(target, sites[target].queue, t)
             else:
                 i += 1
 
+    def release_batch(t):
+        """Every held job goes, one by one (in order, or Min-Min's / Max-Min's), its site's pass after."""
+        while held:
+            job = batch_pick(held, t) if policy.location in ("min-min", "max-min") else held[0]
+            held.remove(job)
+            target = route(job, t, from_hold=True)
+            join(sites[target], job, jobs)
+            run_lrms(target, sites[target].queue, t)
+
     while True:
         next_end = min((r[0] for s in sites for r in s.running), default=math.inf)
         if desk is not None:
             next_end = min(next_end, desk.next_event())
-        if held and policy.refresh and last_end >= published * policy.refresh:
+        if policy.handover == "batch":
+            next_end = min(next_end, batch_due)
+        elif held and policy.refresh and last_end >= published * policy.refresh:
             next_end = min(next_end, (published + 1) * policy.refresh)  # a held job may now have room
         next_arrival = jobs[arrivals[0]].submit if arrivals else math.inf
         next_request = requests[submitted[0]].submit if submitted else math.inf
@@ -486,7 +504,11 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
                         active_request(k, t)
             if desk is not None:
                 desk.start_at(t)
-            release_held(t)
+            if policy.handover != "batch":
+                release_held(t)
+            elif t >= batch_due:
+                release_batch(t)
+                batch_due = math.inf
             continue
         if next_request < next_arrival:  # jobs before requests at one instant
             t = next_request
@@ -508,6 +530,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
             target = route(job, t)
             if target is None:
                 held.append(job)
+                if policy.handover == "batch" and batch_due == math.inf:
+                    batch_due = (t // policy.batch_s + 1) * policy.batch_s
                 continue
         join(sites[target], job, jobs)
         run_lrms(target, sites[target].queue, t)

@@ -260,41 +260,49 @@ def test_a_refresh_interval_where_it_cannot_apply_is_one_clear_error(exchange):
 @SETTINGS
 @given(grids(), st.data())
 def test_brokers_holding_jobs_equal_reference(sites, data):
-    """Hand-over ``when-room`` (Beichter's proposal in 8.1.6) on 1,000 random grids: a broker at
-    every site or some, any location policy that routes jobs one by one, a random LRMS per site,
-    stale information in half the cases: the schedule is the reference's (held jobs go in order
-    once a site has room, each to its location policy's first site, whose pass follows; with a
-    refresh interval they are judged again at the first publication after jobs ended)."""
+    """Brokers that hold jobs on 1,000 random grids, a broker at every site or some, a random LRMS
+    per site, stale information in half the cases: the schedule is the reference's. Half the cases
+    hand over ``when-room`` (Beichter's proposal in 8.1.6; any location policy that routes jobs one
+    by one): held jobs go in order once a site has room, each to its location policy's first site,
+    whose pass follows; with a refresh interval they are judged again at the first publication
+    after jobs ended. The other half in ``batch`` (his 5.3.2; Min-Min and Max-Min too, every 1-30
+    s): all held jobs go at the batch's instant, one by one."""
     K = len(sites)
     transfer = tuple(data.draw(st.sampled_from(["broker", "broker", "awf", "local"])) for _ in sites)
     if "broker" not in transfer:
         transfer = ("broker",) + transfer[1:]
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
-    location = data.draw(st.sampled_from([n for n in LOCATIONS.names(ranks_every_site=True)
-                                          if not LOCATIONS[n].batch and n != "rank"]))
+    handover = data.draw(st.sampled_from(["when-room", "batch"]))
+    batch_s = data.draw(st.integers(1, 30)) if handover == "batch" else 0
+    usable = [n for n in LOCATIONS.names(ranks_every_site=True)
+              if n != "rank" and (handover == "batch" or not LOCATIONS[n].batch)]
+    location = data.draw(st.sampled_from(usable))
     refresh = data.draw(st.one_of(st.just(0), st.integers(1, 40)))
     jobs = GridJobs.merge(sites)
-    exchange = Exchange("hold", transfer=transfer, location=location, refresh_s=refresh, handover="when-room")
+    exchange = Exchange("hold", transfer=transfer, location=location, refresh_s=refresh, handover=handover,
+                        batch_s=batch_s)
     schedule = simulate_grid(jobs, lrms, exchange)
     check_schedule(schedule, joined_in_submit_order=False)
     start, where = _reference(sites, jobs, lrms, Policy("exchange", transfer, location, refresh=refresh,
-                                                        handover="when-room"))
+                                                        handover=handover, batch_s=batch_s))
     assert schedule.start.tolist() == start
     assert schedule.site.tolist() == where
-    routed = simulate_grid(jobs, lrms, replace(exchange, handover="interactive"))
-    event(f"holding changed the schedule: {routed.start.tolist() != start or routed.site.tolist() != where}")
+    routed = simulate_grid(jobs, lrms, replace(exchange, handover="interactive", batch_s=0))
+    changed = routed.start.tolist() != start or routed.site.tolist() != where
+    event(f"{handover}: holding changed the schedule: {changed}")
+    event(f"{handover}: location {location}")
     event(f"stale information: {refresh > 0}")
     event(f"sites: {K}")
 
 
-def _held_grid(handover, refresh=0):
+def _held_grid(handover, refresh=0, batch_s=0):
     """Site 0 (2 processors) runs a 2-processor job for 100 s from 0; site 1 (2 processors, a broker)
     runs one for 300 s from 0 and then submits two 1-processor jobs of 10 s at 5 and 6 s."""
     a = Workload("a", 2, arr([0]), arr([100]), arr([2]), arr([100]), arr([1]), arr([0]))
     b = Workload("b", 2, arr([0, 5, 6]), arr([300, 10, 10]), arr([2, 1, 1]), arr([300, 10, 10]),
                  arr([1, 2, 3]), arr([0, 0, 0]))
     exchange = Exchange("x", transfer=("local", "broker"), location="least-load", handover=handover,
-                        refresh_s=refresh)
+                        refresh_s=refresh, batch_s=batch_s)
     schedule = simulate_grid(GridJobs.merge([a, b]), "fcfs", exchange)
     check_schedule(schedule, joined_in_submit_order=handover == "interactive")
     return schedule.start.tolist(), schedule.site.tolist()
@@ -313,12 +321,24 @@ def test_a_held_job_goes_where_room_appears_first():
     assert _held_grid("when-room", refresh=30) == ([0, 0, 300, 300], [0, 1, 1, 1])
 
 
+def test_a_batch_goes_at_its_instant():
+    """In batches of 10 s the broker's jobs (and its own 2-processor job of 0 s) wait for the batch's
+    instant: 0 s goes at 10 s; 5 s and 6 s go together at 10 s, the first home (least-load's tie),
+    the second to site 0 (the shorter queue), as routed at once but 4-5 s later; in batches of 100 s
+    they go at 100 s, when site 0 has just freed its processors, and both start there."""
+    assert _held_grid("batch", batch_s=10) == ([0, 10, 310, 100], [0, 1, 1, 0])
+    assert _held_grid("batch", batch_s=100) == ([0, 100, 100, 100], [0, 1, 0, 0])
+
+
 def test_holding_needs_a_broker_and_compiled_policies():
     jobs = _two_sites(())
     brokers = ("broker",) * 2
     for exchange, message in [
         (Exchange("x", transfer=("awf",) * 2, location="olb", handover="when-room"), "no site routes jobs"),
         (Exchange("x", transfer=brokers, location="min-min", handover="when-room"), "one by one"),
+        (Exchange("x", transfer=brokers, location="olb", handover="batch"), "batch_s 0"),
+        (Exchange("x", transfer=brokers, location="olb", batch_s=60), "batch_s 60"),
+        (Exchange("x", transfer=brokers, location="olb", handover="batch", batch_s=-1), "batch_s -1"),
         (Exchange("x", transfer=brokers, location="olb", handover="later"), "later"),
         (Exchange("x", scheme="pool", transfer=brokers, location="olb", handover="when-room"), "not 'pool'"),
         (Exchange("x", scheme="active", transfer=brokers, location="olb", handover="when-room"),

@@ -155,6 +155,8 @@ class StrategyConfig(BaseModel):
                                           "`location` (Beichter's per-job POLICY tag; drawn with `seed`)")
     handover: HandoverName = Field(default=HANDOVER.default.name,
                                    description="broker only: when it hands a job over: " + HANDOVER.help())
+    batch_s: int = Field(default=0, ge=0, strict=True,
+                         description="handover batch only: the batch interval, seconds (> 0)")
     refresh_s: int = Field(default=0, ge=0, strict=True,
                            description="seconds between the information service's publications of "
                                        "the sites' state, which location policies rank by (0: exact)")
@@ -234,8 +236,8 @@ def build_strategy(config: StrategyConfig, scenario: Scenario,
     chosen = STRATEGIES.lookup(config.name, "strategy").factory(config, scenario, rulebases)
     if config.job_locations:
         chosen = JobLocations(chosen, tuple(config.job_locations.items()))
-    if config.handover != HANDOVER.default.name:
-        chosen = Held(chosen, config.handover)
+    if config.handover != HANDOVER.default.name or config.batch_s:
+        chosen = Held(chosen, config.handover, config.batch_s)
     return Stale(chosen, config.refresh_s) if config.refresh_s else chosen
 
 

@@ -22,7 +22,8 @@ A strategy turns a grid's sites into an :class:`~evogrid.sim.schedule.Exchange`
 - :class:`Stale`: another strategy whose location policy sees the sites as an
   information service published them every so many seconds;
 - :class:`JobLocations`: another strategy with a location policy per job.
-- :class:`Held`: another strategy whose brokers hold jobs while no site has room for them.
+- :class:`Held`: another strategy whose brokers hold jobs while no site has room for them, or
+  in batches.
 
 Their option names (location and transfer policies, pool arrival rules) are
 the registries of :mod:`evogrid.policy.registry`. A scenario file's
@@ -362,16 +363,19 @@ class JobLocations:
 
 @dataclass(frozen=True)
 class Held:
-    """``strategy`` with its brokers handing jobs over ``when-room`` (Beichter's proposal in 8.1.6):
-    while no site a broker may send a job to has room for it now, the job waits in the grid's
-    holding queue, and goes, in order, once one has (docs/grid.md, Holding jobs at the grid)."""
+    """``strategy`` with its brokers holding jobs in the grid's holding queue: ``when-room``
+    (Beichter's proposal in 8.1.6: while no site a broker may send a job to has room for it now; the
+    held jobs go, in order, once one has) or ``batch`` (his batch mode, 5.3.2: every job, until the
+    next multiple of ``batch_s`` seconds; then all go). docs/grid.md, Holding jobs at the grid."""
 
     strategy: Strategy
     handover: str = "when-room"
+    batch_s: int = 0
 
     def exchange(self, jobs: GridJobs) -> Exchange:
         inner = self.strategy.exchange(jobs)
-        return replace(inner, label=f"{inner.label} ({self.handover})", handover=self.handover)
+        what = f"batch {self.batch_s} s" if self.handover == "batch" else self.handover
+        return replace(inner, label=f"{inner.label} ({what})", handover=self.handover, batch_s=self.batch_s)
 
 
 Strategy = (Local | AcceptWhenFit | FuzzyPolicy | Broker | PythonPolicy | CentralPool | ActiveRequest | Stale

@@ -74,7 +74,8 @@ from evogrid.sim.codes import (
     AA_START,
     ACTIVE,
     EXCHANGE,
-    H_WHEN_ROOM,
+    H_BATCH,
+    H_INTERACTIVE,
     L_FIXED,
     L_PYTHON,
     L_RANDOM,
@@ -148,10 +149,11 @@ from evogrid.sim.sites import SiteArrays
 #: ``TRACK_AREA``, ``TRACK_DELEGATED``: 1 if some job's location policy reads the sites' work ahead
 #: or the AWRT of delegated jobs, which the loop then keeps; ``NO_INDEX``: 1 if some compiled
 #: component of the run is not ``index_aware``, evogrid.sim.registry, and the queues keep no index;
-#: ``HANDOVER``: when brokers hand jobs over, ``H_*`` of evogrid.sim.codes).
+#: ``HANDOVER``: when brokers hand jobs over, ``H_*`` of evogrid.sim.codes; ``BATCH_S``: the batch
+#: interval of ``H_BATCH``, seconds).
 SCHEME, POOL_ARRIVALS, LOCATION, SEED, MATCHING, PY_ORDER, ACTIVE_TAKE, REFRESH = 0, 1, 2, 3, 4, 5, 6, 7
-JOB_LOCATIONS, TRACK_AREA, TRACK_DELEGATED, NO_INDEX, HANDOVER = 8, 9, 10, 11, 12
-N_SETUP_FIELDS = 13
+JOB_LOCATIONS, TRACK_AREA, TRACK_DELEGATED, NO_INDEX, HANDOVER, BATCH_S = 8, 9, 10, 11, 12, 13
+N_SETUP_FIELDS = 14
 #: Fields of the ``pause`` array (``work.pause``): where the loop stopped to ask a Python policy
 #: (evogrid.sim.python_policy) and what it was told. ``P_NEXT``: the next arrival;
 #: ``P_TIME``: the decision's time (s); ``P_JOB``: the job whose arrival is under way (-1: none);
@@ -701,17 +703,22 @@ def _has_room(k, job, jobs, state, policy, work):
 
 
 @njit(cache=True)
-def next_release(at, jobs, state, policy, work):
-    """``(job, position)``: the first job from position ``at`` on of the grid's holding queue (hand-over
-    ``when-room``; the pool's queue row) that now has room at some site (:func:`_has_room`), taken out
-    of the queue (the jobs behind it move up, so ``position`` is where the search goes on), or
-    ``(-1, tail)``. A call, not inlined: only the loops of runs that hold jobs reach it."""
+def next_release(at, t, jobs, state, policy, work):
+    """``(job, position)``: the next job of the grid's holding queue (the pool's queue row) to hand
+    over at time ``t``, taken out of the queue (the jobs behind it move up, so ``position`` is where
+    the search goes on), or ``(-1, tail)``. Hand-over ``when-room``: the first from position ``at`` on
+    that now has room at some site (:func:`_has_room`); ``batch``: the first, or Min-Min's or
+    Max-Min's choice among them all (:func:`_batch_first`). A call, not inlined: only the loops of
+    runs that hold jobs reach it."""
     sc, queue = state.sc, state.queue
     P = state.running.shape[1]
     tail = sc[P, Q_TAIL]
+    batch = policy.setup[HANDOVER] == H_BATCH
+    if batch and tail > at and locations.routes_batches(policy.setup[LOCATION]):
+        _batch_first(queue[P], at, tail, t, jobs, state, policy, work)
     for p in range(at, tail):
         job = queue[P, p]
-        if _has_room(jobs[HOME, job], job, jobs, state, policy, work):
+        if batch or _has_room(jobs[HOME, job], job, jobs, state, policy, work):
             for q in range(p, tail - 1):
                 queue[P, q] = queue[P, q + 1]
             sc[P, Q_TAIL] -= 1
@@ -721,11 +728,11 @@ def next_release(at, jobs, state, policy, work):
 
 
 @njit(cache=True, inline="always")
-def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
+def _arrive(job, t, jobs, codes, state, policy, work, log, mode, held):
     """Route the arrival of ``job`` at time ``t`` to its site's queue, the pool or a partner's queue;
     returns the site whose pass comes next (the loop runs it), ``NO_PASS`` (the job joined the pool
     and the pool's pass ran, or a broker holds it: hand-over ``when-room`` while no site has room for
-    it), or ``PAUSE``. A held job that gets room arrives here again (:func:`next_release`).
+    it), or ``PAUSE``. A held job arrives here again when it goes (``held``; :func:`next_release`).
 
     ``PAUSE``, having changed nothing but ``work.pause`` and the location order, where a Python
     policy must decide first: the loop pauses, and the call after the answer carries on from that
@@ -747,7 +754,9 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode):
     if scheme == EXCHANGE:
         order = work.order
         broker = transfers.routes_jobs(policy.transfer[k])
-        if broker and setup[HANDOVER] == H_WHEN_ROOM and not _has_room(k, job, jobs, state, policy, work):
+        hold = setup[HANDOVER]
+        if broker and not held and hold != H_INTERACTIVE and (
+                hold == H_BATCH or not _has_room(k, job, jobs, state, policy, work)):
             enqueue(P, job, jobs, state.queue, sc)  # the grid's holding queue: the pool's row, unused here
             return NO_PASS
         # One call site of the location order and of the decision below: each
@@ -917,30 +926,37 @@ def grid_outcome(state: State, work: Work, log: tuple, status: int) -> tuple:
 
 
 @njit(cache=True, _nrt=False)
-def _next_in_batch(i, t, jobs, state, policy, work):
-    """Min-Min / Max-Min: bring forward, to ``arrivals[i]``, the job to route next of those submitted at t.
-
-    Of the jobs not yet routed, the one whose best site (first in its
-    location order) promises the earliest (Min-Min) or the latest (Max-Min)
-    estimated completion; ties by arrival order. Each routed job changes
-    the sites' state, so the choice is made again for every job. Not
-    inlined: only these two policies call it.
+def _batch_first(row, lo, hi, t, jobs, state, policy, work):
+    """Min-Min / Max-Min at time ``t``: bring forward, to ``row[lo]``, the job of ``row[lo:hi]`` to
+    route next: the one whose best site (first in its location order) promises the earliest
+    (Min-Min) or the latest (Max-Min) estimated completion; ties by position. Each routed job changes
+    the sites' state, so the choice is made again for every job. Not inlined: only these two
+    policies call it.
     """
-    arrivals, keys, order = work.arrivals, work.keys, work.order
+    keys, order = work.keys, work.order
     latest = locations.batch_latest(policy.setup[LOCATION])
-    best, best_end = i, 0.0
-    h = i
-    while h < jobs.shape[1] and jobs[SUBMIT, arrivals[h]] == t:
-        job = arrivals[h]
+    best, best_end = lo, 0.0
+    for h in range(lo, hi):
+        job = row[h]
         _location_order(jobs[HOME, job], job, True, t, jobs, state, policy, work)
         end = keys[1, order[0]]
-        if h == i or (end > best_end if latest else end < best_end):
+        if h == lo or (end > best_end if latest else end < best_end):
             best, best_end = h, end
+    chosen = row[best]
+    for g in range(best, lo, -1):
+        row[g] = row[g - 1]
+    row[lo] = chosen
+
+
+@njit(cache=True, inline="always")
+def _next_in_batch(i, t, jobs, state, policy, work):
+    """Min-Min / Max-Min: bring forward, to ``arrivals[i]``, the job to route next of those submitted
+    at t and not yet routed (:func:`_batch_first`)."""
+    arrivals = work.arrivals
+    h = i
+    while h < jobs.shape[1] and jobs[SUBMIT, arrivals[h]] == t:
         h += 1
-    chosen = arrivals[best]
-    for g in range(best, i, -1):
-        arrivals[g] = arrivals[g - 1]
-    arrivals[i] = chosen
+    _batch_first(arrivals, i, h, t, jobs, state, policy, work)
 
 
 @njit(cache=True, _nrt=False)
@@ -984,10 +1000,11 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
     # A held job to hand over at this instant (hand-over when-room), where the search for the next goes
     # on, and the last instant at which jobs ended.
     release, held_at, last_end = -1, 0, np.int64(-1)
+    batch_due = np.int64(NEVER)  # hand-over batch: when the held jobs go
     if indexed is None:
         setup = policy.setup
         scheme = setup[SCHEME]
-        holding = scheme == EXCHANGE and setup[HANDOVER] == H_WHEN_ROOM
+        holding = scheme == EXCHANGE and setup[HANDOVER] != H_INTERACTIVE
         if i == 0 and pause[P_JOB] < 0:  # a new run, not one resumed after a pause
             np.random.seed(setup[SEED])
         # With one partner every order is the same: no bookkeeping of delegated jobs needed.
@@ -1010,7 +1027,9 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
             te = min(tc, next_held_event(mode, state))
             tr = book[0][R_SUBMIT, r] if r < R else never
             refresh = setup[REFRESH]
-            if holding and refresh > 0 and sc[K, Q_TAIL] > 0 and last_end >= work.published[0] * refresh:
+            if holding and setup[HANDOVER] == H_BATCH:
+                te = min(te, batch_due)
+            elif holding and refresh > 0 and sc[K, Q_TAIL] > 0 and last_end >= work.published[0] * refresh:
                 # Jobs ended since the last publication: the next one may show a held job room.
                 te = min(te, (work.published[0] + 1) * refresh)
         if not releasing:
@@ -1059,12 +1078,14 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
                     if batched and i + 1 < n and jobs[SUBMIT, i + 1] == ta and pause[P_JOB] != arrivals[i]:
                         _next_in_batch(i, ta, jobs, state, policy, work)
                     arrived = arrivals[i] if batched else i
-                site = _arrive(arrived, ta, jobs, codes, state, policy, work, log, mode)
+                site = _arrive(arrived, ta, jobs, codes, state, policy, work, log, mode, releasing)
                 if site == PAUSE:
                     pause[P_NEXT] = i
                     pause[P_REQUEST] = r
                     pause[P_TIME] = ta
                     return PAUSED
+                if holding and setup[HANDOVER] == H_BATCH and batch_due == never and sc[K, Q_TAIL] > 0:
+                    batch_due = (ta // setup[BATCH_S] + 1) * setup[BATCH_S]  # the batch's first job
             else:
                 arrived = i
                 site = 0 if one_site else jobs[HOME, i]
@@ -1100,8 +1121,11 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
                             active_request(k, now, setup[ACTIVE_TAKE], codes, jobs, state, mode)
             if arrived < 0:
                 start_held(mode, te, state)
-            if holding and (arrived < 0 or releasing):  # held jobs go, in order, once a site has room
-                release, held_at = next_release(held_at if releasing else 0, jobs, state, policy, work)
+            # Held jobs go, in order, once a site has room (when-room) or all at the batch's instant.
+            if holding and (arrived < 0 or releasing) and (setup[HANDOVER] != H_BATCH or now >= batch_due):
+                release, held_at = next_release(held_at if releasing else 0, now, jobs, state, policy, work)
+                if release < 0:
+                    batch_due = never
         elif indexed and long_queue(site, site, codes[site], state, work.index, mode):
             index_pass(indexed, site, codes[site], now, jobs, state, work.index)
         else:

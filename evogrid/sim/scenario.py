@@ -31,6 +31,7 @@ Two forms:
       # active_take = "queue"       # aa only: queue (default), start or fits
       # refresh_s = 30              # location policies see sites as published every 30 s (0: now)
       # handover = "when-room"      # broker only: hold jobs while no site has room (interactive: at once)
+      # batch_s = 60                # handover = "batch": hand held jobs over every 60 s
       # outside_range = "awf"       # rulebase only: AWF decides beyond a rulebase's ranges
       [reservations]                # optional: requests booked ahead (evogrid reserve)
       workload = "rw1"              # the request kind: rw1, rw2, rw3, rw1-6h, rw1-6h-3, book-ahead, wide

@@ -262,12 +262,15 @@ class Exchange:
         job_locations: ``((name, share), ...)``: a location policy per job, as Beichter's jobs
             name theirs (his POLICY tag, 6.4): each job draws one of these with its share (seeded by
             ``seed``), the rest use ``location`` (exchange only; no batch or Python policies).
-        handover: when a broker hands a job over: ``interactive`` (at its arrival) or ``when-room``
+        handover: when a broker hands a job over: ``interactive`` (at its arrival), ``when-room``
             (Beichter's proposal in 8.1.6: while no site the broker may send the job to has room for
             it now, as the location policy sees them, the job waits in the grid's holding queue;
             after each instant at which jobs end, the held jobs that now have room go in order, each
-            to the site its location policy ranks first). Exchange with a broker and compiled
-            policies, no batch location policy, no reservation requests (docs/grid.md).
+            to the site its location policy ranks first; not with Min-Min and Max-Min) or ``batch``
+            (his batch mode, 5.3.2: every job waits in the holding queue until the next multiple of
+            ``batch_s``, when all go, one by one, in arrival order or in Min-Min's or Max-Min's).
+            Exchange with a broker and compiled policies, no reservation requests (docs/grid.md).
+        batch_s: the batch interval of hand-over ``batch``, seconds (> 0; only with it).
     """
 
     label: str
@@ -283,6 +286,7 @@ class Exchange:
     refresh_s: int = 0
     job_locations: tuple[tuple[str, float], ...] = ()
     handover: str = HANDOVER.default.name
+    batch_s: int = 0
 
     def arrays(self, jobs: GridJobs) -> grid.PolicyArrays:
         """The validated ``policy`` argument of the compiled grid loop (evogrid.sim.grid.run_grid)."""
@@ -347,9 +351,18 @@ class Exchange:
             if not any(e is not None and e.routes for e in entries):
                 raise ScenarioError(f"handover {self.handover!r} holds jobs at brokers: no site routes jobs "
                                     "(transfer broker)")
-            if self.in_python or any(e.batch for e in compiled):
-                raise ScenarioError(f"handover {self.handover!r} works with compiled location policies that "
-                                    "route jobs one by one, and no Python decisions")
+            if self.in_python:
+                raise ScenarioError(f"handover {self.handover!r} works with compiled location policies and "
+                                    "no Python decisions")
+            if handover.code == codes.H_WHEN_ROOM and any(e.batch for e in compiled):
+                raise ScenarioError(f"handover {self.handover!r} works with location policies that route "
+                                    "jobs one by one (Min-Min and Max-Min: handover 'batch')")
+        batch_s = self.batch_s
+        if isinstance(batch_s, bool) or not isinstance(batch_s, (int, np.integer)) or batch_s < 0:
+            raise ScenarioError(f"batch_s {batch_s!r}: expected whole seconds > 0")
+        if (handover.code == codes.H_BATCH) != (batch_s > 0):
+            raise ScenarioError(f"batch_s {batch_s}: the batch interval (> 0) of handover 'batch', and only "
+                                f"of it (handover {self.handover!r})")
         job_location = self._job_locations(jobs, location, per_job)
         setup = np.zeros(grid.N_SETUP_FIELDS, dtype=np.int64)
         setup[grid.SCHEME] = scheme.code
@@ -365,6 +378,7 @@ class Exchange:
         setup[grid.TRACK_DELEGATED] = int(any(e.reads_delegated for e in compiled))
         setup[grid.NO_INDEX] = int(not all(index_aware(e) for e in self._components(entries, compiled)))
         setup[grid.HANDOVER] = handover.code
+        setup[grid.BATCH_S] = int(batch_s)
         return grid.PolicyArrays(setup, transfer_codes, rulebase_of, self.rulebases.params,
                                  self.rulebases.meta, self.rulebases.bounds, job_location, jobs.site_arrays)
 
