@@ -1001,6 +1001,7 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
     # on, and the last instant at which jobs ended.
     release, held_at, last_end = -1, 0, np.int64(-1)
     batch_due = np.int64(NEVER)  # hand-over batch: when the held jobs go
+    now = np.int64(0)  # the time of the last event
     if indexed is None:
         setup = policy.setup
         scheme = setup[SCHEME]
@@ -1022,28 +1023,29 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
             tc, first = next_completion(sc, running)
         ta = jobs[SUBMIT, ix(i)] if i < n else never
         te, tr = tc, never  # alone: no reservations (and the tests on tr fold away)
-        releasing = indexed is None and release >= 0
+        releasing = False  # is the event a held job's hand-over?
         if indexed is None:
             te = min(tc, next_held_event(mode, state))
             tr = book[0][R_SUBMIT, r] if r < R else never
-            refresh = setup[REFRESH]
-            if holding and setup[HANDOVER] == H_BATCH:
-                te = min(te, batch_due)
-            elif holding and refresh > 0 and sc[K, Q_TAIL] > 0 and last_end >= work.published[0] * refresh:
-                # Jobs ended since the last publication: the next one may show a held job room.
-                te = min(te, (work.published[0] + 1) * refresh)
-        if not releasing:
-            if te == never and ta == never and tr == never:
-                return DONE
-            if indexed is None and setup[REFRESH] > 0:
-                publish(min(te, ta, tr), setup[REFRESH], state, work)
+            if holding:
+                refresh = setup[REFRESH]
+                if release >= 0:  # a held job goes first, as an arrival now (publish(now): no-op)
+                    te, tr, ta = never, never, now
+                elif setup[HANDOVER] == H_BATCH:
+                    te = min(te, batch_due)
+                elif refresh > 0 and sc[K, Q_TAIL] > 0 and last_end >= work.published[0] * refresh:
+                    # Jobs ended since the last publication: the next one may show a held job room.
+                    te = min(te, (work.published[0] + 1) * refresh)
+        if te == never and ta == never and tr == never:
+            return DONE
+        if indexed is None and setup[REFRESH] > 0:
+            publish(min(te, ta, tr), setup[REFRESH], state, work)
         arrived = -1  # the job that arrived now, if the event is an arrival
         site = NO_PASS  # where it joined a queue
-        if not releasing and te <= ta and te <= tr:
+        if te <= ta and te <= tr:
             now = te
             if indexed is None:
-                if holding and tc == te:
-                    last_end = te
+                last_end = te if tc == te else last_end
                 if track_delegated and tc == te:
                     _record_delegated_ends(tc, jobs, sc, running, work.delegated)
                 if needs_area and tc == te:
@@ -1058,7 +1060,7 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
                 site = first
                 complete_jobs(site, te, codes[site], jobs, sc, running, mode)
         else:
-            if not releasing and tr < ta:
+            if tr < ta:
                 if rules[0][C_ASKS_PYTHON] != 0 and pause[P_ADMITTED] != r:
                     pause[P_ASK] = ASK_ADMISSION  # a Python policy answers before the request is placed
                     pause[P_NEXT] = i
@@ -1068,11 +1070,12 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
                 book_in_mode(mode, r, tr, book, rules, jobs, state, work.booked)
                 r += 1
                 continue
-            if not releasing and stopped_at_cutoff(i, ta, jobs, state.out, work.group, work.cutoff, bounds):
+            if release < 0 and stopped_at_cutoff(i, ta, jobs, state.out, work.group, work.cutoff, bounds):
                 return STOPPED
             if indexed is None:
-                if releasing:  # a held job that now has room: handed over as at an arrival, now
-                    arrived, ta = release, now
+                releasing = release >= 0
+                if releasing:  # a held job handed over as at an arrival, now
+                    arrived = release
                     release = -1
                 else:
                     if batched and i + 1 < n and jobs[SUBMIT, i + 1] == ta and pause[P_JOB] != arrivals[i]:
