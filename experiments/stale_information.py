@@ -81,7 +81,7 @@ def main() -> None:
         for location in BATCH_LOCATIONS:
             for batch_s in (0, *BATCH_S):
                 handover = "batch" if batch_s else "interactive"
-                m = measure(scenario, location, 0, handover, batch_s)
+                m = grid.get(f"{location}/0/{handover}") or measure(scenario, location, 0, handover, batch_s)
                 grid[f"{location}/0/{handover}/{batch_s}"] = m
                 md.append(f"| {location} | {f'batch {batch_s} s' if batch_s else handover} | "
                           + " | ".join(f"{v:+.2f} %" for v in m["awrt_change_pct"]) + " | "

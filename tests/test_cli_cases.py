@@ -57,6 +57,8 @@ def files(tmp_path_factory):
     (root / "broken.toml").write_text("[[sites]\n")
     (root / "stale.toml").write_text('[[sites]]\nwindow = "KTH@0-1"\n[[sites]]\nwindow = "SDSC03@0-1"\n'
                                      '[strategy]\nname = "broker"\nrefresh_s = 2.5\n')
+    (root / "batch.toml").write_text('[[sites]]\nwindow = "KTH@0-1"\n[[sites]]\nwindow = "SDSC03@0-1"\n'
+                                     '[strategy]\nname = "broker"\nlocation = "olb"\nhandover = "batch"\n')
     (root / "held.toml").write_text('[[sites]]\nwindow = "KTH@0-1"\n[[sites]]\nwindow = "SDSC03@0-1"\n'
                                     '[strategy]\nname = "broker"\nhandover = "hold"\n')
     (root / "guarded.toml").write_text('[[sites]]\nwindow = "KTH@0-1"\n[[sites]]\nwindow = "SDSC03@0-1"\n'
@@ -148,7 +150,10 @@ CASES = [
     (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--location", "min-min",
       "--handover", "batch", "--batch-s", "300"], 0, []),
     (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--location", "olb",
-      "--handover", "batch"], 2, ["batch_s 0", "handover 'batch'"]),
+      "--handover", "batch"], 2, ["--batch-s 0", "handover 'batch' needs its interval"]),
+    (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--location", "olb",
+      "--batch-s", "60"], 2, ["--batch-s 60", "applies to handover 'batch' only"]),
+    (["simulate", "{root}/batch.toml"], 2, ["batch.toml", "strategy.batch_s", "needs its interval"]),
     (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--batch-s", "0"], 2, ["--batch-s"]),
     (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--location", "olb",
       "--job-locations", "mct=0.3"], 0, []),

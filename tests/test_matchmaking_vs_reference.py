@@ -46,9 +46,9 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     any location policy but the seeded shuffle; ranking rulebases at every site for ``rank``; an
     information service refreshed every 1-40 s in about half the cases (0: exact); EASY and LIST
     queues indexed from a span of 1 or 4 positions on in two thirds of the cases (the keys, the
-    brokers and the published state count the jobs of queues with holes); brokers that hold jobs
-    while no site has room (hand-over ``when-room``) in half the cases with a broker and a location
-    policy that routes jobs one by one."""
+    brokers and the published state count the jobs of queues with holes); in half the cases with a
+    broker, brokers that hold jobs: while no site has room (hand-over ``when-room``, location
+    policies that route jobs one by one) or in batches of 1-30 s (``batch``)."""
     K = len(sites)
     jobs = GridJobs.merge(sites, data.draw(heterogeneous(K)))
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
@@ -63,16 +63,20 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     others = st.lists(st.sampled_from(per_job), min_size=1, max_size=3, unique=True)
     shares = () if LOCATIONS[location].batch or data.draw(st.integers(0, 2)) else tuple(
         (name, 0.3) for name in data.draw(others))
-    holds = "broker" in transfer and not LOCATIONS[location].batch and data.draw(st.booleans())
-    handover = "when-room" if holds else "interactive"
-    exchange = replace(exchange, refresh_s=refresh, job_locations=shares, handover=handover)
+    holds = "broker" in transfer and data.draw(st.booleans())
+    handover = "interactive"
+    if holds:
+        kinds = ["batch"] if LOCATIONS[location].batch else ["when-room", "batch"]
+        handover = data.draw(st.sampled_from(kinds))
+    batch_s = data.draw(st.integers(1, 30)) if handover == "batch" else 0
+    exchange = replace(exchange, refresh_s=refresh, job_locations=shares, handover=handover, batch_s=batch_s)
     index_span = data.draw(st.sampled_from([1, 4, queue_index.SPAN]))
     schedule = simulate_grid(jobs, lrms, exchange, index_span=index_span)
     check_schedule(schedule, joined_in_submit_order=not holds)
     speed, tags, hard, preferred = (a.tolist() for a in jobs.site_arrays)
     policy = Policy("exchange", transfer, location, ref_rbs, speed=tuple(speed), tags=tuple(tags),
                     hard=tuple(hard), preferred=tuple(preferred), refresh=refresh, bounds=ref_bounds,
-                    job_location=_job_location_names(exchange, jobs), handover=handover)
+                    job_location=_job_location_names(exchange, jobs), handover=handover, batch_s=batch_s)
     start, where, run_time = _reference(sites, jobs, lrms, policy)
     assert schedule.start.tolist() == start
     assert schedule.site.tolist() == where
@@ -83,9 +87,10 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     event(f"stale information: {refresh > 0}")
     event(f"hand-over: {handover}")
     if holds:  # did holding change anything?
-        routed = simulate_grid(jobs, lrms, replace(exchange, handover="interactive"), index_span=index_span)
+        routed = simulate_grid(jobs, lrms, replace(exchange, handover="interactive", batch_s=0),
+                               index_span=index_span)
         changed = routed.start.tolist() != start or routed.site.tolist() != where
-        event(f"when-room changed the schedule: {changed}")
+        event(f"{handover} changed the schedule: {changed}")
     event(f"a location policy per job: {bool(shares)}")
     event(f"jobs moved between sites of different speed: {bool(rescaled.any())}")
     event(f"a job with a hard requirement moved: {bool((moved & (np.asarray(hard) > 0)).any())}")

@@ -156,7 +156,7 @@ class StrategyConfig(BaseModel):
     handover: HandoverName = Field(default=HANDOVER.default.name,
                                    description="broker only: when it hands a job over: " + HANDOVER.help())
     batch_s: int = Field(default=0, ge=0, strict=True,
-                         description="handover batch only: the batch interval, seconds (> 0)")
+                         description="handover batch only, and needed there: the batch interval, seconds")
     refresh_s: int = Field(default=0, ge=0, strict=True,
                            description="seconds between the information service's publications of "
                                        "the sites' state, which location policies rank by (0: exact)")
@@ -174,6 +174,16 @@ class StrategyConfig(BaseModel):
                              f"expected one of {', '.join(plain_transfers())}")
         return name
 
+    @field_validator("batch_s")
+    @classmethod
+    def _batch_s(cls, seconds: int, info: ValidationInfo) -> int:
+        handover = info.data.get("handover")
+        if handover == "batch" and seconds == 0:
+            raise ValueError("handover 'batch' needs its interval: batch_s > 0 (whole seconds)")
+        if handover != "batch" and seconds > 0:
+            raise ValueError(f"applies to handover 'batch' only, not {handover!r}")
+        return seconds
+
     @field_validator("outside_range")
     @classmethod
     def _outside_range(cls, choice: str, info: ValidationInfo) -> str:
@@ -188,12 +198,13 @@ class StrategyConfig(BaseModel):
         option (``--strategy`` for ``name``, else ``--field-name``) and the value.
         """
         given = {k: v for k, v in options.items() if v is not None}
+        merged = {**self.model_dump(), **given}
         try:
-            return StrategyConfig.model_validate({**self.model_dump(), **given})
+            return StrategyConfig.model_validate(merged)
         except ValidationError as exc:
             field = str(exc.errors()[0]["loc"][0])
             option = "--strategy" if field == "name" else f"--{field.replace('_', '-')}"
-            raise ScenarioError(f"{option} {given.get(field)}: {validation_error(exc)[1]}") from None
+            raise ScenarioError(f"{option} {merged.get(field)}: {validation_error(exc)[1]}") from None
 
     def rulebase_specs(self, where: str = "strategy.rulebases") -> list[RulebaseSpec]:
         """The ``rulebases`` table as specs, one per file (``where`` prefixes the field in errors)."""

@@ -732,7 +732,8 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode, held):
     """Route the arrival of ``job`` at time ``t`` to its site's queue, the pool or a partner's queue;
     returns the site whose pass comes next (the loop runs it), ``NO_PASS`` (the job joined the pool
     and the pool's pass ran, or a broker holds it: hand-over ``when-room`` while no site has room for
-    it), or ``PAUSE``. A held job arrives here again when it goes (``held``; :func:`next_release`).
+    it, ``batch`` until the batch's instant), or ``PAUSE``. A held job arrives here again when it goes
+    (``held``; :func:`next_release`).
 
     ``PAUSE``, having changed nothing but ``work.pause`` and the location order, where a Python
     policy must decide first: the loop pauses, and the call after the answer carries on from that
@@ -968,10 +969,11 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
     Compiled without numba's runtime (``_nrt=False``; the speed notes of evogrid.sim.core): no
     reference counting here. ``work`` is scratch space (see ``grid_setup``). Event order at one
     instant: job completions and reservation ends at every site (then the passes of the sites that
-    freed processors, in index order), reservation starts, then the held jobs that now have room
-    (hand-over ``when-room``; each followed by its site's pass), then arrivals, jobs before requests
-    (docs/reservations.md). With a refresh interval, a held job is judged again at the first
-    publication after jobs ended (an event of its own if no other falls there).
+    freed processors, in index order), reservation starts, then the held jobs that go (hand-over
+    ``when-room``: those that now have room; ``batch``: all, at the batch's instant, an event of its
+    own; each followed by its site's pass), then arrivals, jobs before requests
+    (docs/reservations.md). With a refresh interval, a job held ``when-room`` is judged again at the
+    first publication after jobs ended (an event of its own if no other falls there).
 
     What a run does not use is compiled out. ``mode`` (a literal) chooses the LRMS rules and
     whether sites hold reservations. ``indexed`` None: sites that may interact (exchange, pool,
@@ -997,8 +999,8 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
     R = book[0].shape[1]
     scheme = EXCHANGE
     track_delegated = needs_area = batched = holding = False
-    # A held job to hand over at this instant (hand-over when-room), where the search for the next goes
-    # on, and the last instant at which jobs ended.
+    # A held job to hand over at this instant (hand-over when-room or batch), where the search for the
+    # next goes on, and the last instant at which jobs ended.
     release, held_at, last_end = -1, 0, np.int64(-1)
     batch_due = np.int64(NEVER)  # hand-over batch: when the held jobs go
     now = np.int64(0)  # the time of the last event

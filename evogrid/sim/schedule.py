@@ -360,9 +360,10 @@ class Exchange:
         batch_s = self.batch_s
         if isinstance(batch_s, bool) or not isinstance(batch_s, (int, np.integer)) or batch_s < 0:
             raise ScenarioError(f"batch_s {batch_s!r}: expected whole seconds > 0")
-        if (handover.code == codes.H_BATCH) != (batch_s > 0):
-            raise ScenarioError(f"batch_s {batch_s}: the batch interval (> 0) of handover 'batch', and only "
-                                f"of it (handover {self.handover!r})")
+        if handover.code == codes.H_BATCH and batch_s == 0:
+            raise ScenarioError("handover 'batch' needs its interval: batch_s > 0 (whole seconds)")
+        if handover.code != codes.H_BATCH and batch_s > 0:
+            raise ScenarioError(f"batch_s {batch_s}: applies to handover 'batch' only, not {self.handover!r}")
         job_location = self._job_locations(jobs, location, per_job)
         setup = np.zeros(grid.N_SETUP_FIELDS, dtype=np.int64)
         setup[grid.SCHEME] = scheme.code
