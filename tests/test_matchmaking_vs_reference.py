@@ -341,7 +341,7 @@ def test_holding_needs_a_broker_and_compiled_policies():
     for exchange, message in [
         (Exchange("x", transfer=("awf",) * 2, location="olb", handover="when-room"), "no site routes jobs"),
         (Exchange("x", transfer=brokers, location="min-min", handover="when-room"), "one by one"),
-        (Exchange("x", transfer=brokers, location="olb", handover="batch"), "batch_s 0"),
+        (Exchange("x", transfer=brokers, location="olb", handover="batch"), "needs its interval"),
         (Exchange("x", transfer=brokers, location="olb", batch_s=60), "batch_s 60"),
         (Exchange("x", transfer=brokers, location="olb", handover="batch", batch_s=-1), "batch_s -1"),
         (Exchange("x", transfer=brokers, location="olb", handover="later"), "later"),

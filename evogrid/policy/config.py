@@ -155,7 +155,7 @@ class StrategyConfig(BaseModel):
                                           "`location` (Beichter's per-job POLICY tag; drawn with `seed`)")
     handover: HandoverName = Field(default=HANDOVER.default.name,
                                    description="broker only: when it hands a job over: " + HANDOVER.help())
-    batch_s: int = Field(default=0, ge=0, strict=True,
+    batch_s: int = Field(default=0, ge=0, strict=True, validate_default=True,
                          description="handover batch only, and needed there: the batch interval, seconds")
     refresh_s: int = Field(default=0, ge=0, strict=True,
                            description="seconds between the information service's publications of "
