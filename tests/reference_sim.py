@@ -138,8 +138,11 @@ def beichter_key(name, site, need):
 
 
 def tsk(rules, x):
-    """y of rules [(centers, widths, consequent)] at x, shifted by the largest exponent."""
-    exps = [-sum((xh - c) ** 2 / w**2 for xh, c, w in zip(x, cs, ws, strict=True)) for cs, ws, _ in rules]
+    """y of rules [(centers, widths, consequent)] at x, shifted by the largest exponent. Each squared
+    distance is multiplied by 1 / w^2, as the compiled rulebase stores its widths: dividing by w^2
+    can differ in the last bit, and a ranking can hinge on it where every site scores about -1."""
+    exps = [-sum((xh - c) * (xh - c) * (1.0 / (w * w)) for xh, c, w in zip(x, cs, ws, strict=True))
+            for cs, ws, _ in rules]
     top = max(exps)
     phis = [math.exp(e - top) for e in exps]
     return sum(p * b for p, (_, _, b) in zip(phis, rules, strict=True)) / sum(phis)
