@@ -246,16 +246,16 @@ def _parse_rulebase_args(specs: list[str], scenario: Scenario) -> dict[int, list
     return load_rulebases([RulebaseSpec.parse(spec) for spec in specs], scenario)
 
 
-def _job_location_options(given: list[str] | None) -> dict[str, str] | None:
-    """``--job-locations NAME=SHARE`` options as a mapping (None: not given); the strategy
-    configuration validates the names and shares."""
+def _pair_options(given: list[str] | None, option: str, form: str) -> dict[str, str] | None:
+    """``--option KEY=VALUE`` options as a mapping (None: not given); the strategy configuration
+    validates the keys and values. ``form`` shows the expected form in the error."""
     if not given:
         return None
     pairs = [text.partition("=") for text in given]
     for text, (_, sep, _) in zip(given, pairs, strict=True):
         if not sep:
-            raise ScenarioError(f"--job-locations {text}: expected NAME=SHARE, e.g. mct=0.3")
-    return {name: share for name, _, share in pairs}
+            raise ScenarioError(f"{option} {text}: expected {form}")
+    return {key: value for key, _, value in pairs}
 
 
 @app.command("simulate")
@@ -298,6 +298,10 @@ def simulate_cmd(
              f"{HANDOVER.help()}.")] = None,
     batch_s: Annotated[int | None, typer.Option(
         min=1, help="With --handover batch, the batch interval in seconds.")] = None,
+    grid_cap: Annotated[list[str] | None, typer.Option(
+        help="SITE=PROCESSORS (SITE = index or window name): the most processors the jobs of other "
+             "sites may hold at that site at once, waiting or running (the grid's share of it); "
+             "repeat for several.")] = None,
     refresh_s: Annotated[int | None, typer.Option(
         min=0, help="Seconds between the information service's publications of the sites' state: "
                     "the location policy ranks sites as last published (Beichter's MDS: 30). "
@@ -336,7 +340,9 @@ def simulate_cmd(
                                pool_arrivals=pool_arrivals, active_take=active_take, refresh_s=refresh_s,
                                handover=handover, batch_s=batch_s,
                                outside_range=outside_range,
-                               job_locations=_job_location_options(job_locations))
+                               job_locations=_pair_options(job_locations, "--job-locations",
+                                                           "NAME=SHARE, e.g. mct=0.3"),
+                               grid_cap=_pair_options(grid_cap, "--grid-cap", "SITE=PROCESSORS, e.g. 0=64"))
     specs = [RulebaseSpec.parse(spec) for spec in rulebase] if rulebase else None
     chosen = build_strategy(config, loaded, specs)
     t0 = time.perf_counter()

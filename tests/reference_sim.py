@@ -79,6 +79,7 @@ class Policy:
     # every job until the next multiple of batch_s, then routes them all
     handover: str = "interactive"
     batch_s: int = 0
+    grid_cap: tuple = ()  # per site: the most processors other sites' jobs may hold there (None: no cap)
 
 
 def published_site(site):
@@ -239,6 +240,7 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
     held = []  # the brokers' held jobs, in arrival order (handover when-room or batch)
     last_end = -math.inf  # the last instant at which jobs ended
     batch_due = math.inf  # when the held jobs of a batch go
+    foreign = [0] * K  # processors other sites' jobs hold at each site, waiting or running
     # What the location keys see: the sites as the information service last published them (at the
     # last multiple of policy.refresh, every event before it), or the sites themselves.
     seen = sites
@@ -396,9 +398,7 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
     def partners(k, job, t, with_home=False):
         """The sites k may send ``job`` to, best first: the more preferred attributes the better,
         then the location policy's key; ties: k first, then index order (a stable sort)."""
-        h = hard[job]
-        eligible = ([k] if with_home else []) + [
-            l for l in range(K) if l != k and sites[l].m >= jobs[job].procs and tags[l] & h == h]
+        eligible = ([k] if with_home else []) + [l for l in range(K) if l != k and qualifies(l, job)]
         if location_of(job) == "random":
             raise NotImplementedError("the reference has no twin of the seeded shuffle")
         if location_of(job) == "fixed" and not preferred[job]:
@@ -409,9 +409,14 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
     def has_room(k, job):
         """Has a site broker k may send ``job`` to (itself, qualified others) room for it now, as
         the keys see the sites?"""
+        return any((l == k or qualifies(l, job)) and seen[l].free >= jobs[job].procs for l in range(K))
+
+    def qualifies(l, job):
+        """May site l take ``job`` from another site: wide enough, the requirements held, within its
+        cap on the processors other sites' jobs hold there?"""
         need, h = jobs[job].procs, hard[job]
-        return any((l == k or (sites[l].m >= need and tags[l] & h == h)) and seen[l].free >= need
-                   for l in range(K))
+        cap = policy.grid_cap[l] if policy.grid_cap else None
+        return sites[l].m >= need and tags[l] & h == h and (cap is None or foreign[l] + need <= cap)
 
     def route(job, t, from_hold=False):
         """The site ``job`` goes to, or None: a broker holds it."""
@@ -426,6 +431,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
             order = partners(k, job, t)
             if order and not accepts(k, job, order[0]):
                 target = next((l for l in order if accepts(l, job, k)), k)
+        if target != k:
+            foreign[target] += jobs[job].procs
         if speed[target] != speed[k]:
             factor = speed[k] / speed[target]
             for name in ("run_time", "estimate"):
@@ -493,6 +500,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
                     last_end = t
                 for r in ended:
                     j = jobs[r[3]]
+                    if j.origin != k and policy.scheme == "exchange":
+                        foreign[k] -= j.procs
                     if j.origin != k:
                         num[j.origin][k] += j.run_time * j.procs * (t - j.submit)
                         den[j.origin][k] += j.run_time * j.procs

@@ -48,7 +48,9 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     queues indexed from a span of 1 or 4 positions on in two thirds of the cases (the keys, the
     brokers and the published state count the jobs of queues with holes); in half the cases with a
     broker, brokers that hold jobs: while no site has room (hand-over ``when-room``, location
-    policies that route jobs one by one) or in batches of 1-30 s (``batch``)."""
+    policies that route jobs one by one) or in batches of 1-30 s (``batch``); in a third of the
+    cases, a cap per site on the processors other sites' jobs hold there (none, or 0 to half the
+    site's size), which the jobs from elsewhere never exceed."""
     K = len(sites)
     jobs = GridJobs.merge(sites, data.draw(heterogeneous(K)))
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
@@ -69,14 +71,18 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
         kinds = ["batch"] if LOCATIONS[location].batch else ["when-room", "batch"]
         handover = data.draw(st.sampled_from(kinds))
     batch_s = data.draw(st.integers(1, 30)) if handover == "batch" else 0
-    exchange = replace(exchange, refresh_s=refresh, job_locations=shares, handover=handover, batch_s=batch_s)
+    caps = () if data.draw(st.integers(0, 2)) else tuple(
+        data.draw(st.one_of(st.none(), st.integers(0, max(1, w.machine_procs // 2)))) for w in sites)
+    exchange = replace(exchange, refresh_s=refresh, job_locations=shares, handover=handover, batch_s=batch_s,
+                       grid_cap=caps)
     index_span = data.draw(st.sampled_from([1, 4, queue_index.SPAN]))
     schedule = simulate_grid(jobs, lrms, exchange, index_span=index_span)
     check_schedule(schedule, joined_in_submit_order=not holds)
     speed, tags, hard, preferred = (a.tolist() for a in jobs.site_arrays)
     policy = Policy("exchange", transfer, location, ref_rbs, speed=tuple(speed), tags=tuple(tags),
                     hard=tuple(hard), preferred=tuple(preferred), refresh=refresh, bounds=ref_bounds,
-                    job_location=_job_location_names(exchange, jobs), handover=handover, batch_s=batch_s)
+                    job_location=_job_location_names(exchange, jobs), handover=handover, batch_s=batch_s,
+                    grid_cap=caps)
     start, where, run_time = _reference(sites, jobs, lrms, policy)
     assert schedule.start.tolist() == start
     assert schedule.site.tolist() == where
@@ -86,6 +92,13 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     event(f"location {location}")
     event(f"stale information: {refresh > 0}")
     event(f"hand-over: {handover}")
+    event(f"grid caps: {bool(caps)}")
+    if caps:  # did a cap turn a job away?
+        uncapped = simulate_grid(jobs, lrms, replace(exchange, grid_cap=()), index_span=index_span)
+        event(f"the caps changed the schedule: {uncapped.site.tolist() != where}")
+    for k, cap in enumerate(caps):
+        if cap is not None:
+            _assert_running_foreign_within(schedule, k, cap)
     if holds:  # did holding change anything?
         routed = simulate_grid(jobs, lrms, replace(exchange, handover="interactive", batch_s=0),
                                index_span=index_span)
@@ -217,6 +230,17 @@ def test_default_sites_are_bit_identical_and_bad_input_is_one_line():
                                           rulebases=TSKStack.stack([Rulebase.constant(True).arrays()])))
 
 
+def _assert_running_foreign_within(schedule, k: int, cap: int) -> None:
+    """The jobs of other sites running at site k never hold more than ``cap`` processors (the cap
+    counts their waiting jobs too, which the schedule does not show)."""
+    jobs = schedule.jobs
+    mine = (schedule.site == k) & (jobs.origin != k)
+    times = np.concatenate([schedule.start[mine], schedule.end[mine]])
+    delta = np.concatenate([jobs.procs[mine], -jobs.procs[mine]])
+    held = np.cumsum(delta[np.lexsort((delta, times))])
+    assert held.max(initial=0) <= cap, f"site {k}: other sites' jobs over its cap {cap}"
+
+
 def _job_location_names(exchange: Exchange, jobs: GridJobs) -> tuple:
     """Each job's location policy by name, as the compiled loop draws them (empty: none per job)."""
     if not exchange.job_locations:
@@ -333,6 +357,36 @@ def test_a_batch_goes_at_its_instant():
     they go at 100 s, when site 0 has just freed its processors, and both start there."""
     assert _held_grid("batch", batch_s=10) == ([0, 10, 310, 100], [0, 1, 1, 0])
     assert _held_grid("batch", batch_s=100) == ([0, 100, 100, 100], [0, 1, 0, 0])
+
+
+def test_a_capped_site_takes_jobs_from_elsewhere_up_to_its_cap():
+    """Site 0 (4 processors, a broker) runs a 4-processor job for 100 s and then submits three
+    1-processor jobs at 1, 2 and 3 s; site 1 (3 processors) is idle. Without a cap all three go to
+    site 1 (least load); with a cap of 2 processors the third stays home (and starts at 100 s),
+    with a cap of 0 all do; holding (when-room), the third waits at the grid until site 0's job
+    ends, then starts at home."""
+    a = Workload("a", 4, arr([0, 1, 2, 3]), arr([100, 500, 500, 500]), arr([4, 1, 1, 1]),
+                 arr([100, 500, 500, 500]), arr([1, 2, 3, 4]), arr([0, 0, 0, 0]))
+    b = Workload("b", 3, arr([1000]), arr([1]), arr([1]), arr([1]), arr([1]), arr([0]))  # after all
+    jobs = GridJobs.merge([a, b])
+
+    def run(cap, handover="interactive"):
+        exchange = Exchange("x", transfer=("broker", "local"), location="least-load",
+                            grid_cap=() if cap == "none" else (None, cap), handover=handover)
+        schedule = simulate_grid(jobs, "fcfs", exchange)
+        check_schedule(schedule, joined_in_submit_order=handover == "interactive")
+        return schedule.start.tolist()[:4], schedule.site.tolist()[:4]
+
+    assert run("none") == ([0, 1, 2, 3], [0, 1, 1, 1])
+    assert run(2) == ([0, 1, 2, 100], [0, 1, 1, 0])
+    assert run(0) == ([0, 100, 100, 100], [0, 0, 0, 0])
+    assert run(2, "when-room") == ([0, 1, 2, 100], [0, 1, 1, 0])
+    transfer = ("awf", "local")
+    for exchange, message in [(Exchange("x", transfer=transfer, grid_cap=(1,)), "1 values for 2"),
+                              (Exchange("x", transfer=transfer, grid_cap=(None, -1)), "site 1: -1"),
+                              (Exchange("x", scheme="pool", grid_cap=(None, 1)), "not 'pool'")]:
+        with pytest.raises(ScenarioError, match=message):
+            simulate_grid(jobs, "fcfs", exchange)
 
 
 def test_holding_needs_a_broker_and_compiled_policies():

@@ -44,6 +44,7 @@ from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import (
     Broker,
     FuzzyPolicy,
+    GridCap,
     Held,
     JobLocations,
     Stale,
@@ -160,6 +161,9 @@ class StrategyConfig(BaseModel):
     refresh_s: int = Field(default=0, ge=0, strict=True,
                            description="seconds between the information service's publications of "
                                        "the sites' state, which location policies rank by (0: exact)")
+    grid_cap: dict[str, int] = Field(
+        default_factory=dict, description="site (window name or index) -> the most processors the jobs of "
+                                          "other sites may hold there at once, waiting or running")
     rulebases: dict[str, str | list[str]] = Field(
         default_factory=dict,
         description="site (window name or index) -> rulebase JSON, or a list of them (a pool); "
@@ -247,9 +251,28 @@ def build_strategy(config: StrategyConfig, scenario: Scenario,
     chosen = STRATEGIES.lookup(config.name, "strategy").factory(config, scenario, rulebases)
     if config.job_locations:
         chosen = JobLocations(chosen, tuple(config.job_locations.items()))
+    if config.grid_cap:
+        chosen = GridCap(chosen, _site_caps(config.grid_cap, scenario))
     if config.handover != HANDOVER.default.name or config.batch_s:
         chosen = Held(chosen, config.handover, config.batch_s)
     return Stale(chosen, config.refresh_s) if config.refresh_s else chosen
+
+
+def _site_caps(caps: dict[str, int], scenario: Scenario) -> tuple[int | None, ...]:
+    """``grid_cap``'s sites (window names or indices) resolved: one cap per site, None where none."""
+    names = [w.name for w in scenario.workloads]
+    resolved: list[int | None] = [None] * len(names)
+    for site, processors in caps.items():
+        if site.isdigit() and int(site) < len(names):
+            k = int(site)
+        elif site in names:
+            k = names.index(site)
+        else:
+            raise ScenarioError(f"grid_cap: no site {site!r} (sites: {', '.join(names)})")
+        if processors < 0:
+            raise ScenarioError(f"grid_cap.{site}: {processors}, expected whole processors >= 0")
+        resolved[k] = processors
+    return tuple(resolved)
 
 
 def scenario_strategy(scenario: Scenario) -> Strategy:

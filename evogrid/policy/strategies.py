@@ -24,6 +24,7 @@ A strategy turns a grid's sites into an :class:`~evogrid.sim.schedule.Exchange`
 - :class:`JobLocations`: another strategy with a location policy per job.
 - :class:`Held`: another strategy whose brokers hold jobs while no site has room for them, or
   in batches.
+- :class:`GridCap`: another strategy with a cap per site on the grid's share of it.
 
 Their option names (location and transfer policies, pool arrival rules) are
 the registries of :mod:`evogrid.policy.registry`. A scenario file's
@@ -378,8 +379,23 @@ class Held:
         return replace(inner, label=f"{inner.label} ({what})", handover=self.handover, batch_s=self.batch_s)
 
 
+@dataclass(frozen=True)
+class GridCap:
+    """``strategy`` with a cap per site (``caps``, None: none) on the processors the jobs of other
+    sites may hold there at once, waiting or running: the grid's share of a site (after LoadLeveler's
+    per-user ``maxjobs`` under which Beichter's grid scheduler ran). A site over it does not qualify
+    for a job from elsewhere (docs/grid.md, The grid's share of a site)."""
+
+    strategy: Strategy
+    caps: tuple[int | None, ...]
+
+    def exchange(self, jobs: GridJobs) -> Exchange:
+        inner = self.strategy.exchange(jobs)
+        return replace(inner, label=f"{inner.label} (capped)", grid_cap=self.caps)
+
+
 Strategy = (Local | AcceptWhenFit | FuzzyPolicy | Broker | PythonPolicy | CentralPool | ActiveRequest | Stale
-            | JobLocations | Held)
+            | JobLocations | Held | GridCap)
 
 
 #: The local scheduler Delta_b compares with (the dissertation's "best local algorithm").

@@ -150,10 +150,11 @@ from evogrid.sim.sites import SiteArrays
 #: or the AWRT of delegated jobs, which the loop then keeps; ``NO_INDEX``: 1 if some compiled
 #: component of the run is not ``index_aware``, evogrid.sim.registry, and the queues keep no index;
 #: ``HANDOVER``: when brokers hand jobs over, ``H_*`` of evogrid.sim.codes; ``BATCH_S``: the batch
-#: interval of ``H_BATCH``, seconds).
+#: interval of ``H_BATCH``, seconds; ``CAPPED``: 1 if some site caps the grid's share,
+#: ``policy.grid_cap``).
 SCHEME, POOL_ARRIVALS, LOCATION, SEED, MATCHING, PY_ORDER, ACTIVE_TAKE, REFRESH = 0, 1, 2, 3, 4, 5, 6, 7
-JOB_LOCATIONS, TRACK_AREA, TRACK_DELEGATED, NO_INDEX, HANDOVER, BATCH_S = 8, 9, 10, 11, 12, 13
-N_SETUP_FIELDS = 14
+JOB_LOCATIONS, TRACK_AREA, TRACK_DELEGATED, NO_INDEX, HANDOVER, BATCH_S, CAPPED = 8, 9, 10, 11, 12, 13, 14
+N_SETUP_FIELDS = 15
 #: Fields of the ``pause`` array (``work.pause``): where the loop stopped to ask a Python policy
 #: (evogrid.sim.python_policy) and what it was told. ``P_NEXT``: the next arrival;
 #: ``P_TIME``: the decision's time (s); ``P_JOB``: the job whose arrival is under way (-1: none);
@@ -188,6 +189,9 @@ class PolicyArrays(NamedTuple):
     rb_bounds: np.ndarray  #: float64: per feature, the range beyond which AWF decides (TSKStack.bounds)
     job_location: np.ndarray  #: int64 (n,): each job's location policy code (``JOB_LOCATIONS``; else (1,))
     sites: SiteArrays  #: speeds, attributes and requirements (evogrid.sim.sites)
+    #: int64 (K,): the most processors the jobs of other sites may hold at each site at once, waiting
+    #: or running (-1: no cap; ``CAPPED``)
+    grid_cap: np.ndarray
 
 
 class Work(NamedTuple):
@@ -215,6 +219,7 @@ class Work(NamedTuple):
     seen: State
     seen_area: np.ndarray
     published: np.ndarray  #: int64 (1,): the last publication, as ``t // REFRESH`` (int64 min: none yet)
+    foreign: np.ndarray  #: int64 (K,): processors the jobs of other sites hold at each site (``CAPPED``)
 
 
 @njit(cache=True, inline="always")
@@ -255,9 +260,10 @@ def _needs_area(setup):
 
 
 @njit(cache=True, inline="always")
-def _release_area(t, jobs, sc, running, area):
+def _release_ended(t, jobs, sc, running, work, area, foreign):
     """Take the jobs ending at ``t`` (the next completion) out of their site's routed-and-unfinished
-    estimated area.
+    estimated area (``area``: MCT's work ahead) and, if they came from another site, out of the
+    processors other sites' jobs hold there (``foreign``: the grid's share).
 
     They are the heap entries equal to t, a subtree at the root (no entry is smaller), so the scan
     goes level by level and stops at the first level without one.
@@ -271,7 +277,10 @@ def _release_area(t, jobs, sc, running, area):
                 if running[HEAP_END, s, i] == t:
                     found = True
                     job = running[HEAP_JOB, s, i]
-                    area[s] -= jobs[ESTIMATE, job] * jobs[PROCS, job]
+                    if area:
+                        work.area[s] -= jobs[ESTIMATE, job] * jobs[PROCS, job]
+                    if foreign and jobs[HOME, job] != s:
+                        work.foreign[s] -= jobs[PROCS, job]
             if not found:
                 break
             first = 2 * first + 1
@@ -310,7 +319,7 @@ def _as_published(work):
     """``work`` with MCT's work ahead as last published (the location keys' view, with ``work.seen``)."""
     return Work(work.order, work.freed, work.delegated, work.x, work.exponents, work.bounds, work.keys,
                 work.arrivals, work.seen_area, work.pause, work.queue_key, work.booked, work.index,
-                work.group, work.cutoff, work.seen, work.seen_area, work.published)
+                work.group, work.cutoff, work.seen, work.seen_area, work.published, work.foreign)
 
 
 @njit(cache=True, inline="always")
@@ -329,7 +338,7 @@ def _location_order(k, job, with_home, t, jobs, state, policy, work):
     sc = state.sc
     order, delegated, keys = work.order, work.delegated, work.keys
     location = policy.job_location[job] if policy.setup[JOB_LOCATIONS] != 0 else policy.setup[LOCATION]
-    tags, hard, preferred = policy.sites.tags, policy.sites.hard, policy.sites.preferred
+    tags, preferred = policy.sites.tags, policy.sites.preferred
     K = delegated.shape[1]
     need = jobs[PROCS, job]
     pause = work.pause
@@ -341,7 +350,7 @@ def _location_order(k, job, with_home, t, jobs, state, policy, work):
         n = 1
     matching = policy.setup[MATCHING] != 0
     for l in range(K):
-        if l != k and sc[l, M_PROCS] >= need and (not matching or (tags[l] & hard[job]) == hard[job]):
+        if l != k and _qualifies_for(l, job, need, sc, policy, work):
             order[n] = l
             n += 1
     if location == L_PYTHON:
@@ -685,19 +694,29 @@ def pool_pass(k, t, codes, jobs, state, mode, index):
 
 
 @njit(cache=True, inline="always")
-def _has_room(k, job, jobs, state, policy, work):
-    """Has some site broker ``k`` may send ``job`` to (itself, and the qualified others: wide enough,
-    holding the attributes the job requires) room for it now, as the location policy sees the sites
-    (as last published, with ``REFRESH``)?"""
+def _qualifies_for(l, job, need, sc, policy, work):
+    """May site l take ``job`` (``need`` processors) from another site: wide enough, holding every
+    attribute the job requires (matchmaking), and with the job within its cap on the processors the
+    jobs of other sites hold there (``CAPPED``; the site's own count, always current)?"""
     setup = policy.setup
+    if sc[l, M_PROCS] < need:
+        return False
+    if setup[MATCHING] != 0 and (policy.sites.tags[l] & policy.sites.hard[job]) != policy.sites.hard[job]:
+        return False
+    cap = policy.grid_cap[l] if setup[CAPPED] != 0 else -1
+    return cap < 0 or work.foreign[l] + need <= cap
+
+
+@njit(cache=True, inline="always")
+def _has_room(k, job, jobs, state, policy, work):
+    """Has some site broker ``k`` may send ``job`` to (itself, and the others that qualify,
+    :func:`_qualifies_for`) room for it now, as the location policy sees the sites (as last
+    published, with ``REFRESH``)?"""
     sc = state.sc
-    seen = work.seen.sc if setup[REFRESH] > 0 else sc
-    tags, hard = policy.sites.tags, policy.sites.hard
-    matching = setup[MATCHING] != 0
+    seen = work.seen.sc if policy.setup[REFRESH] > 0 else sc
     need = jobs[PROCS, job]
     for l in range(state.running.shape[1]):
-        holds_requirements = not matching or (tags[l] & hard[job]) == hard[job]
-        if (l == k or (sc[l, M_PROCS] >= need and holds_requirements)) and seen[l, FREE] >= need:
+        if (l == k or _qualifies_for(l, job, need, sc, policy, work)) and seen[l, FREE] >= need:
             return True
     return False
 
@@ -792,6 +811,8 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode, held):
                 jobs[row, job] = scaled_seconds(jobs[row, job], speed[k] / speed[target])
         if _needs_area(setup):
             work.area[target] += jobs[ESTIMATE, job] * jobs[PROCS, job]
+        if target != k and setup[CAPPED] != 0:
+            work.foreign[target] += jobs[PROCS, job]
     # A pool job enters the pool either at once (queued: behind the older
     # pool jobs, so the site's pass over the pool starts it only where its
     # LRMS would) or after failing to start at home (first: the loop moves it).
@@ -866,7 +887,7 @@ def grid_setup(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, p
                 np.zeros(max(1, NF)), np.empty(n_rules), np.zeros((2, K)), np.zeros((3, K)),
                 np.arange(n if batched else 1), np.zeros(K, dtype=np.int64), pause,
                 np.zeros(n if setup[PY_ORDER] != 0 else 1), new_bookings(book),
-                index, stop[0], stop[1], *_publication(state, setup))
+                index, stop[0], stop[1], *_publication(state, setup), np.zeros(K, dtype=np.int64))
     return state, work, log
 
 
@@ -998,7 +1019,7 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
     book, rules = requests
     R = book[0].shape[1]
     scheme = EXCHANGE
-    track_delegated = needs_area = batched = holding = False
+    track_delegated = needs_area = batched = holding = capped = False
     # A held job to hand over at this instant (hand-over when-room or batch), where the search for the
     # next goes on, and the last instant at which jobs ended.
     release, held_at, last_end = -1, 0, np.int64(-1)
@@ -1013,6 +1034,7 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
         # With one partner every order is the same: no bookkeeping of delegated jobs needed.
         track_delegated = scheme == EXCHANGE and setup[TRACK_DELEGATED] != 0 and K > 2
         needs_area = _needs_area(setup)
+        capped = scheme == EXCHANGE and setup[CAPPED] != 0
         batched = scheme == EXCHANGE and locations.routes_batches(setup[LOCATION])
     arrivals = work.arrivals
     # Typed constants, not literals: a literal flowing into a call makes
@@ -1050,8 +1072,8 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
                 last_end = te if tc == te else last_end
                 if track_delegated and tc == te:
                     _record_delegated_ends(tc, jobs, sc, running, work.delegated)
-                if needs_area and tc == te:
-                    _release_area(tc, jobs, sc, running, work.area)
+                if (needs_area or capped) and tc == te:
+                    _release_ended(tc, jobs, sc, running, work, needs_area, capped)
                 # All completions at every site first, then the sites' passes in
                 # index order: with a pool or active requests, a pass at one site
                 # may take jobs another site could now start.

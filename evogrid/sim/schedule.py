@@ -271,6 +271,11 @@ class Exchange:
             ``batch_s``, when all go, one by one, in arrival order or in Min-Min's or Max-Min's).
             Exchange with a broker and compiled policies, no reservation requests (docs/grid.md).
         batch_s: the batch interval of hand-over ``batch``, seconds (> 0; only with it).
+        grid_cap: per site, the most processors the jobs of other sites may hold there at once,
+            waiting or running (None: no cap), the grid's share of a site (after LoadLeveler's
+            per-user ``maxjobs``, which Beichter's grid scheduler ran under): a site whose jobs
+            from elsewhere would exceed it with a job does not qualify for that job, for a broker or
+            as a partner. Empty: no caps (exchange only; docs/grid.md).
     """
 
     label: str
@@ -287,6 +292,7 @@ class Exchange:
     job_locations: tuple[tuple[str, float], ...] = ()
     handover: str = HANDOVER.default.name
     batch_s: int = 0
+    grid_cap: tuple[int | None, ...] = ()
 
     def arrays(self, jobs: GridJobs) -> grid.PolicyArrays:
         """The validated ``policy`` argument of the compiled grid loop (evogrid.sim.grid.run_grid)."""
@@ -364,6 +370,7 @@ class Exchange:
             raise ScenarioError("handover 'batch' needs its interval: batch_s > 0 (whole seconds)")
         if handover.code != codes.H_BATCH and batch_s > 0:
             raise ScenarioError(f"batch_s {batch_s}: applies to handover 'batch' only, not {self.handover!r}")
+        grid_cap = self._grid_cap(n_sites)
         job_location = self._job_locations(jobs, location, per_job)
         setup = np.zeros(grid.N_SETUP_FIELDS, dtype=np.int64)
         setup[grid.SCHEME] = scheme.code
@@ -380,8 +387,10 @@ class Exchange:
         setup[grid.NO_INDEX] = int(not all(index_aware(e) for e in self._components(entries, compiled)))
         setup[grid.HANDOVER] = handover.code
         setup[grid.BATCH_S] = int(batch_s)
+        setup[grid.CAPPED] = int((grid_cap >= 0).any())
         return grid.PolicyArrays(setup, transfer_codes, rulebase_of, self.rulebases.params,
-                                 self.rulebases.meta, self.rulebases.bounds, job_location, jobs.site_arrays)
+                                 self.rulebases.meta, self.rulebases.bounds, job_location, jobs.site_arrays,
+                                 grid_cap)
 
     def _components(self, transfers: list[Transfer | None], compiled: list[Location]) -> list:
         """The registry entries of the run's compiled transfer and location policies and of its
@@ -390,6 +399,21 @@ class Exchange:
         meta = self.rulebases.meta
         used = {int(c) for r in range(meta.shape[0]) for c in meta[r, 2:2 + meta[r, 1]]}
         return [e for e in transfers if e is not None] + compiled + [by_code[c] for c in sorted(used)]
+
+    def _grid_cap(self, n_sites: int) -> np.ndarray:
+        """``grid_cap`` as the loop reads it: int64 (K,), -1 where a site has no cap."""
+        if not self.grid_cap:
+            return np.full(n_sites, -1, dtype=np.int64)
+        if self.scheme != "exchange":
+            raise ScenarioError(f"grid_cap applies to the exchange scheme, not {self.scheme!r}")
+        if len(self.grid_cap) != n_sites:
+            raise ScenarioError(f"grid_cap: {len(self.grid_cap)} values for {n_sites} sites")
+        for k, cap in enumerate(self.grid_cap):
+            whole = not isinstance(cap, bool) and isinstance(cap, (int, np.integer))
+            if cap is not None and (not whole or cap < 0):
+                raise ScenarioError(f"grid_cap of site {k}: {cap!r}, expected whole processors >= 0 "
+                                    "(None: no cap)")
+        return np.array([-1 if cap is None else cap for cap in self.grid_cap], dtype=np.int64)
 
     def _job_locations(self, jobs: GridJobs, location: Location | None,
                        per_job: list[Location]) -> np.ndarray:
