@@ -59,6 +59,9 @@ def files(tmp_path_factory):
                                      '[strategy]\nname = "broker"\nrefresh_s = 2.5\n')
     (root / "batch.toml").write_text('[[sites]]\nwindow = "KTH@0-1"\n[[sites]]\nwindow = "SDSC03@0-1"\n'
                                      '[strategy]\nname = "broker"\nlocation = "olb"\nhandover = "batch"\n')
+    (root / "capped.toml").write_text('[[sites]]\nwindow = "KTH@0-1"\n[[sites]]\nwindow = "SDSC03@0-1"\n'
+                                      '[strategy]\nname = "broker"\nlocation = "olb"\n'
+                                      'grid_cap = { 0 = true }\n')
     (root / "held.toml").write_text('[[sites]]\nwindow = "KTH@0-1"\n[[sites]]\nwindow = "SDSC03@0-1"\n'
                                     '[strategy]\nname = "broker"\nhandover = "hold"\n')
     (root / "guarded.toml").write_text('[[sites]]\nwindow = "KTH@0-1"\n[[sites]]\nwindow = "SDSC03@0-1"\n'
@@ -153,7 +156,12 @@ CASES = [
     (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--grid-cap", "NOPE=5"], 2,
      ["grid_cap: no site 'NOPE'"]),
     (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--grid-cap", "1=-5"], 2,
-     ["grid_cap.1: -5"]),
+     ["--grid-cap", "1 = '-5': expected whole processors >= 0"]),
+    (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--location", "olb", "--grid-cap", "1=5",
+      "--grid-cap", "SDSC03@0-1=6"], 2, ["site SDSC03@0-1 capped twice"]),
+    (["simulate", "KTH@0-1+SDSC03@0-1", "--grid-cap", "1=5"], 2, ["every site keeps its jobs"]),
+    (["simulate", "{root}/capped.toml"], 2,
+     ["capped.toml", "strategy.grid_cap", "expected whole processors"]),
     (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--grid-cap", "1"], 2,
      ["--grid-cap 1: expected SITE=PROCESSORS"]),
     (["simulate", "KTH@0-1+SDSC03@0-1", "--strategy", "broker", "--location", "min-min",

@@ -178,6 +178,21 @@ class StrategyConfig(BaseModel):
                              f"expected one of {', '.join(plain_transfers())}")
         return name
 
+    @field_validator("grid_cap", mode="before")
+    @classmethod
+    def _grid_cap(cls, caps: object) -> object:
+        """Whole processors >= 0 (the command line gives them as digits)."""
+        if not isinstance(caps, dict):
+            return caps
+        checked = {}
+        for site, value in caps.items():
+            if isinstance(value, str) and value.isascii() and value.isdigit():
+                value = int(value)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{site} = {value!r}: expected whole processors >= 0")
+            checked[site] = value
+        return checked
+
     @field_validator("batch_s")
     @classmethod
     def _batch_s(cls, seconds: int, info: ValidationInfo) -> int:
@@ -261,16 +276,17 @@ def build_strategy(config: StrategyConfig, scenario: Scenario,
 def _site_caps(caps: dict[str, int], scenario: Scenario) -> tuple[int | None, ...]:
     """``grid_cap``'s sites (window names or indices) resolved: one cap per site, None where none."""
     names = [w.name for w in scenario.workloads]
+    where = f"{scenario.source}: strategy.grid_cap" if scenario.source else "grid_cap"
     resolved: list[int | None] = [None] * len(names)
     for site, processors in caps.items():
-        if site.isdigit() and int(site) < len(names):
+        if site.isascii() and site.isdigit() and int(site) < len(names):
             k = int(site)
         elif site in names:
             k = names.index(site)
         else:
-            raise ScenarioError(f"grid_cap: no site {site!r} (sites: {', '.join(names)})")
-        if processors < 0:
-            raise ScenarioError(f"grid_cap.{site}: {processors}, expected whole processors >= 0")
+            raise ScenarioError(f"{where}: no site {site!r} (sites: {', '.join(names)})")
+        if resolved[k] is not None:
+            raise ScenarioError(f"{where}: site {names[k]} capped twice")
         resolved[k] = processors
     return tuple(resolved)
 

@@ -326,10 +326,10 @@ def _as_published(work):
 def _location_order(k, job, with_home, t, jobs, state, policy, work):
     """Fill ``work.order`` with the sites k may send ``job`` to, best first; returns their count.
 
-    Qualified: wide enough, and (matchmaking) holding every attribute the
-    job requires; k itself only ``with_home`` (a broker), and always then:
-    a job may run where it was submitted. Sites that meet more of the job's
-    preferred attributes come first, then the location policy's order;
+    Qualified (:func:`_qualifies_for`): wide enough, (matchmaking) holding every attribute the
+    job requires, and within the site's cap on the grid's share (``CAPPED``); k itself only
+    ``with_home`` (a broker), and always then: a job may run where it was submitted. Sites that
+    meet more of the job's preferred attributes come first, then the location policy's order;
     ties keep k first (a broker moves a job only for a better site), then
     index order. A Python location policy ranks the qualified sites itself:
     the first call poses the question in ``work.pause`` and returns -1; the
@@ -349,8 +349,9 @@ def _location_order(k, job, with_home, t, jobs, state, policy, work):
         order[0] = k
         n = 1
     matching = policy.setup[MATCHING] != 0
+    capped = policy.setup[CAPPED] != 0
     for l in range(K):
-        if l != k and _qualifies_for(l, job, need, sc, policy, work):
+        if l != k and _qualifies_for(l, job, need, sc, policy, work, matching, capped):
             order[n] = l
             n += 1
     if location == L_PYTHON:
@@ -694,16 +695,16 @@ def pool_pass(k, t, codes, jobs, state, mode, index):
 
 
 @njit(cache=True, inline="always")
-def _qualifies_for(l, job, need, sc, policy, work):
+def _qualifies_for(l, job, need, sc, policy, work, matching, capped):
     """May site l take ``job`` (``need`` processors) from another site: wide enough, holding every
-    attribute the job requires (matchmaking), and with the job within its cap on the processors the
-    jobs of other sites hold there (``CAPPED``; the site's own count, always current)?"""
-    setup = policy.setup
+    attribute the job requires (``matching``: ``MATCHING``), and with the job within its cap on the
+    processors the jobs of other sites hold there (``capped``: ``CAPPED``; the site's own count,
+    always current)?"""
     if sc[l, M_PROCS] < need:
         return False
-    if setup[MATCHING] != 0 and (policy.sites.tags[l] & policy.sites.hard[job]) != policy.sites.hard[job]:
+    if matching and (policy.sites.tags[l] & policy.sites.hard[job]) != policy.sites.hard[job]:
         return False
-    cap = policy.grid_cap[l] if setup[CAPPED] != 0 else -1
+    cap = policy.grid_cap[l] if capped else -1
     return cap < 0 or work.foreign[l] + need <= cap
 
 
@@ -715,8 +716,10 @@ def _has_room(k, job, jobs, state, policy, work):
     sc = state.sc
     seen = work.seen.sc if policy.setup[REFRESH] > 0 else sc
     need = jobs[PROCS, job]
+    matching, capped = policy.setup[MATCHING] != 0, policy.setup[CAPPED] != 0
     for l in range(state.running.shape[1]):
-        if (l == k or _qualifies_for(l, job, need, sc, policy, work)) and seen[l, FREE] >= need:
+        qualified = l == k or _qualifies_for(l, job, need, sc, policy, work, matching, capped)
+        if qualified and seen[l, FREE] >= need:
             return True
     return False
 

@@ -102,8 +102,8 @@ class LocationPolicy(ABC):
 
     @abstractmethod
     def order(self, view: GridView, site: int, candidates: tuple[int, ...]) -> Sequence[int]:
-        """``candidates`` (the sites wide enough and, with requirements, qualified; for a broker
-        ``site`` itself first) in the order to try them: a permutation of them."""
+        """``candidates`` (the sites wide enough and, with requirements and grid caps, qualified; for
+        a broker ``site`` itself first) in the order to try them: a permutation of them."""
 
 
 class QueueOrder(ABC):

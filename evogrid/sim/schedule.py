@@ -406,6 +406,8 @@ class Exchange:
             return np.full(n_sites, -1, dtype=np.int64)
         if self.scheme != "exchange":
             raise ScenarioError(f"grid_cap applies to the exchange scheme, not {self.scheme!r}")
+        if all(t == "local" for t in (self.transfer or ("local",))):
+            raise ScenarioError("grid_cap: every site keeps its jobs (transfer local), so no cap can apply")
         if len(self.grid_cap) != n_sites:
             raise ScenarioError(f"grid_cap: {len(self.grid_cap)} values for {n_sites} sites")
         for k, cap in enumerate(self.grid_cap):
