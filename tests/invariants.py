@@ -22,13 +22,8 @@ def check_schedule(schedule: Schedule, joined_in_submit_order: bool = True) -> N
     for k in range(jobs.n_sites):
         mine = schedule.site == k
         assert (jobs.procs[mine] <= jobs.machine_procs[k]).all()
-        times = np.concatenate([start[mine], end[mine]])
-        delta = np.concatenate([jobs.procs[mine], -jobs.procs[mine]])
-        # At equal times releases (negative) come first: a job may start
-        # the instant another ends.
-        order = np.lexsort((delta, times))
-        in_use = np.cumsum(delta[order])
-        assert in_use.max(initial=0) <= jobs.machine_procs[k], f"site {k} over capacity"
+        assert peak_in_use(start[mine], end[mine], jobs.procs[mine]) <= jobs.machine_procs[k], \
+            f"site {k} over capacity"
         if joined_in_submit_order and schedule.lrms[k] == "fcfs" and (
             schedule.scheme in ("local", "exchange") or schedule.pool_arrivals == "queued"
         ):
@@ -47,6 +42,14 @@ def check_schedule(schedule: Schedule, joined_in_submit_order: bool = True) -> N
     scaled = np.maximum(jobs.run_time > 0, np.floor(jobs.run_time * factor + 0.5)).astype(np.int64)
     assert (schedule.run_time == np.where(site == origin, jobs.run_time, scaled)).all(), \
         "a run time not scaled by the speeds"
+
+
+def peak_in_use(start: np.ndarray, end: np.ndarray, procs: np.ndarray) -> int:
+    """The most processors the jobs ``[start, end)`` hold at once (0 for none)."""
+    times = np.concatenate([start, end])
+    delta = np.concatenate([procs, -procs])
+    # At equal times releases (negative) come first: a job may start the instant another ends.
+    return int(np.cumsum(delta[np.lexsort((delta, times))]).max(initial=0))
 
 
 def conservative_violations(m, submit, run_time, procs, estimate, start) -> list[tuple[int, int]]:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from invariants import check_schedule
+from invariants import check_schedule, peak_in_use
 from reference_sim import Policy
 from test_grid_vs_reference import _reference, arr, grids, random_exchange
 
@@ -235,10 +235,8 @@ def _assert_running_foreign_within(schedule, k: int, cap: int) -> None:
     counts their waiting jobs too, which the schedule does not show)."""
     jobs = schedule.jobs
     mine = (schedule.site == k) & (jobs.origin != k)
-    times = np.concatenate([schedule.start[mine], schedule.end[mine]])
-    delta = np.concatenate([jobs.procs[mine], -jobs.procs[mine]])
-    held = np.cumsum(delta[np.lexsort((delta, times))])
-    assert held.max(initial=0) <= cap, f"site {k}: other sites' jobs over its cap {cap}"
+    assert peak_in_use(schedule.start[mine], schedule.end[mine], jobs.procs[mine]) <= cap, \
+        f"site {k}: other sites' jobs over its cap {cap}"
 
 
 def _job_location_names(exchange: Exchange, jobs: GridJobs) -> tuple:

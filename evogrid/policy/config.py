@@ -76,6 +76,16 @@ class RulebaseSpec:
         return cls(site if sep else None, Path(file), f"{option} {text}")
 
 
+def site_index(site: str, names: Sequence[str], where: str) -> int:
+    """The index of ``site``, a site's index or its window name among ``names``; an error naming
+    ``where`` (the option or field) otherwise."""
+    if site.isascii() and site.isdigit() and int(site) < len(names):
+        return int(site)
+    if site in names:
+        return list(names).index(site)
+    raise ScenarioError(f"{where}: no site {site!r} (sites: {', '.join(names)})")
+
+
 def load_rulebases(specs: Sequence[RulebaseSpec], scenario: Scenario) -> dict[int, list[Rulebase]]:
     """The rulebases per site index, in the order given (a site's several files form a pool)."""
     names = [w.name for w in scenario.workloads]
@@ -86,14 +96,7 @@ def load_rulebases(specs: Sequence[RulebaseSpec], scenario: Scenario) -> dict[in
             for k, rbs in pool_for_sites(pool, [w.machine_procs for w in scenario.workloads]).items():
                 chosen.setdefault(k, []).extend(rbs)
             continue
-        if spec.site is None:
-            sites = list(range(len(names)))
-        elif spec.site.isdigit() and int(spec.site) < len(names):
-            sites = [int(spec.site)]
-        elif spec.site in names:
-            sites = [names.index(spec.site)]
-        else:
-            raise ScenarioError(f"{spec.where}: no site {spec.site!r} (sites: {', '.join(names)})")
+        sites = list(range(len(names))) if spec.site is None else [site_index(spec.site, names, spec.where)]
         rb = Rulebase.load(spec.path)
         for k in sites:
             chosen.setdefault(k, []).append(rb)
@@ -279,12 +282,7 @@ def _site_caps(caps: dict[str, int], scenario: Scenario) -> tuple[int | None, ..
     where = f"{scenario.source}: strategy.grid_cap" if scenario.source else "grid_cap"
     resolved: list[int | None] = [None] * len(names)
     for site, processors in caps.items():
-        if site.isascii() and site.isdigit() and int(site) < len(names):
-            k = int(site)
-        elif site in names:
-            k = names.index(site)
-        else:
-            raise ScenarioError(f"{where}: no site {site!r} (sites: {', '.join(names)})")
+        k = site_index(site, names, where)
         if resolved[k] is not None:
             raise ScenarioError(f"{where}: site {names[k]} capped twice")
         resolved[k] = processors

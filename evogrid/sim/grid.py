@@ -260,10 +260,11 @@ def _needs_area(setup):
 
 
 @njit(cache=True, inline="always")
-def _release_ended(t, jobs, sc, running, work, area, foreign):
+def _release_ended(t, jobs, sc, running, work, track_area, track_foreign):
     """Take the jobs ending at ``t`` (the next completion) out of their site's routed-and-unfinished
-    estimated area (``area``: MCT's work ahead) and, if they came from another site, out of the
-    processors other sites' jobs hold there (``foreign``: the grid's share).
+    estimated area (``track_area``: ``work.area``, MCT's work ahead) and, if they came from another
+    site, out of the processors other sites' jobs hold there (``track_foreign``: ``work.foreign``,
+    the grid's share).
 
     They are the heap entries equal to t, a subtree at the root (no entry is smaller), so the scan
     goes level by level and stops at the first level without one.
@@ -277,9 +278,9 @@ def _release_ended(t, jobs, sc, running, work, area, foreign):
                 if running[HEAP_END, s, i] == t:
                     found = True
                     job = running[HEAP_JOB, s, i]
-                    if area:
+                    if track_area:
                         work.area[s] -= jobs[ESTIMATE, job] * jobs[PROCS, job]
-                    if foreign and jobs[HOME, job] != s:
+                    if track_foreign and jobs[HOME, job] != s:
                         work.foreign[s] -= jobs[PROCS, job]
             if not found:
                 break

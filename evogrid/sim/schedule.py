@@ -344,7 +344,7 @@ class Exchange:
             raise ScenarioError(f"site speeds and job requirements work with the exchange scheme only, "
                                 f"not {self.scheme!r}")
         refresh = self.refresh_s
-        if isinstance(refresh, bool) or not isinstance(refresh, (int, np.integer)) or refresh < 0:
+        if not _whole(refresh):
             raise ScenarioError(f"refresh_s {refresh!r}: expected whole seconds >= 0 (0: no staleness)")
         if refresh > 0 and (self.scheme != "exchange" or location is None):
             raise ScenarioError("refresh_s applies to the exchange scheme with a compiled location policy, "
@@ -364,7 +364,7 @@ class Exchange:
                 raise ScenarioError(f"handover {self.handover!r} works with location policies that route "
                                     "jobs one by one (Min-Min and Max-Min: handover 'batch')")
         batch_s = self.batch_s
-        if isinstance(batch_s, bool) or not isinstance(batch_s, (int, np.integer)) or batch_s < 0:
+        if not _whole(batch_s):
             raise ScenarioError(f"batch_s {batch_s!r}: expected whole seconds > 0")
         if handover.code == codes.H_BATCH and batch_s == 0:
             raise ScenarioError("handover 'batch' needs its interval: batch_s > 0 (whole seconds)")
@@ -411,8 +411,7 @@ class Exchange:
         if len(self.grid_cap) != n_sites:
             raise ScenarioError(f"grid_cap: {len(self.grid_cap)} values for {n_sites} sites")
         for k, cap in enumerate(self.grid_cap):
-            whole = not isinstance(cap, bool) and isinstance(cap, (int, np.integer))
-            if cap is not None and (not whole or cap < 0):
+            if cap is not None and not _whole(cap):
                 raise ScenarioError(f"grid_cap of site {k}: {cap!r}, expected whole processors >= 0 "
                                     "(None: no cap)")
         return np.array([-1 if cap is None else cap for cap in self.grid_cap], dtype=np.int64)
@@ -447,6 +446,11 @@ class Exchange:
         """Does some decision pause the compiled loop for Python?"""
         python_location = isinstance(self.location, LocationPolicy)
         return python_location or bool(self.python_transfer) or self.order is not None
+
+
+def _whole(value: object) -> bool:
+    """Is ``value`` a whole number >= 0 (an int, not a bool)?"""
+    return not isinstance(value, bool) and isinstance(value, (int, np.integer)) and value >= 0
 
 
 def simulate_grid(
