@@ -302,6 +302,10 @@ def simulate_cmd(
         help="SITE=PROCESSORS (SITE = index or window name): the most processors the jobs of other "
              "sites may hold at that site at once, waiting or running (the grid's share of it); "
              "repeat for several.")] = None,
+    grid_slots: Annotated[list[str] | None, typer.Option(
+        help="SITE=SLOTS: the slots LoadLeveler gives the grid's jobs at that site (Beichter's maxslots), "
+             "as --location beichter-old and beichter-new read them: free slots fall when a job from "
+             "elsewhere starts there, not when it joins the queue; repeat for several.")] = None,
     refresh_s: Annotated[int | None, typer.Option(
         min=0, help="Seconds between the information service's publications of the sites' state: "
                     "the location policy ranks sites as last published (Beichter's MDS: 30). "
@@ -342,7 +346,8 @@ def simulate_cmd(
                                outside_range=outside_range,
                                job_locations=_pair_options(job_locations, "--job-locations",
                                                            "NAME=SHARE, e.g. mct=0.3"),
-                               grid_cap=_pair_options(grid_cap, "--grid-cap", "SITE=PROCESSORS, e.g. 0=64"))
+                               grid_cap=_pair_options(grid_cap, "--grid-cap", "SITE=PROCESSORS, e.g. 0=64"),
+                               grid_slots=_pair_options(grid_slots, "--grid-slots", "SITE=SLOTS, e.g. 1=50"))
     specs = [RulebaseSpec.parse(spec) for spec in rulebase] if rulebase else None
     chosen = build_strategy(config, loaded, specs)
     t0 = time.perf_counter()

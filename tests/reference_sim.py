@@ -80,6 +80,7 @@ class Policy:
     handover: str = "interactive"
     batch_s: int = 0
     grid_cap: tuple = ()  # per site: the most processors other sites' jobs may hold there (None: no cap)
+    grid_slots: tuple = ()  # per site: the grid's LoadLeveler slots there, Beichter's maxslots (None: m)
 
 
 def published_site(site):
@@ -121,21 +122,29 @@ def earliest_start(m, t, need, duration, busy):
     raise AssertionError("the last step always has room")
 
 
-def beichter_key(name, site, need):
+def beichter_key(name, site, need, slots=None, free_slots=0):
     """Beichter's policies (his 3.4 and 7.1.2) as an ascending key of a candidate site, from his code
     with a slot read as a processor: phase 1 (room now; the new policy: and no job waiting) by the
     free share before (old) or after (new) the job, ties towards the larger site; phase 2 (a queue
-    under 5 m jobs) by the waiting jobs (new: plus this one) over 5 m; then the sites he refuses."""
+    under 5 m jobs) by the waiting jobs (new: plus this one) over 5 m; then the sites he refuses.
+    With the grid's ``slots`` there (``free_slots`` of them free), the old policy reads slots
+    instead of processors, the new one ``min(free, free_slots)`` of ``min(m, slots)``, its queue cap
+    5 slots."""
     refused = 3.0, 0.0
     m, free, waiting = site.m, site.free, len(site.queue)
     if name == "beichter-old":
+        if slots is not None:
+            m, free = slots, free_slots
         if free >= need:
             broken = waiting > 2 * m and free > m // 10 + 2  # his "something wrong with host"
             return refused if broken else (-free / m, float(-m))
         return (1.0 + waiting / (5 * m), 0.0) if waiting < 5 * m else refused
+    capacity, cap = m, 5 * m
+    if slots is not None:
+        free, capacity, cap = min(free, free_slots), min(m, slots), 5 * slots
     if free >= need and waiting == 0:
-        return -(free - need) / m, float(-m)
-    return (1.0 + (waiting + 1) / (5 * m), 0.0) if waiting < 5 * m else refused
+        return -(free - need) / capacity, float(-m)
+    return (1.0 + (waiting + 1) / (5 * capacity), 0.0) if waiting < cap else refused
 
 
 def tsk(rules, x):
@@ -389,7 +398,11 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
         if location in ("mct", "min-min", "max-min"):
             return ready(l, job, t) + jobs[job].estimate * speed[k] / speed[l], 0.0
         if location in ("beichter-old", "beichter-new"):
-            return beichter_key(location, seen[l], need)
+            slots = policy.grid_slots[l] if policy.grid_slots else None
+            if slots is None:
+                return beichter_key(location, seen[l], need)
+            from_elsewhere = sum(r[2] for r in seen[l].running if jobs[r[3]].origin != l)
+            return beichter_key(location, seen[l], need, slots, slots - from_elsewhere)
         if location == "rank":
             names, rules = policy.rulebases[(k, k)]
             return -tsk(rules, features(l, job, names, origin=k, t=t)), 0.0

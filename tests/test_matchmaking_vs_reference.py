@@ -116,20 +116,31 @@ def test_beichters_policies_equal_reference(sites, data):
     """Beichter's old and new policies (his 3.4 and 7.1.2) as the location order of a random transfer
     policy per site (broker, AWF or local) on 1,000 random grids, a random LRMS per site: the schedule
     is the reference's (reference_sim.beichter_key). Sites of 1-12 processors take up to 14 jobs
-    each, so some queues (about 2-3 % of cases) reach his cap of 5 m waiting jobs."""
+    each, so some queues (about 2-3 % of cases) reach his cap of 5 m waiting jobs. In half the cases
+    where some site does not keep its jobs, the grid's LoadLeveler slots per site (none, or 1 to 2 m:
+    his ``maxslots``, free when no job from elsewhere runs there); in half of all cases an
+    information service refreshed every 1-40 s (the free slots as last published)."""
     location = data.draw(st.sampled_from(["beichter-old", "beichter-new"]))
     transfer = tuple(data.draw(st.sampled_from(["broker", "awf", "local"])) for _ in sites)
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
     handover = "interactive"
     if "broker" in transfer:
         handover = data.draw(st.sampled_from(["interactive", "when-room"]))
+    slots = () if set(transfer) == {"local"} or data.draw(st.booleans()) else tuple(
+        data.draw(st.one_of(st.none(), st.integers(1, 2 * w.machine_procs))) for w in sites)
+    refresh = data.draw(st.one_of(st.just(0), st.integers(1, 40)))
     jobs = GridJobs.merge(sites)
-    schedule = simulate_grid(jobs, lrms, Exchange(location, transfer=transfer, location=location,
-                                                  handover=handover))
+    exchange = Exchange(location, transfer=transfer, location=location, handover=handover, grid_slots=slots,
+                        refresh_s=refresh)
+    schedule = simulate_grid(jobs, lrms, exchange)
     check_schedule(schedule, joined_in_submit_order=handover == "interactive")
-    start, where = _reference(sites, jobs, lrms, Policy("exchange", transfer, location, handover=handover))
+    start, where = _reference(sites, jobs, lrms, Policy("exchange", transfer, location, handover=handover,
+                                                        grid_slots=slots, refresh=refresh))
     assert schedule.start.tolist() == start
     assert schedule.site.tolist() == where
+    if any(s is not None for s in slots):
+        without = simulate_grid(jobs, lrms, replace(exchange, grid_slots=()))
+        event(f"{location}: the slots changed the schedule: {without.site.tolist() != where}")
     submit = jobs.submit
     full = any(((schedule.site == k) & (submit <= t) & (schedule.start > t)).sum() >= 5 * w.machine_procs
                for t in submit.tolist() for k, w in enumerate(sites))
@@ -167,6 +178,37 @@ def test_beichters_worked_example_and_queue_cap(location):
     first, second = _beichter_sites(location, (100, 2), 51, 2)
     assert first == 1 and second == (1 if location == "beichter-old" else 0)
     assert _beichter_sites(location, (1, 1), 1, 14) == [1, 1] + [0, 1] * 5 + [1, 1]
+
+
+@pytest.mark.parametrize("location", ["beichter-old", "beichter-new"])
+def test_slots_that_stay_free_while_the_users_hold_the_processors(location):
+    """His 7.1.1 flaw: site 1 (4 processors) gives the grid 50 slots, but its own 4-processor job holds
+    every processor for 1,000 s. The broker at site 0 (8 processors, idle) routes five 1-processor
+    jobs. The old policy sees site 1's slots all free (free slots fall only when a job from
+    elsewhere starts) and the larger site on the tie, so all five queue there and start from 1,000 s;
+    the new one reads ``min(free processors, free slots) = 0`` and keeps them at home. Without the
+    slots both keep them home."""
+    a = Workload("a", 8, arr([10, 11, 12, 13, 14]), arr([100] * 5), arr([1] * 5), arr([100] * 5),
+                 arr(range(1, 6)), arr([0] * 5))
+    b = Workload("b", 4, arr([0]), arr([1000]), arr([4]), arr([1000]), arr([1]), arr([0]))
+    jobs = GridJobs.merge([a, b])
+
+    def run(slots):
+        schedule = simulate_grid(jobs, "fcfs", Exchange(location, transfer=("broker", "local"),
+                                                        location=location, grid_slots=slots))
+        check_schedule(schedule)
+        return schedule.site.tolist()[1:], schedule.start.tolist()[1:]
+
+    home = ([0] * 5, [10, 11, 12, 13, 14])
+    assert run(()) == home
+    assert run((None, 50)) == (([1] * 5, [1000] * 4 + [1100]) if location == "beichter-old" else home)
+    for slots, message in [((None, 0), "site 1: 0, expected whole slots >= 1"), ((4,), "1 values for 2")]:
+        with pytest.raises(ScenarioError, match=message):
+            simulate_grid(jobs, "fcfs", Exchange(location, transfer=("broker", "local"), location=location,
+                                                 grid_slots=slots))
+    with pytest.raises(ScenarioError, match="beichter-old, beichter-new only, not mct"):
+        simulate_grid(jobs, "fcfs", Exchange("x", transfer=("broker", "local"), location="mct",
+                                             grid_slots=(None, 50)))
 
 
 def test_beichters_old_policy_skips_a_host_that_looks_broken():

@@ -45,6 +45,7 @@ from evogrid.policy.strategies import (
     Broker,
     FuzzyPolicy,
     GridCap,
+    GridSlots,
     Held,
     JobLocations,
     Stale,
@@ -167,6 +168,10 @@ class StrategyConfig(BaseModel):
     grid_cap: dict[str, int] = Field(
         default_factory=dict, description="site (window name or index) -> the most processors the jobs of "
                                           "other sites may hold there at once, waiting or running")
+    grid_slots: dict[str, int] = Field(
+        default_factory=dict, description="site (window name or index) -> the slots LoadLeveler gives the "
+                                          "grid's jobs there (Beichter's maxslots), which beichter-old and "
+                                          "beichter-new read")
     rulebases: dict[str, str | list[str]] = Field(
         default_factory=dict,
         description="site (window name or index) -> rulebase JSON, or a list of them (a pool); "
@@ -181,18 +186,19 @@ class StrategyConfig(BaseModel):
                              f"expected one of {', '.join(plain_transfers())}")
         return name
 
-    @field_validator("grid_cap", mode="before")
+    @field_validator("grid_cap", "grid_slots", mode="before")
     @classmethod
-    def _grid_cap(cls, caps: object) -> object:
-        """Whole processors >= 0 (the command line gives them as digits)."""
-        if not isinstance(caps, dict):
-            return caps
+    def _per_site(cls, values: object, info: ValidationInfo) -> object:
+        """Whole processors >= 0 (caps) or slots >= 1 (the command line gives them as digits)."""
+        if not isinstance(values, dict):
+            return values
+        least, unit = (0, "processors") if info.field_name == "grid_cap" else (1, "slots")
         checked = {}
-        for site, value in caps.items():
+        for site, value in values.items():
             if isinstance(value, str) and value.isascii() and value.isdigit():
                 value = int(value)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"{site} = {value!r}: expected whole processors >= 0")
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"{site} = {value!r}: expected whole {unit} >= {least}")
             checked[site] = value
         return checked
 
@@ -270,22 +276,25 @@ def build_strategy(config: StrategyConfig, scenario: Scenario,
     if config.job_locations:
         chosen = JobLocations(chosen, tuple(config.job_locations.items()))
     if config.grid_cap:
-        chosen = GridCap(chosen, _site_caps(config.grid_cap, scenario))
+        chosen = GridCap(chosen, _per_site(config.grid_cap, "grid_cap", scenario))
+    if config.grid_slots:
+        chosen = GridSlots(chosen, _per_site(config.grid_slots, "grid_slots", scenario))
     if config.handover != HANDOVER.default.name or config.batch_s:
         chosen = Held(chosen, config.handover, config.batch_s)
     return Stale(chosen, config.refresh_s) if config.refresh_s else chosen
 
 
-def _site_caps(caps: dict[str, int], scenario: Scenario) -> tuple[int | None, ...]:
-    """``grid_cap``'s sites (window names or indices) resolved: one cap per site, None where none."""
+def _per_site(values: dict[str, int], name: str, scenario: Scenario) -> tuple[int | None, ...]:
+    """``grid_cap``'s or ``grid_slots``' (``name``) sites (window names or indices) resolved: one value
+    per site, None where none."""
     names = [w.name for w in scenario.workloads]
-    where = f"{scenario.source}: strategy.grid_cap" if scenario.source else "grid_cap"
+    where = f"{scenario.source}: strategy.{name}" if scenario.source else name
     resolved: list[int | None] = [None] * len(names)
-    for site, processors in caps.items():
+    for site, value in values.items():
         k = site_index(site, names, where)
         if resolved[k] is not None:
-            raise ScenarioError(f"{where}: site {names[k]} capped twice")
-        resolved[k] = processors
+            raise ScenarioError(f"{where}: site {names[k]} given twice")
+        resolved[k] = value
     return tuple(resolved)
 
 

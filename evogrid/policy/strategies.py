@@ -25,6 +25,7 @@ A strategy turns a grid's sites into an :class:`~evogrid.sim.schedule.Exchange`
 - :class:`Held`: another strategy whose brokers hold jobs while no site has room for them, or
   in batches.
 - :class:`GridCap`: another strategy with a cap per site on the grid's share of it.
+- :class:`GridSlots`: another strategy whose Beichter policies count LoadLeveler's slots of the grid.
 
 Their option names (location and transfer policies, pool arrival rules) are
 the registries of :mod:`evogrid.policy.registry`. A scenario file's
@@ -394,8 +395,23 @@ class GridCap:
         return replace(inner, label=f"{inner.label} (capped)", grid_cap=self.caps)
 
 
+@dataclass(frozen=True)
+class GridSlots:
+    """``strategy`` with Beichter's policies (``beichter-old``, ``beichter-new``) reading ``slots`` per
+    site (None: its processors), the slots LoadLeveler gives the grid's jobs there (his
+    ``maxslots``): free slots fall when a job from elsewhere starts, not when it joins the queue, so
+    a site whose processors its own users hold keeps looking free to his old policy (his 7.1.1;
+    docs/grid.md, LoadLeveler's slots)."""
+
+    strategy: Strategy
+    slots: tuple[int | None, ...]
+
+    def exchange(self, jobs: GridJobs) -> Exchange:
+        return replace(self.strategy.exchange(jobs), grid_slots=self.slots)
+
+
 Strategy = (Local | AcceptWhenFit | FuzzyPolicy | Broker | PythonPolicy | CentralPool | ActiveRequest | Stale
-            | JobLocations | Held | GridCap)
+            | JobLocations | Held | GridCap | GridSlots)
 
 
 #: The local scheduler Delta_b compares with (the dissertation's "best local algorithm").

@@ -192,6 +192,9 @@ class PolicyArrays(NamedTuple):
     #: int64 (K,): the most processors the jobs of other sites may hold at each site at once, waiting
     #: or running (-1: no cap; ``CAPPED``)
     grid_cap: np.ndarray
+    #: int64 (K,): the slots LoadLeveler gives the grid's jobs at each site, as Beichter's policies
+    #: read them (``maxslots``; -1: the site's processors; evogrid.sim.locations.beichter_old)
+    grid_slots: np.ndarray
 
 
 class Work(NamedTuple):

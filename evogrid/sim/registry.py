@@ -107,6 +107,8 @@ class Location(Choice):
             one, each time the one whose best site has the smallest (Min-Min) or largest
             (Max-Min) key; empty: in arrival order.
         index_aware: its compiled code is right on an indexed queue (:func:`index_aware`).
+        reads_slots: its key reads the grid's slots at each site (``Exchange.grid_slots``, Beichter's
+            ``maxslots``), which are given for it alone.
     """
 
     key: str = ""
@@ -115,6 +117,7 @@ class Location(Choice):
     reads_delegated: bool = False
     batch: str = ""
     index_aware: bool = False
+    reads_slots: bool = False
 
 
 @dataclass(frozen=True)
@@ -280,11 +283,13 @@ LOCATIONS: Registry[Location] = Registry("location policy", [
     Location("beichter-old", codes.L_BEICHTER_OLD, "information-rich: Beichter's original policy (3.4): "
                                                   "room now, most free share first; else the shortest "
                                                   "queue under 5 m jobs; full queues last",
-             key=_LOCATION_KEYS + "beichter_old:key", ranks_every_site=True),
+             key=_LOCATION_KEYS + "beichter_old:key", ranks_every_site=True,
+             reads_slots=True),
     Location("beichter-new", codes.L_BEICHTER_NEW, "information-rich: Beichter's new policy (7.1.2): room "
                                                   "and an empty queue, least load after the job first; "
                                                   "else the shortest queue under 5 m jobs; full queues last",
-             key=_LOCATION_KEYS + "beichter_new:key", ranks_every_site=True),
+             key=_LOCATION_KEYS + "beichter_new:key", ranks_every_site=True,
+             reads_slots=True),
 ])
 
 POOL_ARRIVALS: Registry[Choice] = Registry("pool arrival rule", [

@@ -276,6 +276,11 @@ class Exchange:
             per-user ``maxjobs``, which Beichter's grid scheduler ran under): a site whose jobs
             from elsewhere would exceed it with a job does not qualify for that job, for a broker or
             as a partner. Empty: no caps (exchange only; docs/grid.md).
+        grid_slots: per site, the slots LoadLeveler gives the grid's jobs there (his ``maxslots``;
+            None: the site's processors), as Beichter's policies read them: free slots fall when a
+            job from elsewhere starts, not when it joins the queue (his 7.1.1). Whole slots >= 1;
+            read by ``beichter-old`` and ``beichter-new`` only, so needed with one of them. Empty:
+            none (exchange only; docs/grid.md).
     """
 
     label: str
@@ -293,6 +298,7 @@ class Exchange:
     handover: str = HANDOVER.default.name
     batch_s: int = 0
     grid_cap: tuple[int | None, ...] = ()
+    grid_slots: tuple[int | None, ...] = ()
 
     def arrays(self, jobs: GridJobs) -> grid.PolicyArrays:
         """The validated ``policy`` argument of the compiled grid loop (evogrid.sim.grid.run_grid)."""
@@ -370,7 +376,13 @@ class Exchange:
             raise ScenarioError("handover 'batch' needs its interval: batch_s > 0 (whole seconds)")
         if handover.code != codes.H_BATCH and batch_s > 0:
             raise ScenarioError(f"batch_s {batch_s}: applies to handover 'batch' only, not {self.handover!r}")
-        grid_cap = self._grid_cap(n_sites)
+        grid_cap = self._per_site("grid_cap", n_sites, 0, "processors")
+        grid_slots = self._per_site("grid_slots", n_sites, 1, "slots")
+        unread = [e.name if e else "a Python one" for e in [location, *per_job] if not (e and e.reads_slots)]
+        if self.grid_slots and unread:
+            readers = ", ".join(LOCATIONS.names(reads_slots=True))
+            raise ScenarioError(f"grid_slots are read by the location policies {readers} only, not "
+                                f"{', '.join(unread)}")
         job_location = self._job_locations(jobs, location, per_job)
         setup = np.zeros(grid.N_SETUP_FIELDS, dtype=np.int64)
         setup[grid.SCHEME] = scheme.code
@@ -390,7 +402,7 @@ class Exchange:
         setup[grid.CAPPED] = int((grid_cap >= 0).any())
         return grid.PolicyArrays(setup, transfer_codes, rulebase_of, self.rulebases.params,
                                  self.rulebases.meta, self.rulebases.bounds, job_location, jobs.site_arrays,
-                                 grid_cap)
+                                 grid_cap, grid_slots)
 
     def _components(self, transfers: list[Transfer | None], compiled: list[Location]) -> list:
         """The registry entries of the run's compiled transfer and location policies and of its
@@ -400,21 +412,23 @@ class Exchange:
         used = {int(c) for r in range(meta.shape[0]) for c in meta[r, 2:2 + meta[r, 1]]}
         return [e for e in transfers if e is not None] + compiled + [by_code[c] for c in sorted(used)]
 
-    def _grid_cap(self, n_sites: int) -> np.ndarray:
-        """``grid_cap`` as the loop reads it: int64 (K,), -1 where a site has no cap."""
-        if not self.grid_cap:
+    def _per_site(self, name: str, n_sites: int, least: int, unit: str) -> np.ndarray:
+        """``grid_cap`` or ``grid_slots`` (``name``) as the loop reads it: int64 (K,), -1 where a site
+        has none; each value whole ``unit`` >= ``least``."""
+        values = getattr(self, name)
+        if not values:
             return np.full(n_sites, -1, dtype=np.int64)
         if self.scheme != "exchange":
-            raise ScenarioError(f"grid_cap applies to the exchange scheme, not {self.scheme!r}")
+            raise ScenarioError(f"{name} applies to the exchange scheme, not {self.scheme!r}")
         if all(t == "local" for t in (self.transfer or ("local",))):
-            raise ScenarioError("grid_cap: every site keeps its jobs (transfer local), so no cap can apply")
-        if len(self.grid_cap) != n_sites:
-            raise ScenarioError(f"grid_cap: {len(self.grid_cap)} values for {n_sites} sites")
-        for k, cap in enumerate(self.grid_cap):
-            if cap is not None and not _whole(cap):
-                raise ScenarioError(f"grid_cap of site {k}: {cap!r}, expected whole processors >= 0 "
-                                    "(None: no cap)")
-        return np.array([-1 if cap is None else cap for cap in self.grid_cap], dtype=np.int64)
+            raise ScenarioError(f"{name}: every site keeps its jobs (transfer local), so none can apply")
+        if len(values) != n_sites:
+            raise ScenarioError(f"{name}: {len(values)} values for {n_sites} sites")
+        for k, value in enumerate(values):
+            if value is not None and not (_whole(value) and value >= least):
+                raise ScenarioError(f"{name} of site {k}: {value!r}, expected whole {unit} >= {least} "
+                                    "(None: none)")
+        return np.array([-1 if value is None else value for value in values], dtype=np.int64)
 
     def _job_locations(self, jobs: GridJobs, location: Location | None,
                        per_job: list[Location]) -> np.ndarray:

@@ -13,11 +13,18 @@ His clusters run one-slot jobs; here a slot is a processor and "free capacity" (
 3. neither: he refuses the job ("der Scheduler antwortet dem Klienten mit der Fehlermeldung, dass
    keine Ressource frei ist"); evogrid cannot refuse, so these sites come last, and a broker whose
    every site is here keeps the job at its origin (first among equal keys).
+
+With ``grid_slots`` (LoadLeveler's ``maxslots`` of the grid's class at a site) his slots are not the
+site's processors: ``freeslots = maxslots`` less the processors of the jobs from other sites running
+there, which falls only when such a job starts, not when it joins the queue (his 7.1.1: "weil das
+Attribut freeSlot nur abnimmt, falls ein Job ausgeführt wird"). That is the flaw his new policy
+mends: a site whose processors (LoadLeveler's starters) are taken by its own users keeps looking
+free. ``jobwait`` stays every waiting job of the site (his counts the grid class's).
 """
 
 from __future__ import annotations
 
-from evogrid.sim.core import FREE, M_PROCS, PROCS, waiting_jobs
+from evogrid.sim.core import FREE, HEAP_JOB, HOME, M_PROCS, N_HEAP, PROCS, waiting_jobs
 from evogrid.sim.numba_stamp import njit
 
 #: His ``slotFactor`` ("eine beliebig gewählte Konstante", an arbitrarily chosen constant; 5 in his code).
@@ -27,12 +34,31 @@ REFUSED = 3.0
 
 
 @njit(cache=True, inline="always")
+def free_slots(l, slots, jobs, state):
+    """LoadLeveler's ``freeslots`` of the grid's class at site l, which has ``slots`` of them: less
+    the processors of the jobs from other sites running there (the site's running jobs as the keys
+    see them: as last published, with ``REFRESH``)."""
+    sc, running = state.sc, state.running
+    used = 0
+    for i in range(sc[l, N_HEAP]):
+        job = running[HEAP_JOB, l, i]
+        if jobs[HOME, job] != l:
+            used += jobs[PROCS, job]
+    return slots - used
+
+
+@njit(cache=True, inline="always")
 def key(k, l, job, t, jobs, state, policy, work):
     """``(-free / m, -m)`` with room for the job now, ``(1 + waiting / (5 m), 0)`` without room and a
-    queue under its cap, else ``(REFUSED, 0)``."""
+    queue under its cap, else ``(REFUSED, 0)``; with ``grid_slots``, ``free`` and ``m`` are the
+    site's free and total slots (:func:`free_slots`)."""
     sc = state.sc
     m = sc[l, M_PROCS]
     free = sc[l, FREE]
+    slots = policy.grid_slots[l]
+    if slots >= 0:
+        m = slots
+        free = free_slots(l, slots, jobs, state)
     waiting = waiting_jobs(sc, l)
     if free >= jobs[PROCS, job]:
         if waiting > 2 * m and free > m // 10 + 2:  # "something wrong with host": skipped
