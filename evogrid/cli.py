@@ -298,6 +298,9 @@ def simulate_cmd(
              f"{HANDOVER.help()}.")] = None,
     batch_s: Annotated[int | None, typer.Option(
         min=1, help="With --handover batch, the batch interval in seconds.")] = None,
+    batch_jobs: Annotated[int | None, typer.Option(
+        min=1, help="With --handover batch, instead of --batch-s: the batch's size in jobs (the last, "
+                    "smaller batch goes at the last submission).")] = None,
     grid_cap: Annotated[list[str] | None, typer.Option(
         help="SITE=PROCESSORS (SITE = index or window name): the most processors the jobs of other "
              "sites may hold at that site at once, waiting or running (the grid's share of it); "
@@ -342,7 +345,7 @@ def simulate_cmd(
         raise ScenarioError(f"--active-take applies to --strategy aa only, not {name}")
     config = base.with_options(name=name, others=others, location=location, seed=seed,
                                pool_arrivals=pool_arrivals, active_take=active_take, refresh_s=refresh_s,
-                               handover=handover, batch_s=batch_s,
+                               handover=handover, batch_s=batch_s, batch_jobs=batch_jobs,
                                outside_range=outside_range,
                                job_locations=_pair_options(job_locations, "--job-locations",
                                                            "NAME=SHARE, e.g. mct=0.3"),

@@ -2,7 +2,8 @@
 the sites' state published every 0, 30, 300 and 3,600 s (Beichter's MDS refreshed every 30 s), each
 with hand-over ``interactive`` (a job is routed at its arrival) and ``when-room`` (Beichter's proposal
 in 8.1.6: held at the grid while no site has room for it); then MCT, Min-Min, Max-Min and Beichter's
-new policy in batches of 60 and 600 s (his batch mode, 5.3.2) on exact information.
+new policy in batches of 60 and 600 s and of 10 and 100 jobs (his batch mode, 5.3.2) on exact
+information.
 
 Run: ``.venv/bin/python experiments/stale_information.py`` (deterministic, about three minutes).
 
@@ -38,12 +39,17 @@ LOCATIONS = ("beichter-old", "beichter-new", "least-load", "olb", "mct")
 REFRESH_S = (0, 30, 300, 3600)
 HANDOVERS = ("interactive", "when-room")
 BATCH_LOCATIONS = ("mct", "min-min", "max-min", "beichter-new")
-BATCH_S = (60, 600)
+#: His batches: "eine bestimmte Anzahl oder alternativ eine bestimmte Zeit lang" (a number of jobs, or
+#: a time): label -> (batch_s, batch_jobs).
+BATCHES = {"batch 60 s": (60, 0), "batch 600 s": (600, 0), "batch 10 jobs": (0, 10),
+           "batch 100 jobs": (0, 100)}
 
 
-def measure(scenario: Scenario, location: str, refresh_s: int, handover: str, batch_s: int = 0) -> dict:
+def measure(scenario: Scenario, location: str, refresh_s: int, handover: str, batch_s: int = 0,
+            batch_jobs: int = 0) -> dict:
     """Per site: the AWRT change against local scheduling (%) and the mean wait (s)."""
-    broker = Broker(location) if handover == "interactive" else Held(Broker(location), handover, batch_s)
+    broker = (Broker(location) if handover == "interactive"
+              else Held(Broker(location), handover, batch_s, batch_jobs))
     res = simulate(scenario, Stale(broker, refresh_s) if refresh_s else broker)
     rows = res.metrics()
     return {"awrt_change_pct": [row["delta_awrt_pct"] for row in rows],
@@ -79,11 +85,12 @@ def main() -> None:
                + " | ".join(f"AWRT {n}" for n in names) + " | " + " | ".join(f"wait {n}" for n in names)
                + " | moved |", "|" + "---|" * (2 * len(names) + 3)]
         for location in BATCH_LOCATIONS:
-            for batch_s in (0, *BATCH_S):
-                handover = "batch" if batch_s else "interactive"
-                m = grid.get(f"{location}/0/{handover}") or measure(scenario, location, 0, handover, batch_s)
-                grid[f"{location}/0/{handover}/{batch_s}"] = m
-                md.append(f"| {location} | {f'batch {batch_s} s' if batch_s else handover} | "
+            for label, (batch_s, batch_jobs) in {"interactive": (0, 0), **BATCHES}.items():
+                handover = "batch" if batch_s or batch_jobs else "interactive"
+                m = grid.get(f"{location}/0/{label}") or measure(scenario, location, 0, handover, batch_s,
+                                                                 batch_jobs)
+                grid[f"{location}/0/{label}"] = m
+                md.append(f"| {location} | {label} | "
                           + " | ".join(f"{v:+.2f} %" for v in m["awrt_change_pct"]) + " | "
                           + " | ".join(f"{v:,.0f}" for v in m["mean_wait_s"]) + f" | {m['moved']:,} |")
         md.append("")

@@ -76,9 +76,11 @@ class Policy:
     job_location: tuple = ()  # per job (arrival order): its location policy's name (empty: ``location``)
     # interactive: a broker routes each job at its arrival | when-room: it holds a job while no site it
     # may go to has room for it (as the keys see them), and routes it once one has | batch: it holds
-    # every job until the next multiple of batch_s, then routes them all
+    # every job until the next multiple of batch_s (or until batch_jobs are held, the last batch at
+    # the last submission), then routes them all
     handover: str = "interactive"
     batch_s: int = 0
+    batch_jobs: int = 0
     grid_cap: tuple = ()  # per site: the most processors other sites' jobs may hold there (None: no cap)
     grid_slots: tuple = ()  # per site: the grid's LoadLeveler slots there, Beichter's maxslots (None: m)
 
@@ -555,9 +557,14 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
             target = route(job, t)
             if target is None:
                 held.append(job)
-                if policy.handover == "batch" and batch_due == math.inf:
+                if policy.batch_jobs:
+                    if len(held) >= policy.batch_jobs or not arrivals:
+                        batch_due = t
+                elif policy.handover == "batch" and batch_due == math.inf:
                     batch_due = (t // policy.batch_s + 1) * policy.batch_s
                 continue
+            if policy.batch_jobs and held and not arrivals:  # the last submission: the last batch goes
+                batch_due = t
         join(sites[target], job, jobs)
         run_lrms(target, sites[target].queue, t)
         if policy.scheme == "pool" and start[job] is None:

@@ -335,43 +335,49 @@ def test_brokers_holding_jobs_equal_reference(sites, data):
     by one): held jobs go in order once a site has room, each to its location policy's first site,
     whose pass follows; with a refresh interval they are judged again at the first publication
     after jobs ended. The other half in ``batch`` (his 5.3.2; Min-Min and Max-Min too, every 1-30
-    s): all held jobs go at the batch's instant, one by one."""
+    s, or in half of them batches of 1-8 jobs): all held jobs go at the batch's instant, one by one."""
     K = len(sites)
     transfer = tuple(data.draw(st.sampled_from(["broker", "broker", "awf", "local"])) for _ in sites)
     if "broker" not in transfer:
         transfer = ("broker",) + transfer[1:]
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
     handover = data.draw(st.sampled_from(["when-room", "batch"]))
-    batch_s = data.draw(st.integers(1, 30)) if handover == "batch" else 0
+    batch_s = batch_jobs = 0
+    if handover == "batch" and data.draw(st.booleans()):
+        batch_jobs = data.draw(st.integers(1, 8))
+    elif handover == "batch":
+        batch_s = data.draw(st.integers(1, 30))
     usable = [n for n in LOCATIONS.names(ranks_every_site=True)
               if n != "rank" and (handover == "batch" or not LOCATIONS[n].batch)]
     location = data.draw(st.sampled_from(usable))
     refresh = data.draw(st.one_of(st.just(0), st.integers(1, 40)))
     jobs = GridJobs.merge(sites)
     exchange = Exchange("hold", transfer=transfer, location=location, refresh_s=refresh, handover=handover,
-                        batch_s=batch_s)
+                        batch_s=batch_s, batch_jobs=batch_jobs)
     schedule = simulate_grid(jobs, lrms, exchange)
     check_schedule(schedule, joined_in_submit_order=False)
     start, where = _reference(sites, jobs, lrms, Policy("exchange", transfer, location, refresh=refresh,
-                                                        handover=handover, batch_s=batch_s))
+                                                        handover=handover, batch_s=batch_s,
+                                                        batch_jobs=batch_jobs))
     assert schedule.start.tolist() == start
     assert schedule.site.tolist() == where
-    routed = simulate_grid(jobs, lrms, replace(exchange, handover="interactive", batch_s=0))
+    routed = simulate_grid(jobs, lrms, replace(exchange, handover="interactive", batch_s=0, batch_jobs=0))
     changed = routed.start.tolist() != start or routed.site.tolist() != where
-    event(f"{handover}: holding changed the schedule: {changed}")
+    kind = f"{handover} of {'jobs' if batch_jobs else 'seconds'}" if handover == "batch" else handover
+    event(f"{kind}: holding changed the schedule: {changed}")
     event(f"{handover}: location {location}")
     event(f"stale information: {refresh > 0}")
     event(f"sites: {K}")
 
 
-def _held_grid(handover, refresh=0, batch_s=0):
+def _held_grid(handover, refresh=0, batch_s=0, batch_jobs=0):
     """Site 0 (2 processors) runs a 2-processor job for 100 s from 0; site 1 (2 processors, a broker)
     runs one for 300 s from 0 and then submits two 1-processor jobs of 10 s at 5 and 6 s."""
     a = Workload("a", 2, arr([0]), arr([100]), arr([2]), arr([100]), arr([1]), arr([0]))
     b = Workload("b", 2, arr([0, 5, 6]), arr([300, 10, 10]), arr([2, 1, 1]), arr([300, 10, 10]),
                  arr([1, 2, 3]), arr([0, 0, 0]))
     exchange = Exchange("x", transfer=("local", "broker"), location="least-load", handover=handover,
-                        refresh_s=refresh, batch_s=batch_s)
+                        refresh_s=refresh, batch_s=batch_s, batch_jobs=batch_jobs)
     schedule = simulate_grid(GridJobs.merge([a, b]), "fcfs", exchange)
     check_schedule(schedule, joined_in_submit_order=handover == "interactive")
     return schedule.start.tolist(), schedule.site.tolist()
@@ -397,6 +403,17 @@ def test_a_batch_goes_at_its_instant():
     they go at 100 s, when site 0 has just freed its processors, and both start there."""
     assert _held_grid("batch", batch_s=10) == ([0, 10, 310, 100], [0, 1, 1, 0])
     assert _held_grid("batch", batch_s=100) == ([0, 100, 100, 100], [0, 1, 0, 0])
+
+
+def test_a_batch_of_jobs_goes_with_its_last_job():
+    """In batches of 2 jobs the broker's jobs of 0 and 5 s go at 5 s, the first home (idle then; it
+    runs to 305 s), the second home too (least-load's tie) behind it; the job of 6 s, the last
+    submission, goes alone at 6 s, to site 0 (the shorter queue), and starts when site 0 frees its
+    processors at 100 s. In batches of 3 all go at 6 s, in the same way; in batches of 1 each goes
+    at its arrival, as routed at once."""
+    assert _held_grid("batch", batch_jobs=2) == ([0, 5, 305, 100], [0, 1, 1, 0])
+    assert _held_grid("batch", batch_jobs=3) == ([0, 6, 306, 100], [0, 1, 1, 0])
+    assert _held_grid("batch", batch_jobs=1) == _held_grid("interactive")
 
 
 def test_a_capped_site_takes_jobs_from_elsewhere_up_to_its_cap():
@@ -436,6 +453,9 @@ def test_holding_needs_a_broker_and_compiled_policies():
         (Exchange("x", transfer=("awf",) * 2, location="olb", handover="when-room"), "no site routes jobs"),
         (Exchange("x", transfer=brokers, location="min-min", handover="when-room"), "one by one"),
         (Exchange("x", transfer=brokers, location="olb", handover="batch"), "needs its interval"),
+        (Exchange("x", transfer=brokers, location="olb", handover="batch", batch_s=5, batch_jobs=5),
+         "one of them"),
+        (Exchange("x", transfer=brokers, location="olb", batch_jobs=5), "batch_jobs 5"),
         (Exchange("x", transfer=brokers, location="olb", batch_s=60), "batch_s 60"),
         (Exchange("x", transfer=brokers, location="olb", handover="batch", batch_s=-1), "batch_s -1"),
         (Exchange("x", transfer=brokers, location="olb", handover="later"), "later"),

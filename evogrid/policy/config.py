@@ -160,8 +160,11 @@ class StrategyConfig(BaseModel):
                                           "`location` (Beichter's per-job POLICY tag; drawn with `seed`)")
     handover: HandoverName = Field(default=HANDOVER.default.name,
                                    description="broker only: when it hands a job over: " + HANDOVER.help())
+    batch_jobs: int = Field(default=0, ge=0, strict=True,
+                            description="handover batch only, instead of batch_s: the batch's size, jobs")
     batch_s: int = Field(default=0, ge=0, strict=True, validate_default=True,
-                         description="handover batch only, and needed there: the batch interval, seconds")
+                         description="handover batch only, and needed there unless batch_jobs: the batch "
+                                     "interval, seconds")
     refresh_s: int = Field(default=0, ge=0, strict=True,
                            description="seconds between the information service's publications of "
                                        "the sites' state, which location policies rank by (0: exact)")
@@ -202,15 +205,19 @@ class StrategyConfig(BaseModel):
             checked[site] = value
         return checked
 
-    @field_validator("batch_s")
+    @field_validator("batch_jobs", "batch_s")
     @classmethod
-    def _batch_s(cls, seconds: int, info: ValidationInfo) -> int:
+    def _batch(cls, value: int, info: ValidationInfo) -> int:
+        """batch_jobs is declared first, so batch_s's check sees it."""
         handover = info.data.get("handover")
-        if handover == "batch" and seconds == 0:
-            raise ValueError("handover 'batch' needs its interval: batch_s > 0 (whole seconds)")
-        if handover != "batch" and seconds > 0:
+        if handover != "batch" and value > 0:
             raise ValueError(f"applies to handover 'batch' only, not {handover!r}")
-        return seconds
+        if info.field_name == "batch_s" and handover == "batch":
+            jobs = info.data.get("batch_jobs", 0)
+            if (value > 0) == (jobs > 0):
+                raise ValueError("handover 'batch' needs its interval or its size: batch_s > 0 (whole "
+                                 "seconds) or batch_jobs > 0 (jobs), one of them")
+        return value
 
     @field_validator("outside_range")
     @classmethod
@@ -279,8 +286,8 @@ def build_strategy(config: StrategyConfig, scenario: Scenario,
         chosen = GridCap(chosen, _per_site(config.grid_cap, "grid_cap", scenario))
     if config.grid_slots:
         chosen = GridSlots(chosen, _per_site(config.grid_slots, "grid_slots", scenario))
-    if config.handover != HANDOVER.default.name or config.batch_s:
-        chosen = Held(chosen, config.handover, config.batch_s)
+    if config.handover != HANDOVER.default.name or config.batch_s or config.batch_jobs:
+        chosen = Held(chosen, config.handover, config.batch_s, config.batch_jobs)
     return Stale(chosen, config.refresh_s) if config.refresh_s else chosen
 
 

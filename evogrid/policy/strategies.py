@@ -368,16 +368,21 @@ class Held:
     """``strategy`` with its brokers holding jobs in the grid's holding queue: ``when-room``
     (Beichter's proposal in 8.1.6: while no site a broker may send a job to has room for it now; the
     held jobs go, in order, once one has) or ``batch`` (his batch mode, 5.3.2: every job, until the
-    next multiple of ``batch_s`` seconds; then all go). docs/grid.md, Holding jobs at the grid."""
+    next multiple of ``batch_s`` seconds, or until ``batch_jobs`` jobs are held; then all go).
+    docs/grid.md, Holding jobs at the grid."""
 
     strategy: Strategy
     handover: str = "when-room"
     batch_s: int = 0
+    batch_jobs: int = 0
 
     def exchange(self, jobs: GridJobs) -> Exchange:
         inner = self.strategy.exchange(jobs)
-        what = f"batch {self.batch_s} s" if self.handover == "batch" else self.handover
-        return replace(inner, label=f"{inner.label} ({what})", handover=self.handover, batch_s=self.batch_s)
+        what = self.handover
+        if self.handover == "batch":
+            what = f"batch {self.batch_jobs} jobs" if self.batch_jobs else f"batch {self.batch_s} s"
+        return replace(inner, label=f"{inner.label} ({what})", handover=self.handover, batch_s=self.batch_s,
+                       batch_jobs=self.batch_jobs)
 
 
 @dataclass(frozen=True)

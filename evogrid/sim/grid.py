@@ -150,11 +150,12 @@ from evogrid.sim.sites import SiteArrays
 #: or the AWRT of delegated jobs, which the loop then keeps; ``NO_INDEX``: 1 if some compiled
 #: component of the run is not ``index_aware``, evogrid.sim.registry, and the queues keep no index;
 #: ``HANDOVER``: when brokers hand jobs over, ``H_*`` of evogrid.sim.codes; ``BATCH_S``: the batch
-#: interval of ``H_BATCH``, seconds; ``CAPPED``: 1 if some site caps the grid's share,
-#: ``policy.grid_cap``).
+#: interval of ``H_BATCH``, seconds, or ``BATCH_JOBS``: its size in jobs (the other 0);
+#: ``CAPPED``: 1 if some site caps the grid's share, ``policy.grid_cap``).
 SCHEME, POOL_ARRIVALS, LOCATION, SEED, MATCHING, PY_ORDER, ACTIVE_TAKE, REFRESH = 0, 1, 2, 3, 4, 5, 6, 7
 JOB_LOCATIONS, TRACK_AREA, TRACK_DELEGATED, NO_INDEX, HANDOVER, BATCH_S, CAPPED = 8, 9, 10, 11, 12, 13, 14
-N_SETUP_FIELDS = 15
+BATCH_JOBS = 15
+N_SETUP_FIELDS = 16
 #: Fields of the ``pause`` array (``work.pause``): where the loop stopped to ask a Python policy
 #: (evogrid.sim.python_policy) and what it was told. ``P_NEXT``: the next arrival;
 #: ``P_TIME``: the decision's time (s); ``P_JOB``: the job whose arrival is under way (-1: none);
@@ -1118,8 +1119,12 @@ def _grid_loop(jobs, codes, state, requests, policy, work, log, mode, indexed, o
                     pause[P_REQUEST] = r
                     pause[P_TIME] = ta
                     return PAUSED
-                if holding and setup[HANDOVER] == H_BATCH and batch_due == never and sc[K, Q_TAIL] > 0:
-                    batch_due = (ta // setup[BATCH_S] + 1) * setup[BATCH_S]  # the batch's first job
+                if holding and setup[HANDOVER] == H_BATCH and not releasing and sc[K, Q_TAIL] > 0:
+                    if setup[BATCH_JOBS] > 0:  # its last job, or the last of all: the batch goes now
+                        if sc[K, Q_TAIL] >= setup[BATCH_JOBS] or i + 1 == n:
+                            batch_due = ta
+                    elif batch_due == never:  # its first job: it goes at the next multiple
+                        batch_due = (ta // setup[BATCH_S] + 1) * setup[BATCH_S]
             else:
                 arrived = i
                 site = 0 if one_site else jobs[HOME, i]

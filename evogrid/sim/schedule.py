@@ -268,9 +268,13 @@ class Exchange:
             after each instant at which jobs end, the held jobs that now have room go in order, each
             to the site its location policy ranks first; not with Min-Min and Max-Min) or ``batch``
             (his batch mode, 5.3.2: every job waits in the holding queue until the next multiple of
-            ``batch_s``, when all go, one by one, in arrival order or in Min-Min's or Max-Min's).
-            Exchange with a broker and compiled policies, no reservation requests (docs/grid.md).
+            ``batch_s``, or until ``batch_jobs`` jobs are held, when all go, one by one, in arrival
+            order or in Min-Min's or Max-Min's). Exchange with a broker and compiled policies, no
+            reservation requests (docs/grid.md).
         batch_s: the batch interval of hand-over ``batch``, seconds (> 0; only with it).
+        batch_jobs: instead of ``batch_s``, the batch's size: the held jobs go at the arrival of
+            the ``batch_jobs``-th, and the last, smaller batch at the last submission (> 0; only
+            with hand-over ``batch``).
         grid_cap: per site, the most processors the jobs of other sites may hold there at once,
             waiting or running (None: no cap), the grid's share of a site (after LoadLeveler's
             per-user ``maxjobs``, which Beichter's grid scheduler ran under): a site whose jobs
@@ -297,6 +301,7 @@ class Exchange:
     job_locations: tuple[tuple[str, float], ...] = ()
     handover: str = HANDOVER.default.name
     batch_s: int = 0
+    batch_jobs: int = 0
     grid_cap: tuple[int | None, ...] = ()
     grid_slots: tuple[int | None, ...] = ()
 
@@ -369,13 +374,18 @@ class Exchange:
             if handover.code == codes.H_WHEN_ROOM and any(e.batch for e in compiled):
                 raise ScenarioError(f"handover {self.handover!r} works with location policies that route "
                                     "jobs one by one (Min-Min and Max-Min: handover 'batch')")
-        batch_s = self.batch_s
+        batch_s, batch_jobs = self.batch_s, self.batch_jobs
         if not _whole(batch_s):
             raise ScenarioError(f"batch_s {batch_s!r}: expected whole seconds > 0")
-        if handover.code == codes.H_BATCH and batch_s == 0:
-            raise ScenarioError("handover 'batch' needs its interval: batch_s > 0 (whole seconds)")
-        if handover.code != codes.H_BATCH and batch_s > 0:
-            raise ScenarioError(f"batch_s {batch_s}: applies to handover 'batch' only, not {self.handover!r}")
+        if not _whole(batch_jobs):
+            raise ScenarioError(f"batch_jobs {batch_jobs!r}: expected whole jobs > 0")
+        if handover.code == codes.H_BATCH and (batch_s > 0) == (batch_jobs > 0):
+            raise ScenarioError("handover 'batch' needs its interval or its size: batch_s > 0 (whole "
+                                "seconds) or batch_jobs > 0 (jobs), one of them")
+        for name, value in (("batch_s", batch_s), ("batch_jobs", batch_jobs)):
+            if handover.code != codes.H_BATCH and value > 0:
+                raise ScenarioError(f"{name} {value}: applies to handover 'batch' only, not "
+                                    f"{self.handover!r}")
         grid_cap = self._per_site("grid_cap", n_sites, 0, "processors")
         grid_slots = self._per_site("grid_slots", n_sites, 1, "slots")
         unread = [e.name if e else "a Python one" for e in [location, *per_job] if not (e and e.reads_slots)]
@@ -399,6 +409,7 @@ class Exchange:
         setup[grid.NO_INDEX] = int(not all(index_aware(e) for e in self._components(entries, compiled)))
         setup[grid.HANDOVER] = handover.code
         setup[grid.BATCH_S] = int(batch_s)
+        setup[grid.BATCH_JOBS] = int(batch_jobs)
         setup[grid.CAPPED] = int((grid_cap >= 0).any())
         return grid.PolicyArrays(setup, transfer_codes, rulebase_of, self.rulebases.params,
                                  self.rulebases.meta, self.rulebases.bounds, job_location, jobs.site_arrays,
