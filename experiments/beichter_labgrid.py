@@ -141,7 +141,7 @@ def write_scenario(clusters: Clusters, seed: int, directory: Path) -> Path:
                 for i, (t, r) in enumerate(zip(w.submit.tolist(), w.run_time.tolist(), strict=True))]
         header = ["; Version: 2.2", f"; MaxProcs: {w.machine_procs}"]
         atomic_write_bytes(path, "\n".join([*header, *rows, ""]).encode())
-        lines += ["[[sites]]", f'window = "{path}"', f"procs = {w.machine_procs}",
+        lines += ["[[sites]]", f'window = "{path.name}"', f"procs = {w.machine_procs}",
                   f"speed = {jobs.sites.speed[k]}"]
         lines += [f"attributes = {{ {a} = \"{v}\" }}" for a, v in jobs.sites.attributes[k].items()] + [""]
     lines += ["[[requirements]]", 'attribute = "cluster"', 'value = "yes"', "share = 1.0",

@@ -153,6 +153,26 @@ def test_window_names():
         parse_window("NOPE-5")
 
 
+def test_a_scenario_file_reads_relative_swf_paths_from_its_folder(swf_file, tmp_path, monkeypatch):
+    """A window's relative SWF path is read from the scenario file's folder where the file is there
+    (with or without a window of months), else from the working directory; bundled names stay."""
+    from evogrid.sim.scenario import Scenario
+
+    swf_file([job_row(1, 0, 10, 1), job_row(2, 40 * 86_400, 10, 1)], name="mine.swf")
+    (tmp_path / "runs").mkdir()
+    toml = tmp_path / "runs" / "grid.toml"
+    toml.write_text('[[sites]]\nwindow = "../mine.swf"\n[[sites]]\nwindow = "../mine.swf@1-2"\n'
+                    '[[sites]]\nwindow = "KTH@0-1"\n')
+    monkeypatch.chdir(tmp_path / "runs")  # the file's folder: the paths are right from here too
+    here = [(w.name, w.n_jobs) for w in Scenario.from_spec("grid.toml").workloads]
+    monkeypatch.chdir("/")  # elsewhere: only the file's folder finds them
+    there = [(w.name, w.n_jobs) for w in Scenario.from_spec(str(toml)).workloads]
+    assert here == there and here[:2] == [("mine.swf", 2), ("mine.swf@1-2", 1)] and here[2][0] == "KTH@0-1"
+    toml.write_text('[[sites]]\nwindow = "nowhere.swf@0-1"\n')
+    with pytest.raises(ScenarioError, match="unknown trace 'nowhere.swf'"):
+        Scenario.from_spec(str(toml))
+
+
 def test_synthetic_workload_is_seeded_and_valid():
     a = synthetic_workload(5000, 64, seed=3)
     b = synthetic_workload(5000, 64, seed=3)

@@ -13,7 +13,8 @@ Two forms:
       [[sites]]
       window = "KTH@0-5"            # trace and 30-day months (KTH-5: the dissertation's cut)
       [[sites]]
-      window = "traces/my.swf@2-7"  # any SWF file
+      window = "traces/my.swf@2-7"  # any SWF file (a relative path: from this file's folder if
+                                    # it is there, else from the working directory)
       procs = 512                   # machine size override (processors)
       lrms = "fcfs"                 # per-site override
       speed = 2.0                   # optional speed factor (default 1)
@@ -32,6 +33,9 @@ Two forms:
       # refresh_s = 30              # location policies see sites as published every 30 s (0: now)
       # handover = "when-room"      # broker only: hold jobs while no site has room (interactive: at once)
       # batch_s = 60                # handover = "batch": hand held jobs over every 60 s
+      # batch_jobs = 100            #   or whenever 100 are held (the last batch at the last job)
+      # grid_cap = { "KTH@0-5" = 64 }    # the most processors other sites' jobs hold there
+      # grid_slots = { "KTH@0-5" = 50 }  # the grid's LoadLeveler slots, beichter-old/-new only
       # outside_range = "awf"       # rulebase only: AWF decides beyond a rulebase's ranges
       [reservations]                # optional: requests booked ahead (evogrid reserve)
       workload = "rw1"              # the request kind: rw1, rw2, rw3, rw1-6h, rw1-6h-3, book-ahead, wide
@@ -70,7 +74,7 @@ from evogrid.sim.sites import Requirement, Sites, sites_from_config
 from evogrid.workload.model import Workload
 from evogrid.workload.preprocess import Preprocessing
 from evogrid.workload.reservations import MeltzerDraw
-from evogrid.workload.traces import load_window
+from evogrid.workload.traces import load_window, relative_to
 
 
 class _Strict(BaseModel):
@@ -256,7 +260,8 @@ class Scenario:
         workloads, lrms = [], []
         for site in config.sites:
             site_options = replace(options, machine_procs=site.procs)
-            w = load_window(site.window, site_options, lenient=config.lenient)
+            window = site.window if source is None else relative_to(site.window, source.parent)
+            w = load_window(window, site_options, lenient=config.lenient)
             name = site.lrms or config.lrms
             lrms_code(name)  # validates the name
             workloads.append(w)

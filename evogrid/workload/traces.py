@@ -83,6 +83,21 @@ def resolve_trace(name: str) -> Path:
     raise ScenarioError(f"unknown trace {name!r}: not a bundled name ({known}) nor an existing file")
 
 
+def relative_to(text: str, directory: Path) -> str:
+    """``text`` (a window: NAME, NAME@A-B, ...) with a relative SWF path NAME read from ``directory``
+    (a scenario file's folder) where a file of that name is there; else ``text`` as given (a bundled
+    name, an absolute path, or a path from the working directory)."""
+    text = text.strip()
+    whole = directory / text
+    if text and not Path(text).is_absolute() and whole.is_file():
+        return str(whole)
+    match = _WINDOW.match(text)
+    if match is None or canonical_name(match["name"]) is not None or Path(match["name"]).is_absolute():
+        return text
+    path = directory / match["name"]
+    return str(path) + text[len(match["name"]):] if path.is_file() else text
+
+
 @dataclass(frozen=True)
 class WindowSpec:
     """A trace and a range ``[first, last)`` of 30-day months, or of days if ``unit_days`` is 1;
