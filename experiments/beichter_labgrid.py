@@ -216,8 +216,11 @@ def _fmt(name: str, values: list[float]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=5)
-    seeds = range(1, parser.parse_args().seeds + 1)
+    parser.add_argument("--seeds", type=int, default=5, help="workload seeds 1..N (N >= 1)")
+    n_seeds = parser.parse_args().seeds
+    if n_seeds < 1:
+        parser.error(f"--seeds {n_seeds}: expected 1 or more")
+    seeds = range(1, n_seeds + 1)
     lines = ["# Beichter's three-hour runs, rebuilt", "",
              f"Command: `.venv/bin/python experiments/beichter_labgrid.py --seeds {len(seeds)}`. FCFS at "
              f"every cluster, information refreshed every {REFRESH_S} s; the grid's jobs submitted from 1 h "
