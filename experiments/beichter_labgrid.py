@@ -80,8 +80,18 @@ SETTINGS = [
     Clusters("8 processors each; slots A 8, B 50, C 8", {"A": 8, "B": 8, "C": 8},
              {"A": 8, "B": 50, "C": 8}),
 ]
-POLICIES = [("old (3.4)", "beichter-old", True), ("new (7.1.2)", "beichter-new", True),
-            ("old, slots = processors", "beichter-old", False), ("MCT", "mct", False)]
+@dataclass(frozen=True)
+class Heuristic:
+    """A column of the table: the client's location policy, reading the grid's slots or not."""
+
+    label: str
+    location: str
+    slotted: bool = False
+
+
+POLICIES = [Heuristic("old (3.4)", "beichter-old", slotted=True),
+            Heuristic("new (7.1.2)", "beichter-new", slotted=True),
+            Heuristic("old, slots = processors", "beichter-old"), Heuristic("MCT", "mct")]
 
 
 def _workload(name: str, procs: int, submit: np.ndarray, run_time: np.ndarray) -> Workload:
@@ -179,15 +189,15 @@ def learned_ranking(clusters: Clusters, seed: int, setting: int, evaluator: Eval
 
 
 def run(clusters: Clusters, seeds: range, learned: list[Rulebase]) -> dict[str, list[dict[str, float]]]:
-    out: dict[str, list[dict[str, float]]] = {label: [] for label, _, _ in POLICIES}
+    out: dict[str, list[dict[str, float]]] = {h.label: [] for h in POLICIES}
     out["learned ranking"] = []
     for seed in seeds:
         jobs = grid_jobs(clusters, seed)
-        for label, location, slotted in POLICIES:
-            slots = (None, *clusters.slots.values()) if slotted else ()
-            exchange = Exchange(label, transfer=TRANSFER, location=location, refresh_s=REFRESH_S,
+        for h in POLICIES:
+            slots = (None, *clusters.slots.values()) if h.slotted else ()
+            exchange = Exchange(h.label, transfer=TRANSFER, location=h.location, refresh_s=REFRESH_S,
                                 grid_slots=slots)
-            out[label].append(metrics(jobs, simulate_grid(jobs, "fcfs", exchange)))
+            out[h.label].append(metrics(jobs, simulate_grid(jobs, "fcfs", exchange)))
         for rulebase in learned:
             ranked = Broker("rank", {0: rulebase}).exchange(jobs)
             exchange = replace(ranked, transfer=TRANSFER, refresh_s=REFRESH_S)
@@ -237,7 +247,7 @@ def main() -> None:
         for name in HIS:
             cells = [_fmt(name, [r[name] for r in results[label]]) for label in labels]
             lines.append(f"| {name} | " + " | ".join(cells) + f" | {HIS[name][0]} | {HIS[name][1]} |")
-        old, new = (results[label] for label, _, _ in POLICIES[:2])
+        old, new = (results[h.label] for h in POLICIES[:2])
         wins = sum(n["avgResponseTime (s)"] < o["avgResponseTime (s)"] for o, n in zip(old, new, strict=True))
         lines += ["", f"The new policy's avgResponseTime is below the old one's in {wins} of "
                       f"{len(seeds)} seeds."]
