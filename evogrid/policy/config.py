@@ -53,6 +53,7 @@ from evogrid.policy.strategies import (
     pool_for_sites,
 )
 from evogrid.sim.scenario import Scenario
+from evogrid.sim.schedule import PER_SITE
 
 
 @dataclass(frozen=True)
@@ -195,7 +196,7 @@ class StrategyConfig(BaseModel):
         """Whole processors >= 0 (caps) or slots >= 1 (the command line gives them as digits)."""
         if not isinstance(values, dict):
             return values
-        least, unit = (0, "processors") if info.field_name == "grid_cap" else (1, "slots")
+        least, unit = PER_SITE[info.field_name]
         checked = {}
         for site, value in values.items():
             if isinstance(value, str) and value.isascii() and value.isdigit():

@@ -28,7 +28,8 @@ A_FIRST, A_QUEUED, A_FIRST_POOL = 0, 1, 2
 AA_QUEUE, AA_START, AA_FITS = 0, 1, 2
 #: When a broker hands a job over: at its arrival (Beichter's interactive mode); while no site it
 #: may go to has room for it now, later from the grid's holding queue (his proposal in 8.1.6); or
-#: from the holding queue at the next multiple of a batch interval (his batch mode, 5.3.2).
+#: from the holding queue at the next multiple of a batch interval or once a batch's number of jobs
+#: is held (his batch mode, 5.3.2).
 H_INTERACTIVE, H_WHEN_ROOM, H_BATCH = 0, 1, 2
 #: What a transfer rulebase does with a decision whose features leave its declared ranges: its rules
 #: answer anyway (the dissertation), or the site decides as AWF (ours).

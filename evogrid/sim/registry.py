@@ -327,9 +327,10 @@ HANDOVER: Registry[Choice] = Registry("broker hand-over", [
                                           "grid's holding queue; after each instant at which sites "
                                           "free processors, the held jobs that now have room somewhere "
                                           "are handed over in order, each by the location policy"),
-    Choice("batch", codes.H_BATCH, "Beichter's batch mode (5.3.2): a broker collects its jobs and hands "
-                                  "them all over at the next multiple of `batch_s` seconds, one by one, "
-                                  "in arrival order or, under min-min and max-min, in their order"),
+    Choice("batch", codes.H_BATCH, "Beichter's batch mode (5.3.2): brokers collect their jobs and hand "
+                                  "them all over at the next multiple of `batch_s` seconds, or once "
+                                  "`batch_jobs` are held, one by one, in arrival order or, under min-min "
+                                  "and max-min, in their order"),
 ])
 
 OUTSIDE_RANGE: Registry[Choice] = Registry("rule outside a rulebase's ranges", [

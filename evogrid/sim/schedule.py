@@ -386,13 +386,14 @@ class Exchange:
             if handover.code != codes.H_BATCH and value > 0:
                 raise ScenarioError(f"{name} {value}: applies to handover 'batch' only, not "
                                     f"{self.handover!r}")
-        grid_cap = self._per_site("grid_cap", n_sites, 0, "processors")
-        grid_slots = self._per_site("grid_slots", n_sites, 1, "slots")
-        unread = [e.name if e else "a Python one" for e in [location, *per_job] if not (e and e.reads_slots)]
-        if self.grid_slots and unread:
-            readers = ", ".join(LOCATIONS.names(reads_slots=True))
-            raise ScenarioError(f"grid_slots are read by the location policies {readers} only, not "
-                                f"{', '.join(unread)}")
+        grid_cap, grid_slots = self._per_site("grid_cap", n_sites), self._per_site("grid_slots", n_sites)
+        if self.grid_slots:
+            unread = [e.name if e else "a Python one" for e in [location, *per_job]
+                      if not (e and e.reads_slots)]
+            if unread:
+                readers = ", ".join(LOCATIONS.names(reads_slots=True))
+                raise ScenarioError(f"grid_slots are read by the location policies {readers} only, not "
+                                    f"{', '.join(unread)}")
         job_location = self._job_locations(jobs, location, per_job)
         setup = np.zeros(grid.N_SETUP_FIELDS, dtype=np.int64)
         setup[grid.SCHEME] = scheme.code
@@ -423,10 +424,11 @@ class Exchange:
         used = {int(c) for r in range(meta.shape[0]) for c in meta[r, 2:2 + meta[r, 1]]}
         return [e for e in transfers if e is not None] + compiled + [by_code[c] for c in sorted(used)]
 
-    def _per_site(self, name: str, n_sites: int, least: int, unit: str) -> np.ndarray:
+    def _per_site(self, name: str, n_sites: int) -> np.ndarray:
         """``grid_cap`` or ``grid_slots`` (``name``) as the loop reads it: int64 (K,), -1 where a site
-        has none; each value whole ``unit`` >= ``least``."""
+        has none; each value whole, at least its :data:`PER_SITE` least."""
         values = getattr(self, name)
+        least, unit = PER_SITE[name]
         if not values:
             return np.full(n_sites, -1, dtype=np.int64)
         if self.scheme != "exchange":
@@ -471,6 +473,10 @@ class Exchange:
         """Does some decision pause the compiled loop for Python?"""
         python_location = isinstance(self.location, LocationPolicy)
         return python_location or bool(self.python_transfer) or self.order is not None
+
+
+#: Per-site values of an :class:`Exchange`: the least each may be, and its unit.
+PER_SITE = {"grid_cap": (0, "processors"), "grid_slots": (1, "slots")}
 
 
 def _whole(value: object) -> bool:

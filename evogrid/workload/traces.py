@@ -88,13 +88,12 @@ def relative_to(text: str, directory: Path) -> str:
     (a scenario file's folder) where a file of that name is there; else ``text`` as given (a bundled
     name, an absolute path, or a path from the working directory)."""
     text = text.strip()
-    whole = directory / text
-    if text and not Path(text).is_absolute() and whole.is_file():
-        return str(whole)
+    if text and (directory / text).is_file():  # a file named like a window, as parse_window takes it
+        return str(directory / text)
     match = _WINDOW.match(text)
-    if match is None or canonical_name(match["name"]) is not None or Path(match["name"]).is_absolute():
+    if match is None or canonical_name(match["name"]) is not None:
         return text
-    path = directory / match["name"]
+    path = directory / match["name"]  # an absolute name stays itself
     return str(path) + text[len(match["name"]):] if path.is_file() else text
 
 
