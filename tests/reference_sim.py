@@ -634,6 +634,7 @@ class Rules:
     probe_slots: str = "cover"  # probe: starts spread over the window (theirs) or packed from the first
     history_seconds: int = 3600  # probe: the history estimate's sampling interval delta
     step: str = "divided"  # Meltzer: the candidate starts' step, his exact division or "floor" (ours)
+    status_queue: str = "head"  # Meltzer: the sites' profiles count the queue head (Maui's), or "none"
     admits: object = None  # python algorithm: admits(desk, k, t, s, duration, need) -> bool
 
 
@@ -801,12 +802,17 @@ class Desk:
                  + [x for s, e, _, _ in self.held[k] for x in ((e,) if ends_only else (s, e))])
         return min((x for x in times if x > t), default=math.inf)
 
+    def head_fit(self, k, t):
+        """Site k's queue head at its earliest fit: [(start, end, procs)], or [] (no head)."""
+        if not self.sites[k].queue:
+            return []
+        head = self.jobs[self.sites[k].queue[0]]
+        s = earliest_start(self.sites[k].m, t, head.procs, max(head.estimate, 1), self.busy(k, t))
+        return [(s, s + max(head.estimate, 1), head.procs)]
+
     def next_planned_start(self, k, t):
         starts = [s for s, _, _, taken in self.held[k] if not taken]
-        if self.sites[k].queue:
-            head = self.jobs[self.sites[k].queue[0]]
-            starts.append(earliest_start(self.sites[k].m, t, head.procs, max(head.estimate, 1),
-                                         self.busy(k, t)))
+        starts += [s for s, _, _ in self.head_fit(k, t)]
         return min(starts, default=math.inf)
 
     def part_fits(self, k, t, s, req, need):
@@ -814,7 +820,10 @@ class Desk:
         rules, entry = self.rules, self.entry
         if need > self.sites[k].m:
             return False
-        free = earliest_start(self.sites[k].m, s, need, req.duration, self.busy(k, t)) == s
+        busy = self.busy(k, t)
+        if rules.status_queue == "head":  # Maui's job reservation for the first waiting job
+            busy += self.head_fit(k, t)
+        free = earliest_start(self.sites[k].m, s, need, req.duration, busy) == s
         if entry.ruled:
             names, rulebase = rules.admission[k]
             x = [self.admission_feature(f, k, t, s, req.duration, need) for f in names]

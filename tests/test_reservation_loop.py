@@ -19,6 +19,7 @@ from evogrid.sim.booking import (
     BACKLOG_RULES,
     LOAD_RULES,
     PROBE_SLOTS,
+    STATUS_QUEUES,
     STEPS,
     VARIANT_ORDERS,
     ReservationRules,
@@ -113,7 +114,7 @@ def reference_requests(workloads, req, rules, bookings_order, rulebases=()):
                       req.elastic.preferences if req.elastic is not None else DEFAULT_PREFERENCES,
                       rules.swaps, rules.seed, rules.variant_order, rules.backlog_rule, rules.backfill_until,
                       rules.load_rule, rules.acc_running, rules.acc_waiting, rules.probe_slots,
-                      rules.history_seconds, rules.step)
+                      rules.history_seconds, rules.step, status_queue=rules.status_queue)
     return reqs, ref_rules
 
 
@@ -225,11 +226,18 @@ def test_meltzer_algorithms_equal_reference(algorithm):
                                  variant_order=data.draw(st.sampled_from(list(VARIANT_ORDERS))),
                                  backlog_rule=data.draw(st.sampled_from(list(BACKLOG_RULES))),
                                  backfill_until=data.draw(st.sampled_from(list(BACKFILL_BOUNDS))),
-                                 step=data.draw(st.sampled_from(list(STEPS))))
+                                 step=data.draw(st.sampled_from(list(STEPS))),
+                                 status_queue=data.draw(st.sampled_from(list(STATUS_QUEUES))))
         lrms = data.draw(st.sampled_from(LRMS))
-        _run_against_reference(sites, lrms, req, rules)
+        _, booked = _run_against_reference(sites, lrms, req, rules)
+        if rules.status_queue == "head":  # does counting the queue head change the bookings?
+            _, without = simulate_reservations(sites, lrms, req, replace(rules, status_queue="none"))
+            seen["head"] += 1
+            seen["changed"] += int(not np.array_equal(booked.start, without.start))
 
+    seen = {"head": 0, "changed": 0}
     run()
+    assert seen["changed"] > 0.02 * seen["head"], seen
 
 
 def test_admission_rulebases_equal_reference():
@@ -562,16 +570,22 @@ def test_meltzers_backlog_time_averaged_and_at_the_status_requests():
 
 def test_backlog_rule_keeps_a_reservation_behind_the_queue():
     """m = 2. A 2-processor job runs [0, 10); B (2 procs) waits from 1. A request made at 2
-    for 5 s from 10 (deadline 40) overtakes B under cpu-count, which then starts at 15:
-    unfairness 1. Candidate starts (minsize 1, 5 windows): 10, 15, ..., 35. With the backlog
-    rule (acc = 1: backlog = (10 * 2 + 5 * 2) / 2 = 15 s at t = 2) the first allowed is 20,
-    after B (10-15); backfill admits none of the earlier ones either (B is planned at 10)."""
+    for 5 s from 10 (deadline 40) overtakes B under cpu-count where the site counts no waiting
+    job, and B then starts at 15: unfairness 1. Counting its queue head's reservation, as Maui did
+    at Meltzer's sites (the default), the site keeps B's [10, 15) and the part starts at 15 or later.
+    Candidate starts (minsize 1, 5 windows): 10, 15, ..., 35. With the backlog rule (acc = 1:
+    backlog = (10 * 2 + 5 * 2) / 2 = 15 s at t = 2) the first allowed is 20, after B (10-15);
+    backfill admits none of the earlier ones either (B is planned at 10)."""
     w = Workload("hand", 2, arr([0, 1]), arr([10, 5]), arr([2, 2]), arr([10, 5]), arr([0, 1]), arr([0, 0]))
     req = _one_site("one", [2], [10], [40], [5], [2])
     rules = {name: ReservationRules(name, minsize=1, windows=5, acc=(1.0,)) for name in MELTZER}
-    schedule, bookings = simulate_reservations([w], "easy", req, rules["cpu-count"])
+    ours = replace(rules["cpu-count"], status_queue="none")
+    schedule, bookings = simulate_reservations([w], "easy", req, ours)
     assert bookings.start.tolist() == [10] and schedule.start.tolist() == [0, 15]
     assert unfairness(schedule, req, bookings) == 1.0
+    schedule, bookings = simulate_reservations([w], "easy", req, rules["cpu-count"])
+    assert bookings.start[0] >= 15 and schedule.start.tolist() == [0, 10]  # (the tree is shuffled)
+    assert unfairness(schedule, req, bookings) == 0.0
     for name in ("backlog", "backfill"):
         schedule, bookings = simulate_reservations([w], "easy", req, rules[name])
         assert bookings.start.tolist() == [20] and schedule.start.tolist() == [0, 10]

@@ -49,6 +49,9 @@ VARIANT_ORDERS = {"tree": ca.TREE, "tree-sorted": ca.TREE_SORTED, "tree-unsorted
                   "by-start": ca.BY_START}
 BACKLOG_RULES = {"before-start": ca.BEFORE_START, "every-held": ca.EVERY_HELD}
 BACKFILL_BOUNDS = {"next-event": ca.NEXT_EVENT, "next-end": ca.NEXT_END, "head-fit": ca.HEAD_FIT}
+#: Which waiting jobs a site's status answer counts: the queue head at its earliest fit, as Maui's
+#: reservation table holds its first waiting job (Meltzer's sites), or none (evogrid's earlier reading).
+STATUS_QUEUES = {"head": ca.STATUS_HEAD, "none": ca.STATUS_NONE}
 #: The candidate starts' step max(minsize, span / windows): in whole seconds (ours) or Meltzer's
 #: exact division (evogrid.sim.co_admission.candidate_starts).
 STEPS = {"floor": ca.FLOOR_STEP, "divided": ca.DIVIDED_STEP}
@@ -112,6 +115,7 @@ VariantOrder = _names(VARIANT_ORDERS)
 BacklogRule = _names(BACKLOG_RULES)
 BackfillBound = _names(BACKFILL_BOUNDS)
 StartStep = _names(STEPS)
+StatusQueue = _names(STATUS_QUEUES)
 LoadRule = _names(LOAD_RULES)
 ProbeSlots = _names(PROBE_SLOTS)
 
@@ -137,6 +141,11 @@ class ReservationRules(OneLineErrors):
         step: the candidate starts' step ``max(minsize, span / windows)``: ``divided`` (Meltzer's
             listing 1, the default: at most ``windows + 1`` starts, each rounded down to a second) or
             ``floor`` (our earlier reading, whole seconds: up to about ``2 windows``); :data:`STEPS`.
+        status_queue: which waiting jobs a site's profile counts where Meltzer's algorithms (the
+            variant tree) ask it, for the status query and the reservation alike: ``head`` (the
+            default: also the queue head at its earliest fit, the job reservation Maui keeps for its
+            first waiting job, as at Meltzer's sites) or ``none`` (running jobs and held reservations
+            only, evogrid's earlier reading); :data:`STATUS_QUEUES`.
         rulebases: the ``rulebase`` algorithm's admission rulebases, one per
             site or one for every site (evogrid.policy.admission builds it
             from rulebase files).
@@ -177,6 +186,7 @@ class ReservationRules(OneLineErrors):
     backlog_rule: BacklogRule = "before-start"
     backfill_until: BackfillBound = "next-end"
     step: StartStep = "divided"
+    status_queue: StatusQueue = "head"
     load_rule: LoadRule = "workload-end"
     acc_running: NonNegative = 0.5
     acc_waiting: NonNegative = 0.5
@@ -221,6 +231,7 @@ class ReservationRules(OneLineErrors):
         config[ca.C_MINSIZE] = self.minsize
         config[ca.C_WINDOWS] = self.windows
         config[ca.C_STEP] = STEPS[self.step]
+        config[ca.C_STATUS_QUEUE] = STATUS_QUEUES[self.status_queue]
         config[ca.C_COST_WEIGHT] = self.cost_weight
         config[ca.C_START_WEIGHT] = self.start_weight
         config[ca.C_TSN_MAX] = self.tsn_max
@@ -538,6 +549,7 @@ def reservation_setup(scenario: Scenario, **overrides: object
                              success_hours=config.success_hours, threshold=config.threshold,
                              variant_order=config.variant_order, backlog_rule=config.backlog_rule,
                              backfill_until=config.backfill_until, step=config.step,
+                             status_queue=config.status_queue,
                              load_rule=config.load_rule, probe_slots=config.probe_slots,
                              history_seconds=config.history_seconds, acc_running=config.acc_running,
                              acc_waiting=config.acc_waiting)

@@ -109,7 +109,12 @@ C_ASKS_EVERY_SITE, C_START_RULE, C_START_SORTED, C_PICK, C_RULED, C_ASKS_PYTHON 
 #: ... and how the candidate starts' step is computed: ``FLOOR_STEP`` (ours) or ``DIVIDED_STEP`` (Meltzer's).
 C_STEP = C_ASKS_PYTHON + 1
 FLOOR_STEP, DIVIDED_STEP = 0, 1
-N_CONFIG = C_STEP + 1
+#: ... and which waiting jobs a site's status answer counts (evogrid.sim.reserving.co_admit): its
+#: queue head at its earliest fit (``STATUS_HEAD``: the job reservation Maui keeps for its first
+#: waiting job, RESERVATIONDEPTH 1, at Meltzer's sites) or none (``STATUS_NONE``, evogrid's earlier one).
+C_STATUS_QUEUE = C_STEP + 1
+STATUS_NONE, STATUS_HEAD = 0, 1
+N_CONFIG = C_STATUS_QUEUE + 1
 #: Which candidate starts a site admits in the variant tree (evogrid.sim.reserving.admitted_starts):
 #: ``any``; ``backlog``: none before now + the site's backlog (Meltzer's Algorithm 3);
 #: ``backlog-or-backfill``: as ``backlog``, or the variant ends before the site's next planned start

@@ -39,6 +39,7 @@ from evogrid.sim.co_admission import (
     C_MINSIZE,
     C_RULED,
     C_START_RULE,
+    C_STATUS_QUEUE,
     C_STEP,
     C_WINDOWS,
     EVERY_HELD,
@@ -46,6 +47,7 @@ from evogrid.sim.co_admission import (
     HOURS_PER_WEEK,
     N_CONFIG,
     NEXT_END,
+    STATUS_HEAD,
     RequestParts,
     candidate_starts,
     choose,
@@ -73,6 +75,7 @@ from evogrid.sim.numba_stamp import njit
 from evogrid.sim.profile import (
     P_TIME,
     earliest_fit,
+    reserve,
 )
 from evogrid.sim.tsk import META_CODES, META_FEATURES, TSKStack, rulebase_output
 
@@ -213,6 +216,19 @@ def _next_planned_start(k, jobs, state, n):
     return t
 
 
+@njit(cache=True, inline="always")
+def plan_head(k, jobs, state, n):
+    """Site k's queue head held at its earliest fit on the profile (``n`` breakpoints, in
+    ``state.profile``), as Maui's reservation table holds the job reservation of its first waiting
+    job (RESERVATIONDEPTH 1); returns the new breakpoint count."""
+    queue, sc, profile = state.queue, state.sc, state.profile
+    if sc[k, Q_TAIL] > sc[k, Q_HEAD]:  # (a queued job fits its machine)
+        head = queue[k, sc[k, Q_HEAD]]
+        need, duration = jobs[PROCS, head], max(jobs[ESTIMATE, head], 1)
+        n = reserve(profile, n, earliest_fit(profile, n, need, duration), need, duration)
+    return n
+
+
 @njit(cache=True)
 def admission_feature(code, k, t, s, duration, need, lead_room, state):
     """Admission feature ``code`` of a part of ``need`` processors at site k over ``[s, s + duration)``,
@@ -325,9 +341,14 @@ def co_admit(r, t, book, rules, jobs, state, booked):
         k = orders[o, r]
         n = site_profile(k, t, jobs, state)
         admitted_starts(k, t, starts, duration, (config, acc[k]), jobs, state, n, admitted)
-        fill_fits(profile, n, k, starts, duration, admitted, fit)
+        lead_room = (np.int64(0), np.int64(0))
         if ruled:
             lead_room = (backlog_seconds(k, acc[k], jobs, state), _next_planned_start(k, jobs, state, n))
+        # The status answer (his listing 3) after the rules that read the plain profile.
+        if config[C_STATUS_QUEUE] == STATUS_HEAD:
+            n = plan_head(k, jobs, state, n)
+        fill_fits(profile, n, k, starts, duration, admitted, fit)
+        if ruled:
             _fill_allow(k, t, request, starts, duration, lead_room, (fit, allow), rulebases, state)
         booked.filtered[k, r] = _filter_degree(k, r, parts, nparts, count, (fit, allow), sc)
     accepted, sites, messages, prices = booked.accepted, booked.sites, booked.messages, booked.prices

@@ -44,6 +44,7 @@ Two forms:
       variant_order = "tree"        # Meltzer's readings (defaults) or ours: by-start, every-held,
       backlog_rule = "before-start" #   head-fit (docs/reservations.md)
       backfill_until = "next-end"   # his 6.7.5 (ours: next-event, head-fit)
+      status_queue = "head"         # sites count their queue head's reservation, as Maui (ours: none)
 
 Unknown keys are errors. All windows start at time 0 together. The
 ``[reservations]`` table is read here and used by
@@ -215,6 +216,10 @@ class ReservationsConfig(_Strict):
                                         "the running jobs' and held reservations' ends; next-event, ours, "
                                         "also the held reservations' starts) or by its queue head's "
                                         "earliest fit (head-fit)")
+    status_queue: booking.StatusQueue = Field(
+        default="head", description="which waiting jobs a site's profile counts when Meltzer's algorithms "
+                                    "ask it: its queue head at its earliest fit (head: the job reservation "
+                                    "Maui keeps for its first waiting job, as at his sites) or none (ours)")
 
 
 class ScenarioConfig(_Strict):
