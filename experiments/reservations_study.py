@@ -23,9 +23,9 @@ sample sd over the seeds).
   Monday 0:00 and on Wednesday 18:00 of the tariff week (his first weekend from 800,000 s).
 - His 6.8 (Table 17): the start-sorted Algorithms 2, 3 and backfill on his modified RW1
   (``rw1-6h``, ``rw1-6h-3``), four and seven sites, seeds 1-5 (``meltzer_starts.csv``).
-- ``--only status``: his Table 11 setting and Algorithm 1 with one candidate start, the sites'
-  answers counting their queue head's reservation (Maui's, the default) or no waiting job
-  (``meltzer_status.csv``).
+- ``--only setting``: his Table 11 setting and Algorithm 1 with one candidate start, the sites'
+  answers counting their queue head's reservation (Maui's, the default) or no waiting job, and the
+  requests' jobs kept as batch jobs (his, the default) or taken out (``meltzer_settings.csv``).
 - ``--only matched``: the four-cluster failure rates on the two-week windows whose utilisations are
   nearest his BM 0-3's (Table 6), against the first four (``matched.csv``).
 - Röblitz: every 10th job (offsets 0-4 as the five repetitions) a one-site request booked
@@ -60,7 +60,7 @@ ALGORITHMS = ("trivial", "cpu-count", "backlog", "backfill")
 #: Algorithms 2 and 3 (his 6.8, Table 17); evogrid's earlier ones.
 READINGS = {"meltzer": {}, "start-sorted": {"variant_order": "tree-sorted"},
             "earlier": {"variant_order": "by-start", "backlog_rule": "every-held",
-                        "backfill_until": "head-fit", "status_queue": "none"}}
+                        "backfill_until": "head-fit", "status_queue": "none", "meltzer_templates": "taken"}}
 #: Where time 0 falls in the tariff week (hours from Monday 0:00): ours, and his 6.9.2's first weekend
 #: ("Beginn der Wochenendzeit (800000 sek) und Ende (975000 sek)") from Saturday 0:00 at 799,200 s.
 WEEK_STARTS = (0, 66)
@@ -319,12 +319,20 @@ def draw_study() -> None:
     _summary(rows, ("workload", "algorithm", "draw"), ("failure_rate", "filter_degree", "infeasibility_rate"))
 
 
-def status_study() -> None:
-    """Meltzer's Table 11 setting (four sites, RW1-3, seeds 1-5) with the sites' profiles counting
-    their queue head at its earliest fit, as Maui's reservation table holds its first waiting job
-    (``status_queue = "head"``), against none (evogrid's reading): failure rate, filter degree and
-    infeasibility rate of Algorithms 2, 3 and his 4.5 backfill algorithm; and on seven sites, RW1 and
-    RW3, Algorithm 1 with one candidate start (his Figs. 19-20, (1, 1))."""
+#: The sites' answers and the requests' jobs (docs/reservations.md): evogrid's earlier readings, the
+#: queue head counted alone, and his setting (the defaults).
+SETTINGS = {"none, taken": {"status_queue": "none", "meltzer_templates": "taken"},
+            "head, taken": {"status_queue": "head", "meltzer_templates": "taken"},
+            "head, kept": {"status_queue": "head", "meltzer_templates": "kept"}}
+
+
+def setting_study() -> None:
+    """Meltzer's Table 11 setting (four sites, RW1-3, seeds 1-5) under ``SETTINGS``: the sites'
+    profiles counting their queue head at its earliest fit, as Maui's reservation table holds its
+    first waiting job (``status_queue``), and the requests' template jobs kept as batch jobs
+    (``meltzer_templates``): failure rate, filter degree and infeasibility rate of Algorithms 2, 3 and
+    his 4.5 backfill algorithm; and on four and seven sites, RW1 and RW3, Algorithm 1 with one
+    candidate start (his Figs. 19-20, (1, 1))."""
     rows = []
     settings = [(4, variant, algorithm, order, {}) for variant in ("rw1", "rw2", "rw3")
                 for algorithm, order in (("cpu-count", "tree"), ("backlog", "tree"),
@@ -333,17 +341,17 @@ def status_study() -> None:
                  for sites in (4, 7) for variant in ("rw1", "rw3")]
     for sites, variant, algorithm, order, window in settings:
         scenario = meltzer_scenario(sites)
-        for status in ("none", "head"):
+        for label, setting in SETTINGS.items():
             for seed in SEEDS:
                 workloads, requests, rules = reservation_setup(
                     scenario, workload=variant, seed=seed, algorithm=algorithm, variant_order=order,
-                    status_queue=status, **window)
+                    **setting, **window)
                 rows.append({"sites": sites, "workload": variant, "algorithm": algorithm,
-                             "status_queue": status, "seed": seed,
+                             "setting": label, "seed": seed,
                              **_run(workloads, scenario.lrms, requests, rules)})
-    _write("meltzer_status", rows)
-    print("\n## The queue head in the sites' status (mean ± sd over 5 seeds)\n")
-    _summary(rows, ("sites", "workload", "algorithm", "status_queue"),
+    _write("meltzer_settings", rows)
+    print("\n## The queue head in the sites' answers and the requests' jobs (mean ± sd over 5 seeds)\n")
+    _summary(rows, ("sites", "workload", "algorithm", "setting"),
              ("failure_rate", "filter_degree", "infeasibility_rate", "mean_relative_start",
               "batch_mean_wait"))
 
@@ -727,7 +735,7 @@ def matched_study() -> None:
 
 STUDIES = {f.__name__.removesuffix("_study"): f for f in (
     window_study, job_only_study, cost_load_study, meltzer_study, start_study, backfill_study, draw_study,
-    bound_study, status_study, roblitz_study, roblitz_grid_study, roblitz_funnel_study, matched_study)}
+    bound_study, setting_study, roblitz_study, roblitz_grid_study, roblitz_funnel_study, matched_study)}
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -53,16 +53,22 @@ def digest(schedule: Schedule, bookings: Bookings | None = None) -> str:
 #: listings and parameters were read (the cases keep their digests under them; docs/reservations.md).
 EARLIER = {"variant_order": "by-start", "backlog_rule": "every-held", "backfill_until": "head-fit",
            "tariffs": "peak", "success_hours": 6.0, "threshold": 0.5, "load_rule": "backlog",
-           "probe_slots": "earliest", "meltzer_draw": "independent", "status_queue": "none"}
+           "probe_slots": "earliest", "meltzer_draw": "independent", "status_queue": "none",
+           "meltzer_templates": "taken"}
 MELTZER = ("trivial", "cpu-count", "backlog", "backfill", "weighted")
 #: (workload, algorithms, settings named in the case, settings not named)
 RESERVATION_CASES = (
     ("rw1", MELTZER, {}, EARLIER),
-    ("rw1", MELTZER, {"readings": "meltzer"}, {"meltzer_draw": "independent", "status_queue": "none"}),
+    ("rw1", MELTZER, {"readings": "meltzer"}, {"meltzer_draw": "independent", "status_queue": "none",
+                                              "meltzer_templates": "taken"}),
     ("rw1", ("backfill", "weighted"), {"readings": "meltzer", "backfill_until": "next-event"},
-     {"meltzer_draw": "independent", "status_queue": "none"}),
-    ("rw1", MELTZER, {"readings": "meltzer", "meltzer_draw": "shared"}, {"status_queue": "none"}),
-    ("rw1", MELTZER, {"readings": "meltzer", "meltzer_draw": "shared", "status_queue": "head"}, {}),
+     {"meltzer_draw": "independent", "status_queue": "none", "meltzer_templates": "taken"}),
+    ("rw1", MELTZER, {"readings": "meltzer", "meltzer_draw": "shared"},
+     {"status_queue": "none", "meltzer_templates": "taken"}),
+    ("rw1", MELTZER, {"readings": "meltzer", "meltzer_draw": "shared", "status_queue": "head"},
+     {"meltzer_templates": "taken"}),
+    ("rw1", MELTZER, {"readings": "meltzer", "meltzer_draw": "shared", "status_queue": "head",
+                      "meltzer_templates": "kept"}, {}),
     ("book-ahead", ("first-fit", "probe"), {"book_ahead_hours": 2.0}, EARLIER),
     ("book-ahead", ("probe",), {"book_ahead_hours": 2.0, "elastic": (0.5, 2.0)}, EARLIER),
     ("book-ahead", ("probe",), {"book_ahead_hours": 2.0, "elastic": (0.5, 2.0), "readings": "roblitz"},

@@ -237,7 +237,7 @@ def test_reserve_compares_algorithms_and_writes_a_run_directory(capsys, tmp_path
     assert rows["cpu-count"]["failure_rate"] < rows["backlog"]["failure_rate"]
     assert rows["backlog"]["unfairness"] < rows["cpu-count"]["unfairness"]
     assert rows["trivial"]["messages_per_request"] > rows["cpu-count"]["messages_per_request"]
-    assert result["dropped"]["SDSC03@d14-28"]["became_reservation"] == rows["backlog"]["requests"]
+    assert "became_reservation" not in result["dropped"]["SDSC03@d14-28"]  # Meltzer's templates stay jobs
     for name in ("summary.csv", "sites.csv", "bookings_backfill.csv", "gantt_weighted_site1.png",
                  "summary.png"):
         assert (out_dir / name).stat().st_size > 0

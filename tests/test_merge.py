@@ -68,12 +68,17 @@ def test_a_scenario_merges_its_sites_small_jobs(tmp_path):
 
 def test_meltzers_configs_run_his_setting():
     """His merged jobs (6.2) at every site of meltzer4/7 and the test windows, and his shared draw
-    (6.3) by default: the requests come from the merged jobs of the first site."""
+    (6.3) and the requests' jobs kept as batch jobs by default: the requests come from the merged
+    jobs of the first site."""
     configs = Path(__file__).resolve().parents[1] / "experiments" / "configs"
     for name in ("meltzer4", "meltzer7", "meltzer7_test"):
         scenario = Scenario.from_spec(str(configs / f"{name}.toml"))
         assert all(w.dropped.get("merged_small_jobs", 0) > 0 for w in scenario.workloads), name
         assert scenario.reservations.meltzer_draw == "shared"
+        assert scenario.reservations.meltzer_templates == "kept"
     first = scenario.workloads[0]
     workloads, requests, _ = reservation_setup(scenario)
-    assert workloads[0].n_jobs + requests.n_requests == first.n_jobs  # drawn from the merged jobs
+    assert workloads[0] is first  # the requests' jobs stay batch jobs
+    taken, same, _ = reservation_setup(scenario, meltzer_templates="taken")
+    assert np.array_equal(same.source_job, requests.source_job)
+    assert taken[0].n_jobs + requests.n_requests == first.n_jobs  # drawn from the merged jobs

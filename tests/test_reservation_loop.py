@@ -781,6 +781,7 @@ def test_bad_reservation_inputs():
     for bad, message in ((dict(windows=0), "windows: Input should be greater than or equal to 1"),
                          (dict(threshold=1.5), "threshold: Input should be less than or equal to 1"),
                          (dict(variant_order="random"), "variant_order: Input should be 'tree', "),
+                         (dict(status_queue="all"), "status_queue: Input should be 'head' or 'none'"),
                          (dict(swaps=(1, -1)), "swaps.1: Input should be greater than or equal to 0"),
                          (dict(windos=5), "windos: Unexpected keyword argument")):
         with pytest.raises(ScenarioError, match=f"^reservation rules: {message}"):

@@ -27,9 +27,14 @@ def test_meltzer_rules(variant):
     w = load_window("SDSC03@d0-14")
     batch, req = meltzer(w, variant, seed=7)
     src = req.source_job
-    # the drawn jobs leave the batch workload, counted
-    assert batch.n_jobs + req.n_requests == w.n_jobs
-    assert batch.dropped["became_reservation"] == req.n_requests
+    # the drawn jobs are templates and stay batch jobs (his 6.3), or leave the workload, counted
+    assert batch is w and "became_reservation" not in batch.dropped
+    taken, same = meltzer(w, variant, seed=7, templates="taken")
+    assert np.array_equal(same.source_job, src)
+    assert taken.n_jobs + req.n_requests == w.n_jobs
+    assert taken.dropped["became_reservation"] == req.n_requests
+    with pytest.raises(ScenarioError, match="unknown templates 'both'"):
+        meltzer(w, variant, templates="both")
     assert abs(req.n_requests / w.n_jobs - 0.1) < 4 * np.sqrt(0.09 / w.n_jobs)
     wc, cpus = w.estimate[src], w.procs[src]
     assert (req.duration == wc).all()
@@ -51,14 +56,14 @@ def test_meltzer_section_6_8_workloads():
     three-part one copies the second part and leaves every third request out (it stays a batch job)."""
     w = load_window("SDSC03@d0-14")
     _, rw1 = meltzer(w, "rw1", seed=7)
-    batch, two = meltzer(w, "rw1-6h", seed=7)
+    _, two = meltzer(w, "rw1-6h", seed=7)
     by_job = np.argsort(rw1.source_job)
     same = np.argsort(two.source_job)
     assert np.array_equal(rw1.earliest_start[by_job], two.earliest_start[same])
     assert np.array_equal(rw1.parts[by_job], two.parts[same])
     assert (two.deadline - two.earliest_start - two.duration == 6 * 3600).all()
     assert (two.submit == np.maximum(0, two.earliest_start - 30)).all()
-    batch3, three = meltzer(w, "rw1-6h-3", seed=7)
+    batch3, three = meltzer(w, "rw1-6h-3", seed=7, templates="taken")
     assert three.parts.shape[1] == 3 and (three.parts[:, 2] == three.parts[:, 1]).all()
     assert three.n_requests == two.n_requests - two.n_requests // 3
     assert batch3.n_jobs + three.n_requests == w.n_jobs

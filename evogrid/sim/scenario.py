@@ -45,6 +45,7 @@ Two forms:
       backlog_rule = "before-start" #   head-fit (docs/reservations.md)
       backfill_until = "next-end"   # his 6.7.5 (ours: next-event, head-fit)
       status_queue = "head"         # sites count their queue head's reservation, as Maui (ours: none)
+      meltzer_templates = "kept"    # the requests' jobs stay batch jobs, his 6.3 (ours: taken)
 
 Unknown keys are errors. All windows start at time 0 together. The
 ``[reservations]`` table is read here and used by
@@ -74,7 +75,7 @@ from evogrid.sim.schedule import GridJobs, Schedule, lrms_code, simulate_local
 from evogrid.sim.sites import Requirement, Sites, sites_from_config
 from evogrid.workload.model import Workload
 from evogrid.workload.preprocess import Preprocessing
-from evogrid.workload.reservations import MeltzerDraw
+from evogrid.workload.reservations import MeltzerDraw, MeltzerTemplates
 from evogrid.workload.traces import load_window, relative_to
 
 
@@ -153,6 +154,9 @@ class ReservationsConfig(_Strict):
     meltzer_draw: MeltzerDraw = Field(
         default="shared", description="Meltzer: the second part and the earliest start from one random "
                                       "number (shared, his 6.3 read literally) or from two (independent)")
+    meltzer_templates: MeltzerTemplates = Field(
+        default="kept", description="Meltzer: the jobs the requests are made from stay batch jobs (kept, "
+                                    "his 6.3: templates) or leave the workload (taken)")
     book_ahead_hours: float = Field(default=6.0, ge=0, description="book-ahead: hours booked ahead")
     slack_hours: float = Field(default=2.0, ge=0, description="book-ahead: room after the run time")
     every: int = Field(default=10, ge=1, description="book-ahead: every n-th job becomes a request")

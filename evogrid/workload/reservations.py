@@ -1,9 +1,10 @@
 """Reservation requests beside a window's batch jobs, and the published ways to make them from a log.
 
 No archive log records reservations, so studies derive them from batch jobs.
-Two generators are provided, each seeded and each turning the jobs it draws
-into requests (those jobs leave the batch workload, and are counted there
-under ``dropped["became_reservation"]``):
+Two generators are provided, each seeded and each making requests of the jobs
+it draws (Röblitz et al.'s jobs leave the batch workload, and are counted there
+under ``dropped["became_reservation"]``; Meltzer's stay batch jobs unless
+``templates="taken"``):
 
 - :func:`meltzer` (J. Meltzer's comparison of co-reservation algorithms,
   FU Berlin / ZIB): each job with probability 0.1 becomes a two-part
@@ -262,11 +263,17 @@ def _take_jobs(window: Workload, chosen: np.ndarray) -> Workload:
 #: earlier reading).
 MeltzerDraw = Literal["independent", "shared"]
 MELTZER_DRAWS: tuple[str, ...] = get_args(MeltzerDraw)
+#: What becomes of the jobs Meltzer's requests are made from: they stay batch jobs (``kept``, the
+#: default: his 6.3 has a job serve "als Vorlage für eine Co-Reservierungsanfrage", as a template
+#: for a request, and his BM 0 keeps its share of jobs in Table 20; docs/reservations.md) or leave
+#: the workload (``taken``, evogrid's earlier reading, counted as ``became_reservation``).
+MeltzerTemplates = Literal["kept", "taken"]
+MELTZER_TEMPLATES: tuple[str, ...] = get_args(MeltzerTemplates)
 
 
 def meltzer(window: Workload, variant: str = "rw1", seed: int = 0, probability: float = 0.1,
-            span_seconds: int | None = None, draw: MeltzerDraw = "shared"
-            ) -> tuple[Workload, Reservations]:
+            span_seconds: int | None = None, draw: MeltzerDraw = "shared",
+            templates: MeltzerTemplates = "kept") -> tuple[Workload, Reservations]:
     """Meltzer's RW1/RW2/RW3 co-reservations from one site's window (module docstring).
 
     Args:
@@ -278,9 +285,11 @@ def meltzer(window: Workload, variant: str = "rw1", seed: int = 0, probability: 
             span (0 to its last submission).
         draw: :data:`MELTZER_DRAWS`: one random number per request for its
             second part and earliest start (``shared``, his), or two.
+        templates: :data:`MELTZER_TEMPLATES`: the drawn jobs stay batch jobs (``kept``, his) or
+            leave the window (``taken``).
 
     Returns:
-        ``(batch, requests)``: the window without the drawn jobs, and the requests.
+        ``(batch, requests)``: the window (without the drawn jobs if ``taken``), and the requests.
     """
     variant = variant.lower()
     if variant not in MELTZER_VARIANTS:
@@ -288,6 +297,9 @@ def meltzer(window: Workload, variant: str = "rw1", seed: int = 0, probability: 
         raise ScenarioError(f"unknown reservation workload {variant!r}; expected one of {known}")
     if draw not in MELTZER_DRAWS:
         raise ScenarioError(f"unknown draw {draw!r}; expected one of {', '.join(MELTZER_DRAWS)}")
+    if templates not in MELTZER_TEMPLATES:
+        known = ", ".join(MELTZER_TEMPLATES)
+        raise ScenarioError(f"unknown templates {templates!r}; expected one of {known}")
     rng = np.random.default_rng(seed)
     chosen = rng.random(window.n_jobs) < probability
     idx = np.flatnonzero(chosen)
@@ -309,13 +321,13 @@ def meltzer(window: Workload, variant: str = "rw1", seed: int = 0, probability: 
         submit = np.maximum(0, start - AHEAD_SECONDS)
     if variant == "rw1-6h-3":
         parts = np.concatenate([parts, parts[:, 1:]], axis=1)
-        kept = np.arange(idx.size) % 3 != 2  # every third drawn job stays a batch job
-        chosen[idx[~kept]] = False
-        idx, wc, start, deadline, submit, parts = (a[kept] for a in (idx, wc, start, deadline, submit, parts))
+        made = np.arange(idx.size) % 3 != 2  # every third drawn job makes no request (and stays a job)
+        chosen[idx[~made]] = False
+        idx, wc, start, deadline, submit, parts = (a[made] for a in (idx, wc, start, deadline, submit, parts))
     order = np.argsort(submit, kind="stable")  # earliest starts are drawn at random
     requests = Reservations(f"{window.name} {variant}", submit[order], start[order], deadline[order],
                             wc[order], parts[order], idx[order].astype(np.int64))
-    return _take_jobs(window, chosen), requests
+    return (window if templates == "kept" else _take_jobs(window, chosen)), requests
 
 
 def roblitz(window: Workload, book_ahead_hours: float = 0.0, slack_hours: float = 0.0, every: int = 10,

@@ -9,13 +9,15 @@ from evogrid.sim.requests.base import RequestKind
 
 
 def make(variant, workloads, config, options):
-    """The source site's jobs drawn with ``config.probability`` become two-part (three for
-    ``rw1-6h-3``) co-reservations of the ``variant``; they leave the site's workload."""
+    """The source site's jobs drawn with ``config.probability`` are the templates of two-part (three
+    for ``rw1-6h-3``) co-reservations of the ``variant``; they stay batch jobs, or leave the site's
+    workload with ``config.meltzer_templates = "taken"``."""
     from evogrid.workload.reservations import meltzer  # numpy: not for --help
 
     workloads = list(workloads)
     workloads[config.source], requests = meltzer(workloads[config.source], variant, config.seed,
-                                                 config.probability, draw=config.meltzer_draw)
+                                                 config.probability, draw=config.meltzer_draw,
+                                                 templates=config.meltzer_templates)
     return workloads, requests
 
 
