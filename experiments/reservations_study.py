@@ -6,7 +6,7 @@ Run: ``.venv/bin/python experiments/reservations_study.py`` (a few minutes once 
 6.2, evogrid.workload.merge), ``--as-logged`` runs them on the jobs as logged (the CSV files then end in
 ``_as_logged``).
 Writes ``experiments/results/reservations/{meltzer_windows,cost_load,meltzer,weighted,meltzer_starts,
-roblitz,roblitz_windows}.csv`` (a row per run) and prints the tables of docs/reservations.md (mean and
+roblitz,roblitz_windows,roblitz_elastic,...}.csv`` (a row per run) and prints the tables of docs/reservations.md (mean and
 sample sd over the seeds).
 
 - Meltzer's 6.4 (Figs. 19-20): Algorithm 1 with four (minsize, windows) pairs, RW1 and RW3, four and
@@ -667,6 +667,39 @@ def roblitz_funnel_study() -> None:
                   f"| {cells[1]} |")
 
 
+def roblitz_elastic_study() -> None:
+    """Their Fig. 7 setting (b = 2 h, range 10 h, load, cover slots, 5 offsets), plain against elastic
+    <0.5, 2> requests made from the same jobs: the requests only one of the two accepts, the elastic
+    request's count over the job's, and the processor-seconds an accepted request holds."""
+    window = load_window("SDSC03")
+    first = window.select(np.arange(window.n_jobs) < 2000)
+    rows = []
+    for offset in range(5):
+        booked = []
+        for elastic in (None, (0.5, 2.0)):
+            batch, requests = roblitz(first, 2, 10, offset=offset, elastic=elastic)
+            _, bookings = simulate_reservations([batch], "easy", requests, ReservationRules("probe"))
+            ok = bookings.accepted
+            booked.append((requests, bookings, (bookings.procs[ok, 0] * bookings.length[ok]).mean()))
+        (plain, p, p_area), (elastic, e, e_area) = booked
+        ok = e.accepted
+        rows.append({"offset": offset, "plain": int(p.accepted.sum()), "elastic": int(ok.sum()),
+                     "only_plain": int((p.accepted & ~ok).sum()),
+                     "only_elastic": int((ok & ~p.accepted).sum()),
+                     "count_over_job": float(np.mean(e.procs[ok, 0] / plain.parts[ok, 0])),
+                     "at_top": float(np.mean(e.procs[ok, 0] == elastic.elastic.procs_max[ok])),
+                     "plain_area": float(p_area), "elastic_area": float(e_area)})
+    _write("roblitz_elastic", rows)
+    print("\n## Their Fig. 7 setting: plain against elastic requests (load; mean over 5 offsets)\n")
+    print("| accepted plain | accepted elastic | only plain | only elastic | elastic count / job's | "
+          "at the range's top | processor-seconds per accepted request, plain / elastic |")
+    print("|---|---|---|---|---|---|---|")
+    m = {k: np.mean([r[k] for r in rows]) for k in rows[0]}
+    print(f"| {m['plain']:.1f} | {m['elastic']:.1f} | {m['only_plain']:.1f} | {m['only_elastic']:.1f} | "
+          f"{m['count_over_job']:.2f} | {m['at_top']:.3f} | {m['plain_area']:,.0f} / "
+          f"{m['elastic_area']:,.0f} |")
+
+
 #: His failure rates on four clusters (Table 11: Algorithms 2 and 3; backfill: Algorithm 3 less
 #: Table 14's drop, read as points) and his Table 11 infeasibility ranges over BM 0-3.
 HIS_FAILURE = {("rw1", "cpu-count"): 0.07, ("rw2", "cpu-count"): 0.07, ("rw3", "cpu-count"): 0.11,
@@ -738,7 +771,8 @@ def matched_study() -> None:
 
 STUDIES = {f.__name__.removesuffix("_study"): f for f in (
     window_study, job_only_study, cost_load_study, meltzer_study, start_study, backfill_study, draw_study,
-    bound_study, setting_study, roblitz_study, roblitz_grid_study, roblitz_funnel_study, matched_study)}
+    bound_study, setting_study, roblitz_study, roblitz_grid_study, roblitz_funnel_study,
+    roblitz_elastic_study, matched_study)}
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
