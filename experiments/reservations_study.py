@@ -6,8 +6,8 @@ Run: ``.venv/bin/python experiments/reservations_study.py`` (a few minutes once 
 6.2, evogrid.workload.merge), ``--as-logged`` runs them on the jobs as logged (the CSV files then end in
 ``_as_logged``).
 Writes ``experiments/results/reservations/{meltzer_windows,cost_load,meltzer,weighted,meltzer_starts,
-roblitz,roblitz_windows,roblitz_elastic,...}.csv`` (a row per run) and prints the tables of docs/reservations.md (mean and
-sample sd over the seeds).
+roblitz,roblitz_windows,roblitz_elastic,...}.csv`` (a row per run) and prints the tables of
+docs/reservations.md (mean and sample sd over the seeds).
 
 - Meltzer's 6.4 (Figs. 19-20): Algorithm 1 with four (minsize, windows) pairs, RW1 and RW3, four and
   seven sites, seeds 1-5. His Table 6: the seven sites without requests, up to his submit stop.
