@@ -259,8 +259,7 @@ def main() -> None:
             lines.append(f"The learned ranking's avgResponseTime is below {label}'s in {below} of "
                          f"{mine.size} (test seed, training seed) pairs.")
         lines.append("")
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(OUT, "\n".join(lines).encode())
+    atomic_write_bytes(OUT, "\n".join(lines).encode())  # (it makes the directory)
     print("\n".join(lines))
 
 

@@ -50,8 +50,7 @@ def main() -> None:
                 lines.append(f"| {label} | {handover} | " + " | ".join(f"{a:,.0f}" for a in awrt)
                              + f" | {np.mean(awrt):,.0f} |")
         lines.append("")
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(OUT, "\n".join(lines).encode())
+    atomic_write_bytes(OUT, "\n".join(lines).encode())  # (it makes the directory)
     print("\n".join(lines))
 
 

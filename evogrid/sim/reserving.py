@@ -205,15 +205,28 @@ def next_scheduling_event(k, t, ends_only, state):
 def _next_planned_start(k, jobs, state, n):
     """Site k's next planned start after now: its queue head's earliest fit on the profile, or its
     next reservation's start (NEVER if neither)."""
-    queue, sc, profile, held, held_n = state.queue, state.sc, state.profile, state.held, state.held_n
+    held, held_n = state.held, state.held_n
     t = np.int64(NEVER)
     for h in range(held_n[k]):
         if not held[H_TAKEN, k, h]:
             t = min(t, held[H_START, k, h])
-    if sc[k, Q_TAIL] > sc[k, Q_HEAD]:
-        head = queue[k, sc[k, Q_HEAD]]
-        t = min(t, profile[P_TIME, earliest_fit(profile, n, jobs[PROCS, head], max(jobs[ESTIMATE, head], 1))])
+    fit, _, _ = _head_fit(k, jobs, state, n)
+    if fit >= 0:
+        t = min(t, state.profile[P_TIME, fit])
     return t
+
+
+@njit(cache=True, inline="always")
+def _head_fit(k, jobs, state, n):
+    """``(breakpoint, processors, duration)``: where site k's queue head fits earliest on the
+    profile (``n`` breakpoints, in ``state.profile``) for its estimate (at least 1 s); breakpoint -1
+    if no job waits (a queued job fits its machine)."""
+    queue, sc = state.queue, state.sc
+    if sc[k, Q_TAIL] == sc[k, Q_HEAD]:
+        return -1, 0, 0
+    head = queue[k, sc[k, Q_HEAD]]
+    need, duration = jobs[PROCS, head], max(jobs[ESTIMATE, head], 1)
+    return earliest_fit(state.profile, n, need, duration), need, duration
 
 
 @njit(cache=True, inline="always")
@@ -221,12 +234,8 @@ def plan_head(k, jobs, state, n):
     """Site k's queue head held at its earliest fit on the profile (``n`` breakpoints, in
     ``state.profile``), as Maui's reservation table holds the job reservation of its first waiting
     job (RESERVATIONDEPTH 1); returns the new breakpoint count."""
-    queue, sc, profile = state.queue, state.sc, state.profile
-    if sc[k, Q_TAIL] > sc[k, Q_HEAD]:  # (a queued job fits its machine)
-        head = queue[k, sc[k, Q_HEAD]]
-        need, duration = jobs[PROCS, head], max(jobs[ESTIMATE, head], 1)
-        n = reserve(profile, n, earliest_fit(profile, n, need, duration), need, duration)
-    return n
+    fit, need, duration = _head_fit(k, jobs, state, n)
+    return n if fit < 0 else reserve(state.profile, n, fit, need, duration)
 
 
 @njit(cache=True)
