@@ -35,6 +35,7 @@ from evogrid.policy.registry import (
     LOCATIONS,
     OUTSIDE_RANGE,
     POOL_ARRIVALS,
+    REFUSALS,
     STRATEGIES,
     TRANSFERS,
     features_for,
@@ -210,7 +211,9 @@ def _metrics_table(title: str, rows: list[dict]) -> Table:
     table = Table(title=title)
     deltas = "delta_awrt_pct" in rows[0] and any(r["delta_awrt_pct"] != 0 for r in rows)
     best = deltas and "delta_b_awrt_pct" in rows[0]
+    refused = any(r.get("jobs_refused", 0) for r in rows)
     cols = ["site", "m", "lrms", "jobs", "AWRT (s)", "U (%)", "C_max (s)", "wait (s)", "BSLD", "dSA"]
+    cols += ["refused"] if refused else []
     cols += ["dAWRT (%)", "dU (pts)"] if deltas else []
     cols += ["dAWRT_b (%, vs EASY)"] if best else []
     for col in cols:
@@ -221,6 +224,8 @@ def _metrics_table(title: str, rows: list[dict]) -> Table:
             f"{r['awrt']:,.2f}", f"{100 * r['utilization']:.2f}", f"{r['makespan']:,}",
             f"{r['mean_wait']:,.0f}", f"{r['mean_bsld']:.2f}", f"{r['dsa']:.3f}",
         ]
+        if refused:
+            cells += [f"{r['jobs_refused']:,}"]
         if deltas:
             cells += [f"{r['delta_awrt_pct']:+.2f}", f"{r['delta_utilization_points']:+.2f}"]
         if best:
@@ -309,6 +314,9 @@ def simulate_cmd(
         help="SITE=SLOTS: the slots LoadLeveler gives the grid's jobs at that site (Beichter's maxslots), "
              "as --location beichter-old and beichter-new read them: free slots fall when a job from "
              "elsewhere starts there, not when it joins the queue; repeat for several.")] = None,
+    refusals: Annotated[str | None, typer.Option(
+        help=f"With brokers, what they do with a job their location policy hands to no site (default "
+             f"{REFUSALS.default.name}): {REFUSALS.help()}.")] = None,
     refresh_s: Annotated[int | None, typer.Option(
         min=0, help="Seconds between the information service's publications of the sites' state: "
                     "the location policy ranks sites as last published (Beichter's MDS: 30). "
@@ -346,7 +354,7 @@ def simulate_cmd(
     config = base.with_options(name=name, others=others, location=location, seed=seed,
                                pool_arrivals=pool_arrivals, active_take=active_take, refresh_s=refresh_s,
                                handover=handover, batch_s=batch_s, batch_jobs=batch_jobs,
-                               outside_range=outside_range,
+                               refusals=refusals, outside_range=outside_range,
                                job_locations=_pair_options(job_locations, "--job-locations",
                                                            "NAME=SHARE, e.g. mct=0.3"),
                                grid_cap=_pair_options(grid_cap, "--grid-cap", "SITE=PROCESSORS, e.g. 0=64"),

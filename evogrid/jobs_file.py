@@ -88,15 +88,18 @@ def reservation_occupied(bookings: Any, requests: Any, n_sites: int) -> list[Occ
 
 def jobs_table(schedule: Schedule, occupied: Sequence[Occupied] | None = None) -> dict[str, list]:
     """The per-job columns of a complete schedule (times in seconds), rows in the merged arrival order;
-    ``occupied``: per site, processors held besides the jobs (they take part in the layout)."""
-    if schedule.stopped_bounds is not None or (schedule.start < 0).any():
+    ``occupied``: per site, processors held besides the jobs (they take part in the layout). A job a
+    broker refused is written as Batsim writes a rejected job: ``success`` 0, ``final_state``
+    ``REJECTED``, its times and resources empty (None)."""
+    if schedule.stopped_bounds is not None:
         raise ScenarioError("the simulation stopped early: no per-job schedule to write")
     jobs = schedule.jobs
+    refused = schedule.refused
     names = [w.name for w in jobs.workloads]
     offsets = np.concatenate([[0], np.cumsum(jobs.machine_procs)[:-1]])
     allocated = [""] * len(jobs.submit)
     for k in range(jobs.n_sites):
-        mine = np.flatnonzero(schedule.site == k)
+        mine = np.flatnonzero((schedule.site == k) & ~refused)
         other = occupied[k] if occupied else Occupied(*(np.empty(0, dtype=np.int64),) * 3)
         held = processor_layout(int(jobs.machine_procs[k]),
                                 np.concatenate([schedule.start[mine], other.start]),
@@ -108,6 +111,10 @@ def jobs_table(schedule: Schedule, occupied: Sequence[Occupied] | None = None) -
     run = schedule.run_time
     wait = schedule.start - jobs.submit
     turnaround = wait + run
+
+    def ran(values: np.ndarray) -> list:
+        return [None if r else v for v, r in zip(values.tolist(), refused.tolist(), strict=True)]
+
     return {
         "job_id": [f"{names[o]}!{i}" for o, i in zip(jobs.origin, ids, strict=True)],
         "workload_name": [names[o] for o in jobs.origin],
@@ -115,16 +122,16 @@ def jobs_table(schedule: Schedule, occupied: Sequence[Occupied] | None = None) -
         "submission_time": jobs.submit.tolist(),
         "requested_number_of_resources": jobs.procs.tolist(),
         "requested_time": jobs.estimate.tolist(),
-        "success": [1] * len(ids),
-        "final_state": ["COMPLETED_SUCCESSFULLY"] * len(ids),
-        "starting_time": schedule.start.tolist(),
-        "execution_time": run.tolist(),
-        "finish_time": schedule.end.tolist(),
-        "waiting_time": wait.tolist(),
-        "turnaround_time": turnaround.tolist(),
-        "stretch": (turnaround / np.maximum(run, 1)).tolist(),
+        "success": (~refused).astype(int).tolist(),
+        "final_state": np.where(refused, "REJECTED", "COMPLETED_SUCCESSFULLY").tolist(),
+        "starting_time": ran(schedule.start),
+        "execution_time": ran(run),
+        "finish_time": ran(schedule.end),
+        "waiting_time": ran(wait),
+        "turnaround_time": ran(turnaround),
+        "stretch": ran(turnaround / np.maximum(run, 1)),
         "allocated_resources": allocated,
-        "consumed_energy": [-1] * len(ids),
+        "consumed_energy": ran(np.full(len(ids), -1)),
         "metadata": [""] * len(ids),
         "origin_site": [names[o] for o in jobs.origin],
         "site": [names[s] for s in schedule.site],
@@ -180,7 +187,8 @@ def write_swf(directory: Path, schedule: Schedule, note: str = "") -> list[Path]
     Jobs are renumbered 1..n in submission order (an SWF's job numbers are its
     lines); field 3 is the wait, 4 the executed run time, 9 the estimate at that
     site, 12 the user, 16 (partition) the origin site (1-based, in the
-    scenario's order; the header lists them). Other fields are -1, the status 1.
+    scenario's order; the header lists them). Other fields are -1, the status 1. Refused jobs
+    never ran: the header counts them at their origin.
     """
     from evogrid._version import __version__
 
@@ -190,9 +198,11 @@ def write_swf(directory: Path, schedule: Schedule, note: str = "") -> list[Path]
     users = np.array([jobs.workloads[o].user[i] for o, i in zip(jobs.origin, jobs.index, strict=True)])
     estimate = executed_estimates(schedule)
     paths = []
+    refused = schedule.refused
     for k, name in enumerate(names):
-        mine = np.flatnonzero(schedule.site == k)
+        mine = np.flatnonzero((schedule.site == k) & ~refused)
         mine = mine[np.argsort(jobs.submit[mine], kind="stable")]
+        n_refused = int((refused & (jobs.origin == k)).sum())
         header = [
             "; Version: 2.2",
             f"; Computer: site {name} of an evogrid simulation",
@@ -205,6 +215,9 @@ def write_swf(directory: Path, schedule: Schedule, note: str = "") -> list[Path]
             "; Note: field 16 (partition) is the origin site: "
             + ", ".join(f"{i + 1} = {n}" for i, n in enumerate(names)),
         ]
+        if n_refused:
+            header.append(f"; Note: {n_refused} jobs submitted here were refused by the grid's broker "
+                          "and never ran; they are not listed")
         lines = [" ".join(str(v) for v in (
             n + 1, int(jobs.submit[j]), int(table["waiting_time"][j]), int(schedule.run_time[j]),
             int(jobs.procs[j]), -1, -1, int(jobs.procs[j]), int(estimate[j]), -1, 1, int(users[j]), -1, -1,

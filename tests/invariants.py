@@ -8,19 +8,24 @@ from reference_sim import earliest_start
 from evogrid.sim.schedule import Schedule
 
 
-def check_schedule(schedule: Schedule, joined_in_submit_order: bool = True) -> None:
+def check_schedule(schedule: Schedule, joined_in_submit_order: bool = True, may_refuse: bool = False) -> None:
     """Assert: each job once, no start before submit, capacity, FCFS order; a moved job's site holds
     the attributes it requires and its run time is scaled by the two sites' speeds.
 
     FCFS order is checked against the submit order, which is the order jobs join a site's queue
-    unless brokers hold jobs (hand-over ``when-room``: ``joined_in_submit_order`` False)."""
+    unless brokers hold jobs (hand-over ``when-room``: ``joined_in_submit_order`` False).
+    ``may_refuse``: brokers may refuse jobs (``Exchange.may_refuse``); a refused job never started,
+    stays at its origin and never moved; the rest hold for the jobs that ran."""
     jobs = schedule.jobs
+    refused = schedule.refused
+    assert may_refuse or not refused.any(), "a job never started"
+    assert (schedule.site[refused] == jobs.origin[refused]).all() and (schedule.moves[refused] == 0).all()
+    ran = ~refused
     start, end = schedule.start, schedule.end
-    assert (start >= 0).all(), "a job never started"
-    assert (start >= jobs.submit).all(), "a job started before its submission"
+    assert (start[ran] >= jobs.submit[ran]).all(), "a job started before its submission"
     assert schedule.site.shape == jobs.submit.shape
     for k in range(jobs.n_sites):
-        mine = schedule.site == k
+        mine = (schedule.site == k) & ran
         assert (jobs.procs[mine] <= jobs.machine_procs[k]).all()
         assert peak_in_use(start[mine], end[mine], jobs.procs[mine]) <= jobs.machine_procs[k], \
             f"site {k} over capacity"
@@ -36,7 +41,7 @@ def check_schedule(schedule: Schedule, joined_in_submit_order: bool = True) -> N
             order = np.lexsort((start[mine], jobs.submit[mine]))
             assert (np.diff(start[mine][order]) >= 0).all(), "FCFS started jobs out of order"
     speed, tags, hard, _ = jobs.site_arrays
-    site, origin = schedule.site, jobs.origin
+    site, origin = schedule.site, jobs.origin  # a refused job's site is its origin: the checks hold
     assert ((tags[site] & hard) == hard)[site != origin].all(), "a job moved to a site lacking a requirement"
     factor = speed[origin] / speed[site]
     scaled = np.maximum(jobs.run_time > 0, np.floor(jobs.run_time * factor + 0.5)).astype(np.int64)

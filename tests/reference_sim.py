@@ -83,6 +83,9 @@ class Policy:
     batch_jobs: int = 0
     grid_cap: tuple = ()  # per site: the most processors other sites' jobs may hold there (None: no cap)
     grid_slots: tuple = ()  # per site: the grid's LoadLeveler slots there, Beichter's maxslots (None: m)
+    # refuse: a broker refuses a job Beichter's policies key REFUSED at every site (start -1) | keep:
+    # it stays at its origin
+    refusals: str = "refuse"
 
 
 def published_site(site):
@@ -124,6 +127,10 @@ def earliest_start(m, t, need, duration, busy):
     raise AssertionError("the last step always has room")
 
 
+#: Beichter's policies' key of a site they would not hand the job to.
+REFUSED_KEY = 3.0
+
+
 def beichter_key(name, site, need, slots=None, free_slots=0):
     """Beichter's policies (his 3.4 and 7.1.2) as an ascending key of a candidate site, from his code
     with a slot read as a processor: phase 1 (room now; the new policy: and no job waiting) by the
@@ -132,7 +139,7 @@ def beichter_key(name, site, need, slots=None, free_slots=0):
     With the grid's ``slots`` there (``free_slots`` of them free), the old policy reads slots
     instead of processors, the new one ``min(free, free_slots)`` of ``min(m, slots)``, its queue cap
     5 slots."""
-    refused = 3.0, 0.0
+    refused = REFUSED_KEY, 0.0
     m, free, waiting = site.m, site.free, len(site.queue)
     if name == "beichter-old":
         if slots is not None:
@@ -434,14 +441,20 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
         return sites[l].m >= need and tags[l] & h == h and (cap is None or foreign[l] + need <= cap)
 
     def route(job, t, from_hold=False):
-        """The site ``job`` goes to, or None: a broker holds it."""
+        """The site ``job`` goes to, None: a broker holds it, or -1: a broker refused it (its start
+        is then -1)."""
         k = jobs[job].origin
         target = k
         if policy.transfer[k] == "broker":
             if not from_hold and (policy.handover == "batch"
                                   or (policy.handover == "when-room" and not has_room(k, job))):
                 return None
-            target = partners(k, job, t, with_home=True)[0]
+            order = partners(k, job, t, with_home=True)
+            if (policy.refusals == "refuse" and location_of(job) in ("beichter-old", "beichter-new")
+                    and all(key(l, k, job, t)[0] == REFUSED_KEY for l in order)):
+                start[job] = -1
+                return -1
+            target = order[0]
         else:
             order = partners(k, job, t)
             if order and not accepts(k, job, order[0]):
@@ -477,8 +490,9 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
             if has_room(jobs[job].origin, job):
                 held.pop(i)
                 target = route(job, t, from_hold=True)
-                join(sites[target], job, jobs)
-                run_lrms(target, sites[target].queue, t)
+                if target >= 0:
+                    join(sites[target], job, jobs)
+                    run_lrms(target, sites[target].queue, t)
             else:
                 i += 1
 
@@ -488,8 +502,9 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
             job = batch_pick(held, t) if policy.location in ("min-min", "max-min") else held[0]
             held.remove(job)
             target = route(job, t, from_hold=True)
-            join(sites[target], job, jobs)
-            run_lrms(target, sites[target].queue, t)
+            if target >= 0:
+                join(sites[target], job, jobs)
+                run_lrms(target, sites[target].queue, t)
 
     while True:
         next_end = min((r[0] for s in sites for r in s.running), default=math.inf)
@@ -565,6 +580,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
                 continue
             if policy.batch_jobs and held and not arrivals:  # the last submission: the last batch goes
                 batch_due = t
+            if target < 0:
+                continue
         join(sites[target], job, jobs)
         run_lrms(target, sites[target].queue, t)
         if policy.scheme == "pool" and start[job] is None:

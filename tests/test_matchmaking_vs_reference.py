@@ -4,6 +4,8 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from draws import int_list
+from evalys.jobset import JobSet
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from invariants import check_schedule, peak_in_use
@@ -11,6 +13,7 @@ from reference_sim import Policy
 from test_grid_vs_reference import _reference, arr, grids, random_exchange
 
 from evogrid.errors import ScenarioError
+from evogrid.jobs_file import jobs_table, write_jobs, write_swf
 from evogrid.policy.rulebase import Rulebase
 from evogrid.sim import queue_index
 from evogrid.sim.booking import reservation_setup, simulate_reservations
@@ -110,18 +113,49 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     event(f"jobs submitted at one instant: {bool((np.diff(jobs.submit) == 0).any())}")
 
 
+@st.composite
+def crowded_grids(draw):
+    """Two or three sites of 1-2 processors with 15-30 jobs each in 30 s: queues reach Beichter's
+    cap of 5 m waiting jobs everywhere, where brokers refuse."""
+    sites = []
+    for _ in range(draw(st.integers(2, 3))):
+        m, n = draw(st.integers(1, 2)), draw(st.integers(15, 30))
+        run_time = arr(draw(int_list(n, 1, 20)))
+        sites.append(Workload(f"s{m}", m, arr(sorted(draw(int_list(n, 0, 30)))), run_time,
+                              arr(draw(int_list(n, 1, m))), run_time + arr(draw(int_list(n, 0, 10))),
+                              np.arange(n, dtype=np.int64), np.zeros(n, dtype=np.int64)))
+    return sites
+
+
 @SETTINGS
-@given(grids(), st.data())
+@given(st.one_of(grids(), crowded_grids()), st.data())
 def test_beichters_policies_equal_reference(sites, data):
     """Beichter's old and new policies (his 3.4 and 7.1.2) as the location order of a random transfer
     policy per site (broker, AWF or local) on 1,000 random grids, a random LRMS per site: the schedule
-    is the reference's (reference_sim.beichter_key). Sites of 1-12 processors take up to 14 jobs
-    each, so some queues (about 2-3 % of cases) reach his cap of 5 m waiting jobs. In half the cases
+    is the reference's (reference_sim.beichter_key). Half the grids have sites of 1-12 processors
+    with up to 14 jobs each, the other half are crowded (:func:`crowded_grids`), so queues reach his
+    cap of 5 m waiting jobs. In half the cases
     where some site does not keep its jobs, the grid's LoadLeveler slots per site (none, or 1 to 2 m:
     his ``maxslots``, free when no job from elsewhere runs there); in half of all cases an
     information service refreshed every 1-40 s (the free slots as last published)."""
+    _beichter_case(sites, data, ("broker", "awf", "local"))
+
+
+@SETTINGS
+@given(crowded_grids(), st.data())
+def test_beichters_refusals_equal_reference(sites, data):
+    """Brokers at every site of 1,000 crowded grids, refusing the jobs Beichter's policies hand to no
+    site (``refusals`` refuse or keep, drawn; the rest as above): the schedule and the refused jobs
+    (start -1) are the reference's; a refused job stays at its origin and never moved
+    (check_schedule). A broker refuses jobs in about a fifth of the cases."""
+    _beichter_case(sites, data, ("broker",))
+
+
+def _beichter_case(sites, data, transfers):
+    """One random case of the two tests above: a location policy of Beichter's, a transfer policy of
+    ``transfers`` per site, and the rest drawn; the compiled loop against the reference."""
     location = data.draw(st.sampled_from(["beichter-old", "beichter-new"]))
-    transfer = tuple(data.draw(st.sampled_from(["broker", "awf", "local"])) for _ in sites)
+    transfer = tuple(data.draw(st.sampled_from(transfers)) for _ in sites)
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
     handover = "interactive"
     if "broker" in transfer:
@@ -130,14 +164,16 @@ def test_beichters_policies_equal_reference(sites, data):
         data.draw(st.one_of(st.none(), st.integers(1, 2 * w.machine_procs))) for w in sites)
     refresh = data.draw(st.one_of(st.just(0), st.integers(1, 40)))
     jobs = GridJobs.merge(sites)
+    refusals = data.draw(st.sampled_from(["refuse", "keep"])) if "broker" in transfer else "refuse"
     exchange = Exchange(location, transfer=transfer, location=location, handover=handover, grid_slots=slots,
-                        refresh_s=refresh)
+                        refresh_s=refresh, refusals=refusals)
     schedule = simulate_grid(jobs, lrms, exchange)
-    check_schedule(schedule, joined_in_submit_order=handover == "interactive")
+    check_schedule(schedule, joined_in_submit_order=handover == "interactive", may_refuse=exchange.may_refuse)
     start, where = _reference(sites, jobs, lrms, Policy("exchange", transfer, location, handover=handover,
-                                                        grid_slots=slots, refresh=refresh))
+                                                        grid_slots=slots, refresh=refresh, refusals=refusals))
     assert schedule.start.tolist() == start
     assert schedule.site.tolist() == where
+    event(f"{location}: a broker refused a job: {bool(schedule.refused.any())}")
     if any(s is not None for s in slots):
         without = simulate_grid(jobs, lrms, replace(exchange, grid_slots=()))
         event(f"{location}: the slots changed the schedule: {without.site.tolist() != where}")
@@ -149,10 +185,11 @@ def test_beichters_policies_equal_reference(sites, data):
     event(f"{location}: a job moved: {bool((schedule.site != jobs.origin).any())}")
 
 
-def _beichter_sites(location, sizes, home_jobs, broker_jobs):
-    """The sites (broker at the last one only) and where each job ran: site 0 (``sizes[0]``
-    processors) keeps its ``home_jobs`` one-processor jobs submitted at 0; the last site's
-    ``broker_jobs`` one-processor jobs arrive at 0, 1, 2, ... s and go where ``location`` says."""
+def _beichter_schedule(location, sizes, home_jobs, broker_jobs, refusals="refuse"):
+    """The schedule of a grid whose last site is a broker, the others keeping their jobs: site 0
+    (``sizes[0]`` processors) keeps its ``home_jobs`` one-processor jobs submitted at 0; the last
+    site's ``broker_jobs`` one-processor jobs arrive at 0, 1, 2, ... s and go where ``location``
+    says."""
     long = 10_000
     workloads = [Workload("a", sizes[0], arr([0] * home_jobs), arr([long] * home_jobs), arr([1] * home_jobs),
                           arr([long] * home_jobs), arr(range(1, home_jobs + 1)), arr([0] * home_jobs))]
@@ -162,10 +199,17 @@ def _beichter_sites(location, sizes, home_jobs, broker_jobs):
     workloads.append(Workload("b", sizes[-1], arr(range(n)), arr([long] * n), arr([1] * n), arr([long] * n),
                               arr(range(1, n + 1)), arr([0] * n)))
     transfer = ("local",) * (len(sizes) - 1) + ("broker",)
-    schedule = simulate_grid(GridJobs.merge(workloads), "fcfs", Exchange(location, transfer=transfer,
-                                                                          location=location))
-    check_schedule(schedule)
-    return schedule.site[schedule.jobs.origin == len(sizes) - 1].tolist()
+    exchange = Exchange(location, transfer=transfer, location=location, refusals=refusals)
+    schedule = simulate_grid(GridJobs.merge(workloads), "fcfs", exchange)
+    check_schedule(schedule, may_refuse=exchange.may_refuse)
+    return schedule
+
+
+def _beichter_sites(location, sizes, home_jobs, broker_jobs, refusals="refuse"):
+    """Where the broker's jobs of :func:`_beichter_schedule` ran (-1: refused)."""
+    schedule = _beichter_schedule(location, sizes, home_jobs, broker_jobs, refusals)
+    mine = schedule.jobs.origin == len(sizes) - 1
+    return np.where(schedule.refused, -1, schedule.site)[mine].tolist()
 
 
 @pytest.mark.parametrize("location", ["beichter-old", "beichter-new"])
@@ -173,11 +217,47 @@ def test_beichters_worked_example_and_queue_cap(location):
     """His 7.1.2 example: A (100 processors) runs 51 jobs and B (2) one; the old policy sends the next
     job to B (50 % busy against A's 51 %), the new one to A (52 % after the job against B's 100 %).
     Then two busy one-processor sites: the broker's jobs (from site 1) join the shorter queue, ties at
-    home, up to his cap of 5 m = 5 waiting jobs; once both queues hold 5, the jobs he would refuse
-    stay at their origin."""
+    home, up to his cap of 5 m = 5 waiting jobs; once both queues hold 5, he refuses the next jobs
+    (they never run; -1), which evogrid's ``keep`` leaves at their origin instead."""
     first, second = _beichter_sites(location, (100, 2), 51, 2)
     assert first == 1 and second == (1 if location == "beichter-old" else 0)
-    assert _beichter_sites(location, (1, 1), 1, 14) == [1, 1] + [0, 1] * 5 + [1, 1]
+    assert _beichter_sites(location, (1, 1), 1, 14) == [1, 1] + [0, 1] * 4 + [0] + [-1] * 3
+    assert _beichter_sites(location, (1, 1), 1, 14, "keep") == [1, 1] + [0, 1] * 5 + [1, 1]
+
+
+def test_refused_jobs_are_counted_and_written_as_rejected(tmp_path):
+    """The three jobs refused above: the metrics count them at their origin and leave them out of
+    every other value (AWRT over the 11 that ran, computed here by hand); the jobs file writes them
+    as Batsim writes rejected jobs, and evalys reads it; the SWF of their origin counts them in its
+    header and lists only the jobs that ran there. ``refusals keep`` where nothing refuses is one
+    clear error."""
+    schedule = _beichter_schedule("beichter-new", (1, 1), 1, 14)
+    jobs, refused = schedule.jobs, schedule.refused
+    assert refused.sum() == 3 and (schedule.start[refused] == -1).all()
+    rows = schedule.metrics()
+    assert [r["jobs_refused"] for r in rows] == [0, 3]
+    assert sum(r["jobs_executed"] for r in rows) == 15 - 3
+    ran = (jobs.origin == 1) & ~refused
+    area = jobs.run_time[ran] * jobs.procs[ran]
+    response = schedule.start[ran] + jobs.run_time[ran] - jobs.submit[ran]
+    assert rows[1]["awrt"] == pytest.approx((area * response).sum() / area.sum())
+    assert rows[1]["mean_wait"] == pytest.approx((schedule.start[ran] - jobs.submit[ran]).mean())
+    table = jobs_table(schedule)
+    rejected = [i for i, state in enumerate(table["final_state"]) if state == "REJECTED"]
+    assert rejected == np.flatnonzero(refused).tolist()
+    assert all(table["success"][i] == 0 and table["starting_time"][i] is None
+               and table["allocated_resources"][i] == "" for i in rejected)
+    path = write_jobs(tmp_path / "jobs.csv", schedule)
+    frame = JobSet.from_csv(str(path)).df
+    assert frame["starting_time"].isna().sum() == 3 and (frame["final_state"] == "REJECTED").sum() == 3
+    swf = write_swf(tmp_path / "swf", schedule)[1].read_text().splitlines()
+    assert "; Note: 3 jobs submitted here were refused by the grid's broker and never ran; they are not " \
+           "listed" in swf
+    assert len([line for line in swf if not line.startswith(";")]) == rows[1]["jobs_executed"]
+    with pytest.raises(ScenarioError, match="refusals 'keep' applies to brokers with a location policy "
+                                            "that refuses \\(beichter-old, beichter-new\\)"):
+        simulate_grid(jobs, "fcfs", Exchange("x", transfer=("local", "broker"), location="mct",
+                                             refusals="keep"))
 
 
 @pytest.mark.parametrize("location", ["beichter-old", "beichter-new"])

@@ -36,6 +36,7 @@ from evogrid.policy.registry import (
     LOCATIONS,
     OUTSIDE_RANGE,
     POOL_ARRIVALS,
+    REFUSALS,
     STRATEGIES,
     TRANSFERS,
     plain_transfers,
@@ -48,6 +49,7 @@ from evogrid.policy.strategies import (
     GridSlots,
     Held,
     JobLocations,
+    Refusals,
     Stale,
     Strategy,
     pool_for_sites,
@@ -136,6 +138,7 @@ LocationName = LOCATIONS.name_type()
 PoolArrivalName = POOL_ARRIVALS.name_type()
 ActiveTakeName = ACTIVE_TAKE.name_type()
 HandoverName = HANDOVER.name_type()
+RefusalName = REFUSALS.name_type()
 OutsideRangeName = OUTSIDE_RANGE.name_type()
 
 
@@ -166,6 +169,9 @@ class StrategyConfig(BaseModel):
     batch_s: int = Field(default=0, ge=0, strict=True, validate_default=True,
                          description="handover batch only, and needed there unless batch_jobs: the batch "
                                      "interval, seconds")
+    refusals: RefusalName = Field(default=REFUSALS.default.name,
+                                  description="broker only: a job its location policy hands to no site: "
+                                              + REFUSALS.help())
     refresh_s: int = Field(default=0, ge=0, strict=True,
                            description="seconds between the information service's publications of "
                                        "the sites' state, which location policies rank by (0: exact)")
@@ -289,6 +295,8 @@ def build_strategy(config: StrategyConfig, scenario: Scenario,
         chosen = GridSlots(chosen, _per_site(config.grid_slots, "grid_slots", scenario))
     if config.handover != HANDOVER.default.name or config.batch_s or config.batch_jobs:
         chosen = Held(chosen, config.handover, config.batch_s, config.batch_jobs)
+    if config.refusals != REFUSALS.default.name:
+        chosen = Refusals(chosen, config.refusals)
     return Stale(chosen, config.refresh_s) if config.refresh_s else chosen
 
 

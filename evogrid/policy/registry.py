@@ -29,6 +29,7 @@ from evogrid.sim.registry import (  # noqa: F401 (re-exported: users and the CLI
     LOCATIONS,
     OUTSIDE_RANGE,
     POOL_ARRIVALS,
+    REFUSALS,
     SCHEMES,
     TRANSFERS,
     Choice,

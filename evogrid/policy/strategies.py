@@ -415,8 +415,23 @@ class GridSlots:
         return replace(self.strategy.exchange(jobs), grid_slots=self.slots)
 
 
+@dataclass(frozen=True)
+class Refusals:
+    """``strategy`` with its brokers doing ``refusals`` with a job their location policy would hand to
+    no site (``beichter-old`` and ``beichter-new`` where every queue is full): ``keep`` (evogrid's
+    reading: it joins its origin's queue) instead of Beichter's ``refuse`` (docs/grid.md, Beichter's
+    policies)."""
+
+    strategy: Strategy
+    refusals: str = "keep"
+
+    def exchange(self, jobs: GridJobs) -> Exchange:
+        inner = self.strategy.exchange(jobs)
+        return replace(inner, label=f"{inner.label} ({self.refusals} refused)", refusals=self.refusals)
+
+
 Strategy = (Local | AcceptWhenFit | FuzzyPolicy | Broker | PythonPolicy | CentralPool | ActiveRequest | Stale
-            | JobLocations | Held | GridCap | GridSlots)
+            | JobLocations | Held | GridCap | GridSlots | Refusals)
 
 
 #: The local scheduler Delta_b compares with (the dissertation's "best local algorithm").

@@ -31,6 +31,12 @@ AA_QUEUE, AA_START, AA_FITS = 0, 1, 2
 #: from the holding queue at the next multiple of a batch interval or once a batch's number of jobs
 #: is held (his batch mode, 5.3.2).
 H_INTERACTIVE, H_WHEN_ROOM, H_BATCH = 0, 1, 2
+#: What a broker does with a job that its location policy would hand to no site (every site's key is
+#: ``REFUSED_KEY``): refuse it (Beichter: the client is told that no resource is free; the job never
+#: runs) or keep it at its origin (evogrid's earlier reading).
+R_REFUSE, R_KEEP = 0, 1
+#: The first key of a site a location policy would not hand the job to (Beichter's full queues).
+REFUSED_KEY = 3.0
 #: What a transfer rulebase does with a decision whose features leave its declared ranges: its rules
 #: answer anyway (the dissertation), or the site decides as AWF (ours).
 O_RULES, O_AWF = 0, 1

@@ -80,6 +80,8 @@ from evogrid.sim.codes import (
     L_PYTHON,
     L_RANDOM,
     POOL,
+    R_REFUSE,
+    REFUSED_KEY,
     T_PYTHON,
 )
 from evogrid.sim.core import (
@@ -151,11 +153,12 @@ from evogrid.sim.sites import SiteArrays
 #: component of the run is not ``index_aware``, evogrid.sim.registry, and the queues keep no index;
 #: ``HANDOVER``: when brokers hand jobs over, ``H_*`` of evogrid.sim.codes; ``BATCH_S``: the batch
 #: interval of ``H_BATCH``, seconds, or ``BATCH_JOBS``: its size in jobs (the other 0);
-#: ``CAPPED``: 1 if some site caps the grid's share, ``policy.grid_cap``).
+#: ``CAPPED``: 1 if some site caps the grid's share, ``policy.grid_cap``; ``REFUSALS``: what a broker
+#: does with a job its location policy hands to no site, ``R_*`` of evogrid.sim.codes).
 SCHEME, POOL_ARRIVALS, LOCATION, SEED, MATCHING, PY_ORDER, ACTIVE_TAKE, REFRESH = 0, 1, 2, 3, 4, 5, 6, 7
 JOB_LOCATIONS, TRACK_AREA, TRACK_DELEGATED, NO_INDEX, HANDOVER, BATCH_S, CAPPED = 8, 9, 10, 11, 12, 13, 14
-BATCH_JOBS = 15
-N_SETUP_FIELDS = 16
+BATCH_JOBS, REFUSALS = 15, 16
+N_SETUP_FIELDS = 17
 #: Fields of the ``pause`` array (``work.pause``): where the loop stopped to ask a Python policy
 #: (evogrid.sim.python_policy) and what it was told. ``P_NEXT``: the next arrival;
 #: ``P_TIME``: the decision's time (s); ``P_JOB``: the job whose arrival is under way (-1: none);
@@ -392,6 +395,19 @@ def _location_order(k, job, with_home, t, jobs, state, policy, work):
             j -= 1
         order[j + 1] = cur
     return n
+
+
+@njit(cache=True, inline="always")
+def _refused(job, n, setup, policy, work):
+    """Does a broker refuse ``job`` (``REFUSALS`` ``R_REFUSE``): its location policy refuses
+    (``locations.refuses``) and keyed each of the ``n`` sites of ``work.order`` ``REFUSED_KEY``?"""
+    location = policy.job_location[job] if setup[JOB_LOCATIONS] != 0 else setup[LOCATION]
+    if setup[REFUSALS] != R_REFUSE or not locations.refuses(location):
+        return False
+    for i in range(n):  # noqa: SIM110 (a plain loop compiles without allocation)
+        if work.keys[1, work.order[i]] != REFUSED_KEY:
+            return False
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -798,6 +814,8 @@ def _arrive(job, t, jobs, codes, state, policy, work, log, mode, held):
                 return PAUSE
             first = -1 if n_part > 0 else 0
         if broker:
+            if _refused(job, n_part, setup, policy, work):
+                return NO_PASS  # it never runs: its start stays -1
             target = order[0]
         else:
             # The origin's own policy decides keep or delegate (o = -1); then each

@@ -49,13 +49,14 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 def awrt_per_site(jobs: GridJobs, start: np.ndarray, run_time: np.ndarray | None = None) -> np.ndarray:
-    """AWRT_k (s) over the jobs submitted at each site, shape (K,), for start times ``start``.
+    """AWRT_k (s) over the jobs submitted at each site, shape (K,), for start times ``start`` (jobs with
+    start -1, refused, are left out).
 
     ``run_time``: seconds each job ran where it ran (default: as logged; sites
     of different speeds change it, and with it the job's weight SA_j).
     """
     run_time = jobs.run_time if run_time is None else run_time
-    sa = run_time.astype(np.float64) * jobs.procs
+    sa = np.where(start >= 0, run_time.astype(np.float64) * jobs.procs, 0.0)  # refused jobs never ran
     response = (start + run_time - jobs.submit).astype(np.float64)
     K = jobs.n_sites
     return _safe_div(_per_site_sum(jobs.origin, sa * response, K), _per_site_sum(jobs.origin, sa, K))
@@ -65,7 +66,9 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
     """Metrics per site, as a list of K dicts with keys:
 
     ``site``, ``machine_procs``, ``lrms``, ``jobs_submitted``, ``jobs_executed``,
-    ``awrt`` (s, over tau_k), ``mean_wait`` and ``max_wait`` (s, tau_k), ``mean_bsld`` (tau_k),
+    ``jobs_refused`` (tau_k's jobs a broker refused, :attr:`Schedule.refused`; every other value
+    leaves them out), ``awrt`` (s, over tau_k), ``mean_wait`` and ``max_wait`` (s, tau_k),
+    ``mean_bsld`` (tau_k),
     ``mean_xf`` (expansion factor (wait + p) / requested time, tau_k), ``makespan`` (C_max over
     pi_k, s), ``utilization`` (U_k, fraction),
     ``utilization_first_start`` (U_k over [first start, C_max], fraction),
@@ -79,6 +82,8 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
     """
     jobs = schedule.jobs
     K = jobs.n_sites
+    refused = schedule.refused
+    ran = ~refused
     p = schedule.run_time.astype(np.float64)
     sa = p * jobs.procs
     start = schedule.start
@@ -89,17 +94,19 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
 
     origin, site = jobs.origin, schedule.site
     n_sub = np.bincount(origin, minlength=K)[:K]
-    n_exec = np.bincount(site, minlength=K)[:K]
+    n_refused = np.bincount(origin[refused], minlength=K)[:K]
+    n_ran = (n_sub - n_refused).astype(np.float64)  # of tau_k
+    n_exec = np.bincount(site[ran], minlength=K)[:K]
     sa_sub = _per_site_sum(origin, sa, K)
-    sa_exec = _per_site_sum(site, sa, K)
-    first_start, makespan = _per_site_span(site, start, end, K)
+    sa_exec = _per_site_sum(site[ran], sa[ran], K)
+    first_start, makespan = _per_site_span(site[ran], start[ran], end[ran], K)
     span_from_first = np.where(n_exec > 0, makespan - first_start, 0).astype(np.float64)
 
     awrt = awrt_per_site(jobs, start, schedule.run_time)
-    mean_wait = _safe_div(_per_site_sum(origin, wait, K), n_sub.astype(np.float64))
-    mean_bsld = _safe_div(_per_site_sum(origin, bsld, K), n_sub.astype(np.float64))
-    mean_xf = _safe_div(_per_site_sum(origin, xf, K), n_sub.astype(np.float64))
-    max_wait = np.array([wait[origin == k].max(initial=0.0) for k in range(K)])
+    mean_wait = _safe_div(_per_site_sum(origin[ran], wait[ran], K), n_ran)
+    mean_bsld = _safe_div(_per_site_sum(origin[ran], bsld[ran], K), n_ran)
+    mean_xf = _safe_div(_per_site_sum(origin[ran], xf[ran], K), n_ran)
+    max_wait = np.array([wait[ran & (origin == k)].max(initial=0.0) for k in range(K)])
     util = _safe_div(sa_exec, jobs.machine_procs * makespan.astype(np.float64))
     util_first = _safe_div(sa_exec, jobs.machine_procs * span_from_first)
     rows = []
@@ -111,6 +118,7 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
                 "lrms": schedule.lrms[k],
                 "jobs_submitted": int(n_sub[k]),
                 "jobs_executed": int(n_exec[k]),
+                "jobs_refused": int(n_refused[k]),
                 "awrt": float(awrt[k]),
                 "mean_wait": float(mean_wait[k]),
                 "max_wait": float(max_wait[k]),
@@ -129,8 +137,9 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
 def grid_utilization(schedule: Schedule) -> float:
     """U_o: total SA / (sum of m_k * latest end), a fraction (span from time 0, as U_k)."""
     jobs = schedule.jobs
-    sa = float(np.sum(schedule.run_time.astype(np.float64) * jobs.procs))
-    span = float(np.max(schedule.end))
+    ran = ~schedule.refused
+    sa = float(np.sum(schedule.run_time[ran].astype(np.float64) * jobs.procs[ran]))
+    span = float(np.max(schedule.end[ran], initial=0))
     return sa / (float(jobs.machine_procs.sum()) * span) if span > 0 else float("nan")
 
 
@@ -138,17 +147,19 @@ def load_imbalance(schedule: Schedule) -> float:
     """The spread of the sites' utilisation over one span [0, latest end]: max_k U_k - min_k U_k, a
     fraction (0: every site equally busy). U_k = executed SA at k / (m_k x span)."""
     jobs = schedule.jobs
-    span = float(np.max(schedule.end))
+    ran = ~schedule.refused
+    span = float(np.max(schedule.end[ran], initial=0))
     if span <= 0:
         return 0.0
-    sa = _per_site_sum(schedule.site, schedule.run_time.astype(np.float64) * jobs.procs, jobs.n_sites)
+    sa = _per_site_sum(schedule.site[ran], schedule.run_time[ran].astype(np.float64) * jobs.procs[ran],
+                       jobs.n_sites)
     util = sa / (jobs.machine_procs * span)
     return float(util.max() - util.min())
 
 
 def busy_procs_over_time(schedule: Schedule, site: int) -> tuple[np.ndarray, np.ndarray]:
     """Step function of processors in use at ``site``: (times s, busy processors)."""
-    mine = schedule.site == site
+    mine = (schedule.site == site) & ~schedule.refused
     return _step_series(schedule.start[mine], schedule.end[mine], schedule.jobs.procs[mine])
 
 
@@ -163,7 +174,7 @@ def queue_length_over_time(schedule: Schedule, site: int | None = None, *, waite
     evogrid.sim.grid) the grid's waiting jobs are the pool's, and with ``waited_only`` the instants
     are those at which jobs enter or leave the pool.
     """
-    mine = np.ones(schedule.start.size, dtype=bool) if site is None else schedule.site == site
+    mine = ~schedule.refused if site is None else (schedule.site == site) & ~schedule.refused
     waits = mine & (schedule.start > schedule.jobs.submit) if waited_only else mine
     ones = np.ones(int(waits.sum()), dtype=np.int64)
     return _step_series(schedule.jobs.submit[waits], schedule.start[waits], ones)
@@ -196,11 +207,12 @@ def _step_series(
 
 def migration_matrices(schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
     """``(M_n, M_SA)``, shape (K, K): row l, column k = the share of the jobs
-    submitted at l that ran at k, by count and by squashed area (rows sum to 1)."""
+    submitted at l that ran at k, by count and by squashed area (rows sum to 1; refused jobs left out)."""
     jobs = schedule.jobs
     K = jobs.n_sites
-    sa = schedule.run_time.astype(np.float64) * jobs.procs
-    flat = jobs.origin * K + schedule.site
+    ran = ~schedule.refused
+    sa = schedule.run_time[ran].astype(np.float64) * jobs.procs[ran]
+    flat = jobs.origin[ran] * K + schedule.site[ran]
     counts = np.bincount(flat, minlength=K * K).reshape(K, K).astype(np.float64)
     areas = np.bincount(flat, weights=sa, minlength=K * K).reshape(K, K)
     return (

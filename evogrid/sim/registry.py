@@ -109,6 +109,8 @@ class Location(Choice):
         index_aware: its compiled code is right on an indexed queue (:func:`index_aware`).
         reads_slots: its key reads the grid's slots at each site (``Exchange.grid_slots``, Beichter's
             ``maxslots``), which are given for it alone.
+        refuses: its key gives ``codes.REFUSED_KEY`` to a site it would not hand the job to, and a
+            broker refuses a job every site of which has that key (``Exchange.refusals``).
     """
 
     key: str = ""
@@ -118,6 +120,7 @@ class Location(Choice):
     batch: str = ""
     index_aware: bool = False
     reads_slots: bool = False
+    refuses: bool = False
 
 
 @dataclass(frozen=True)
@@ -284,12 +287,12 @@ LOCATIONS: Registry[Location] = Registry("location policy", [
                                                   "room now, most free share first; else the shortest "
                                                   "queue under 5 m jobs; full queues last",
              key=_LOCATION_KEYS + "beichter_old:key", ranks_every_site=True,
-             reads_slots=True),
+             reads_slots=True, refuses=True),
     Location("beichter-new", codes.L_BEICHTER_NEW, "information-rich: Beichter's new policy (7.1.2): room "
                                                   "and an empty queue, least load after the job first; "
                                                   "else the shortest queue under 5 m jobs; full queues last",
              key=_LOCATION_KEYS + "beichter_new:key", ranks_every_site=True,
-             reads_slots=True),
+             reads_slots=True, refuses=True),
 ])
 
 POOL_ARRIVALS: Registry[Choice] = Registry("pool arrival rule", [
@@ -331,6 +334,13 @@ HANDOVER: Registry[Choice] = Registry("broker hand-over", [
                                   "them all over at the next multiple of `batch_s` seconds, or once "
                                   "`batch_jobs` are held, one by one, in arrival order or, under min-min "
                                   "and max-min, in their order"),
+])
+
+REFUSALS: Registry[Choice] = Registry("refused job", [
+    Choice("refuse", codes.R_REFUSE, "Beichter (3.4, 7.1.2): a broker whose location policy would hand a "
+                                    "job to no site (beichter-old, beichter-new: every queue full) refuses "
+                                    "it; the job never runs and is counted as refused"),
+    Choice("keep", codes.R_KEEP, "evogrid's reading: such a job stays at its origin's queue"),
 ])
 
 OUTSIDE_RANGE: Registry[Choice] = Registry("rule outside a rulebase's ranges", [

@@ -19,6 +19,7 @@ from evogrid.sim.registry import (
     HANDOVER,
     LOCATIONS,
     POOL_ARRIVALS,
+    REFUSALS,
     SCHEMES,
     TRANSFERS,
     Location,
@@ -137,8 +138,8 @@ class Schedule:
     Attributes:
         jobs: the merged input.
         lrms: LRMS name per site.
-        start: shape (n,), start time in seconds of each row of ``jobs``.
-        site: shape (n,), index of the site that ran it.
+        start: shape (n,), start time in seconds of each row of ``jobs`` (-1: refused, :attr:`refused`).
+        site: shape (n,), index of the site that ran it (a refused job's origin).
         strategy: a label of the exchange strategy (``local`` without one).
         scheme: ``local``, the Exchange scheme (``exchange``, ``pool``, ``active``), or ``partition``
             (an offline job-to-site assignment, evogrid.optimize.partition).
@@ -174,8 +175,16 @@ class Schedule:
 
     @property
     def end(self) -> np.ndarray:
-        """Completion times C_j in seconds, shape (n,)."""
+        """Completion times C_j in seconds, shape (n,) (meaningless where :attr:`refused`)."""
         return self.start + self.run_time
+
+    @property
+    def refused(self) -> np.ndarray:
+        """Shape (n,): the jobs a broker refused (``Exchange.refusals``), which never ran; their start
+        is -1 and ``site`` their origin. All False for a run stopped at its AWRT cutoff."""
+        if self.stopped_bounds is not None:
+            return np.zeros(self.start.shape, dtype=bool)
+        return self.start < 0
 
     def metrics(self) -> list[dict[str, float]]:
         """Per-site metrics (docs/model.md, Metrics); see :func:`evogrid.sim.metrics.site_metrics`."""
@@ -285,6 +294,10 @@ class Exchange:
             job from elsewhere starts, not when it joins the queue (his 7.1.1). Whole slots >= 1;
             read by ``beichter-old`` and ``beichter-new`` only, so needed with one of them. Empty:
             none (exchange only; docs/grid.md).
+        refusals: what a broker does with a job its location policy would hand to no site
+            (``beichter-old`` and ``beichter-new`` where every queue is full): ``refuse`` (Beichter:
+            the job never runs; its start stays -1 and it counts as refused) or ``keep`` (evogrid's
+            reading: it joins its origin's queue); docs/grid.md.
     """
 
     label: str
@@ -304,6 +317,7 @@ class Exchange:
     batch_jobs: int = 0
     grid_cap: tuple[int | None, ...] = ()
     grid_slots: tuple[int | None, ...] = ()
+    refusals: str = REFUSALS.default.name
 
     def arrays(self, jobs: GridJobs) -> grid.PolicyArrays:
         """The validated ``policy`` argument of the compiled grid loop (evogrid.sim.grid.run_grid)."""
@@ -394,6 +408,10 @@ class Exchange:
                 readers = ", ".join(LOCATIONS.names(reads_slots=True))
                 raise ScenarioError(f"grid_slots are read by the location policies {readers} only, not "
                                     f"{', '.join(unread)}")
+        refusals = REFUSALS.lookup(self.refusals)
+        if refusals.code != REFUSALS.default.code and not self._brokers_refuse:
+            raise ScenarioError(f"refusals {self.refusals!r} applies to brokers with a location policy that "
+                                f"refuses ({', '.join(LOCATIONS.names(refuses=True))})")
         job_location = self._job_locations(jobs, location, per_job)
         setup = np.zeros(grid.N_SETUP_FIELDS, dtype=np.int64)
         setup[grid.SCHEME] = scheme.code
@@ -412,6 +430,7 @@ class Exchange:
         setup[grid.BATCH_S] = int(batch_s)
         setup[grid.BATCH_JOBS] = int(batch_jobs)
         setup[grid.CAPPED] = int((grid_cap >= 0).any())
+        setup[grid.REFUSALS] = refusals.code
         return grid.PolicyArrays(setup, transfer_codes, rulebase_of, self.rulebases.params,
                                  self.rulebases.meta, self.rulebases.bounds, job_location, jobs.site_arrays,
                                  grid_cap, grid_slots)
@@ -462,6 +481,19 @@ class Exchange:
         for e, low, high in zip(per_job, edges - shares, edges, strict=True):
             job_location[(draw >= low) & (draw < high)] = e.code
         return job_location
+
+    @property
+    def _brokers_refuse(self) -> bool:
+        """Does some site route its jobs (a broker) by a location policy that refuses jobs
+        (``beichter-old``, ``beichter-new``)? Names only; :meth:`arrays` validates them."""
+        names = [self.location, *(name for name, _ in self.job_locations)]
+        refusing, routing = LOCATIONS.names(refuses=True), TRANSFERS.names(routes=True)
+        return any(n in refusing for n in names) and any(t in routing for t in self.transfer)
+
+    @property
+    def may_refuse(self) -> bool:
+        """Can a broker refuse jobs in this run (``refusals`` ``refuse`` where brokers refuse)?"""
+        return self.refusals == "refuse" and self._brokers_refuse
 
     @property
     def python_transfer(self) -> dict[int, TransferPolicy]:
@@ -546,6 +578,8 @@ def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record
         # The loop rescales moved jobs in place; and a job not yet routed may
         # still run faster elsewhere, so the AWRT bounds would not be bounds.
         packed = packed.copy()
+        cutoff[:] = 0.0
+    if exchange.may_refuse:  # a refused job never starts, and the bounds would count it as waiting
         cutoff[:] = 0.0
     mode = core.lrms_mode(codes)
     if requests is None:

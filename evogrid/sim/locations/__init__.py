@@ -31,14 +31,14 @@ from evogrid.sim.registry import LOCATIONS, Location
 
 #: What a location policy's ``batch`` may be (evogrid.sim.registry.Location).
 BATCHES = ("", "earliest", "latest")
-_GENERATED = ("site_key", "reads_work_ahead", "reads_delegated", "routes_batches", "batch_latest")
+_GENERATED = ("site_key", "reads_work_ahead", "reads_delegated", "routes_batches", "batch_latest", "refuses")
 
 
 def _generate_dispatch(entries: tuple[Location, ...]) -> tuple:
     """The compiled ``site_key(location, k, l, job, t, jobs, state, policy, work)`` over the keys of
     ``entries`` (codes sharing a key share a branch), the flags ``reads_work_ahead``,
-    ``reads_delegated``, ``routes_batches`` and ``batch_latest`` of a location code, and the codes
-    the loop can order by (``ORDERED``)."""
+    ``reads_delegated``, ``routes_batches``, ``batch_latest`` and ``refuses`` of a location code,
+    and the codes the loop can order by (``ORDERED``)."""
     keys: dict[str, list[int]] = {}
     for e in entries:
         if e.key:
@@ -49,15 +49,16 @@ def _generate_dispatch(entries: tuple[Location, ...]) -> tuple:
     flags = {"reads_work_ahead": [e.code for e in entries if e.reads_work_ahead],
              "reads_delegated": [e.code for e in entries if e.reads_delegated],
              "routes_batches": [e.code for e in entries if e.batch],
-             "batch_latest": [e.code for e in entries if e.batch == "latest"]}
+             "batch_latest": [e.code for e in entries if e.batch == "latest"],
+             "refuses": [e.code for e in entries if e.refuses]}
     for name, codes in flags.items():
         lines += [f"def {name}(location):", f"    return {any_of('location', codes)}"]
     ordered = frozenset(e.code for e in entries if e.key) | {L_FIXED, L_RANDOM}
     return (*compile_inline(lines, namespace, __file__, _GENERATED), ordered)
 
 
-site_key, reads_work_ahead, reads_delegated, routes_batches, batch_latest, ORDERED = _generate_dispatch(
-    tuple(LOCATIONS.values()))
+site_key, reads_work_ahead, reads_delegated, routes_batches, batch_latest, refuses, ORDERED = (
+    _generate_dispatch(tuple(LOCATIONS.values())))
 
 
 def register(entry: Location) -> None:
@@ -71,7 +72,7 @@ def register(entry: Location) -> None:
         EvogridError: the name or code is taken.
         RuntimeError: this process has compiled a loop already.
     """
-    global site_key, reads_work_ahead, reads_delegated, routes_batches, batch_latest, ORDERED
+    global site_key, reads_work_ahead, reads_delegated, routes_batches, batch_latest, refuses, ORDERED
     if not entry.key:
         raise ValueError(f"location policy {entry.name!r}: a registered policy needs a compiled key")
     if entry.code == L_PYTHON:
@@ -81,5 +82,5 @@ def register(entry: Location) -> None:
         raise ValueError(f"location policy {entry.name!r}: batch must be one of {BATCHES}, "
                          f"not {entry.batch!r}")
     register_component(LOCATIONS, entry, component(entry.key))
-    site_key, reads_work_ahead, reads_delegated, routes_batches, batch_latest, ORDERED = (
+    site_key, reads_work_ahead, reads_delegated, routes_batches, batch_latest, refuses, ORDERED = (
         _generate_dispatch(tuple(LOCATIONS.values())))

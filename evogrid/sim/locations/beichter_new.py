@@ -17,14 +17,15 @@ His code (listing in 7.1.2) as the key, phase by phase:
    ``(minFree - 1) / minMax`` highest first, ties by the larger capacity ("wird die Ressource mit
    der größeren Kapazität minMax verwendet"; his code compares maxstarters, the same here);
 2. otherwise, if ``jobwait < 5 maxslots``: lowest ``(jobwait + 1) / (5 minMax)`` first;
-3. neither: he refuses the job; evogrid cannot refuse, so these sites come last, and a broker whose
-   every site is here keeps the job at its origin (first among equal keys).
+3. neither: he refuses the job: these sites come last, and a broker whose every site is here
+   refuses it (``refusals = "refuse"``) or keeps it at its origin (``"keep"``).
 """
 
 from __future__ import annotations
 
+from evogrid.sim.codes import REFUSED_KEY as REFUSED
 from evogrid.sim.core import FREE, M_PROCS, PROCS, waiting_jobs
-from evogrid.sim.locations.beichter_old import REFUSED, SLOT_FACTOR, free_slots
+from evogrid.sim.locations.beichter_old import SLOT_FACTOR, free_slots
 from evogrid.sim.numba_stamp import njit
 
 

@@ -11,8 +11,8 @@ His clusters run one-slot jobs; here a slot is a processor and "free capacity" (
 2. no room: ``jobwait < 5 maxslots`` ("max. Warteschlangenlänge = maxSlots * slotFactor"), lowest
    ``jobwait / (5 maxslots)`` first;
 3. neither: he refuses the job ("der Scheduler antwortet dem Klienten mit der Fehlermeldung, dass
-   keine Ressource frei ist"); evogrid cannot refuse, so these sites come last, and a broker whose
-   every site is here keeps the job at its origin (first among equal keys).
+   keine Ressource frei ist"): these sites come last, and a broker whose every site is here refuses
+   the job (``refusals = "refuse"``: it never runs) or keeps it at its origin (``"keep"``).
 
 With ``grid_slots`` (LoadLeveler's ``maxslots`` of the grid's class at a site) his slots are not the
 site's processors: ``freeslots = maxslots`` less the processors of the jobs from other sites running
@@ -24,13 +24,12 @@ free. ``jobwait`` stays every waiting job of the site (his counts the grid class
 
 from __future__ import annotations
 
+from evogrid.sim.codes import REFUSED_KEY as REFUSED
 from evogrid.sim.core import FREE, HEAP_JOB, HOME, M_PROCS, N_HEAP, PROCS, waiting_jobs
 from evogrid.sim.numba_stamp import njit
 
 #: His ``slotFactor`` ("eine beliebig gewählte Konstante", an arbitrarily chosen constant; 5 in his code).
 SLOT_FACTOR = 5
-#: The key of a site his policy would not hand the job to.
-REFUSED = 3.0
 
 
 @njit(cache=True, inline="always")
