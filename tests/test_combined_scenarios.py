@@ -70,7 +70,7 @@ def test_exchange_with_reservations_equals_reference(case, lrms_drawn):
     K = len(sites)
     lrms = lrms_drawn[:K]
     schedule, bookings = simulate_reservations(sites, lrms, req, rules, exchange, heterogeneity)
-    check_schedule(schedule)
+    check_schedule(schedule, may_refuse=exchange.may_refuse)
     _check_capacity_with_reservations(schedule, req, bookings)
     jobs = schedule.jobs
     speed, tags, hard, preferred = (tuple(a.tolist()) for a in jobs.site_arrays)

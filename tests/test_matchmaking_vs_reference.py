@@ -80,7 +80,7 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
                        grid_cap=caps)
     index_span = data.draw(st.sampled_from([1, 4, queue_index.SPAN]))
     schedule = simulate_grid(jobs, lrms, exchange, index_span=index_span)
-    check_schedule(schedule, joined_in_submit_order=not holds)
+    check_schedule(schedule, joined_in_submit_order=not holds, may_refuse=exchange.may_refuse)
     speed, tags, hard, preferred = (a.tolist() for a in jobs.site_arrays)
     policy = Policy("exchange", transfer, location, ref_rbs, speed=tuple(speed), tags=tuple(tags),
                     hard=tuple(hard), preferred=tuple(preferred), refresh=refresh, bounds=ref_bounds,
@@ -435,7 +435,7 @@ def test_brokers_holding_jobs_equal_reference(sites, data):
     exchange = Exchange("hold", transfer=transfer, location=location, refresh_s=refresh, handover=handover,
                         batch_s=batch_s, batch_jobs=batch_jobs)
     schedule = simulate_grid(jobs, lrms, exchange)
-    check_schedule(schedule, joined_in_submit_order=False)
+    check_schedule(schedule, joined_in_submit_order=False, may_refuse=exchange.may_refuse)
     start, where = _reference(sites, jobs, lrms, Policy("exchange", transfer, location, refresh=refresh,
                                                         handover=handover, batch_s=batch_s,
                                                         batch_jobs=batch_jobs))
