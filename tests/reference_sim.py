@@ -645,7 +645,9 @@ class Rules:
     variant_order: str = "tree"  # Meltzer's readings, or ours: by-start, every-held, head-fit
     backlog_rule: str = "before-start"
     backfill_until: str = "next-end"
-    load_rule: str = "workload-end"  # probe: Röblitz et al.'s T_wkl, or Meltzer's backlog
+    # probe: Röblitz et al.'s T_wkl with running jobs' remaining run times (workload-end) or their time
+    # to their estimated ends (workload-end-estimated), or Meltzer's backlog
+    load_rule: str = "workload-end"
     acc_running: float = 0.5
     acc_waiting: float = 0.5
     probe_slots: str = "cover"  # probe: starts spread over the window (theirs) or packed from the first
@@ -797,7 +799,8 @@ class Desk:
         """Röblitz et al.'s T_wkl, as spelled out in evogrid.sim.reserving.workload_end."""
         site, rules, held = self.sites[k], self.rules, self.held[k]
         procs = sum(p for _, _, p, _ in site.running)
-        running = sum(p * max(est - t, 0) for _, est, p, _ in site.running)
+        left = rules.load_rule == "workload-end"  # the remaining run time, else to the estimated end
+        running = sum(p * max((end if left else est) - t, 0) for end, est, p, _ in site.running)
         waiting = sum(self.jobs[j].procs * self.jobs[j].estimate for j in site.queue)
         base = t + (rules.acc_running * running / procs if procs else 0.0)
         counted, reserved = set(), 0
@@ -1017,8 +1020,8 @@ class Desk:
             m = self.sites[k].m
             if min(req.counts) > m:
                 continue  # the site is smaller than the request
-            clear[k] = (self.workload_end(k, t) if rules.load_rule == "workload-end"
-                        else t + self.backlog(k, t))
+            clear[k] = (t + self.backlog(k, t) if rules.load_rule == "backlog"
+                        else self.workload_end(k, t))
             messages, slots = self._probe_site(k, t, req, candidates, clear[k], (messages, slots))
         keys = {"earliest_end": lambda c: c[1] + c[2], "lowest_cost": lambda c: c[4],
                 "fewest_processors": lambda c: c[0],

@@ -72,9 +72,11 @@ RESERVATION_CASES = (
     ("book-ahead", ("first-fit", "probe"), {"book_ahead_hours": 2.0}, EARLIER),
     ("book-ahead", ("probe",), {"book_ahead_hours": 2.0, "elastic": (0.5, 2.0)}, EARLIER),
     ("book-ahead", ("probe",), {"book_ahead_hours": 2.0, "elastic": (0.5, 2.0), "readings": "roblitz"},
-     {"probe_slots": "earliest"}),
+     {"probe_slots": "earliest", "load_rule": "workload-end-estimated"}),
     ("book-ahead", ("probe",), {"book_ahead_hours": 2.0, "elastic": (0.5, 2.0), "readings": "roblitz",
-                                "probe_slots": "cover"}, {}),
+                                "probe_slots": "cover"}, {"load_rule": "workload-end-estimated"}),
+    ("book-ahead", ("probe",), {"book_ahead_hours": 2.0, "elastic": (0.5, 2.0), "readings": "roblitz",
+                                "probe_slots": "cover", "load_rule": "workload-end"}, {}),
     ("rw1", ("collective",), {"collective_sites": 2}, EARLIER),
 )
 RESERVATION_LRMS = ("fcfs", "easy", "list", "conservative")

@@ -350,6 +350,22 @@ def test_history_estimate_reads_the_idle_processors_recorded_at_that_time_of_day
     assert bookings.start.tolist() == [10, 10]
 
 
+def test_workload_end_reads_the_running_jobs_remaining_run_time():
+    """Röblitz et al.'s T_wkl counts a running job's remaining execution time (their j_ret) times
+    acc_r = 0.5. m = 2; a 1-processor job runs [0, 100) with an estimate of 1,000 s. At t = 10 a
+    request for 1 processor, 100 s in [200, 10,000]: T_wkl = 10 + 0.5 x 90 = 55, so the first start
+    probed, 200, is taken; counting the time to the job's estimated end instead (evogrid's earlier
+    reading, ``workload-end-estimated``), T_wkl = 10 + 0.5 x 990 = 505: the load estimate refuses
+    200 and a later slot (the probe's are at least 1,800 s apart) is taken."""
+    w = Workload("hand", 2, arr([0]), arr([100]), arr([1]), arr([1000]), arr([0]), arr([0]))
+    req = _one_site("one", [10], [200], [10_000], [100], [1])
+    rules = ReservationRules("probe")
+    _, bookings = simulate_reservations([w], "easy", req, rules)
+    assert bookings.start.tolist() == [200]
+    _, bookings = simulate_reservations([w], "easy", req, replace(rules, load_rule="workload-end-estimated"))
+    assert bookings.start[0] >= 200 + 1800
+
+
 def test_preference_order_is_roblitz_fig_5s_tree():
     """Röblitz et al.'s 3.3.1 example: eight candidates <site, start, end, np, costs> sorted by end,
     then np, then costs; the left-most leaf is reserved first. Ascending in each: A0 and B1 (end 4,

@@ -57,7 +57,8 @@ STATUS_QUEUES = {"head": ca.STATUS_HEAD, "none": ca.STATUS_NONE}
 STEPS = {"floor": ca.FLOOR_STEP, "divided": ca.DIVIDED_STEP}
 #: The probe's test of a site's load (its success estimate ``load`` and the site's rule that a
 #: reservation may not overtake waiting jobs): Röblitz et al.'s T_wkl, or Meltzer's backlog.
-LOAD_RULES = {"workload-end": ca.WORKLOAD_END, "backlog": ca.BACKLOG_CLEARS}
+LOAD_RULES = {"workload-end": ca.WORKLOAD_END, "backlog": ca.BACKLOG_CLEARS,
+              "workload-end-estimated": ca.WORKLOAD_END_ESTIMATED}
 #: Where the probe places a count's start times: over the whole window (Röblitz et al.), or packed
 #: from the earliest fit (evogrid's earlier reading).
 PROBE_SLOTS = {"cover": ca.SLOTS_COVER, "earliest": ca.SLOTS_EARLIEST}
@@ -158,7 +159,10 @@ class ReservationRules(OneLineErrors):
             ``success_hours``: the static estimate's h; ``threshold``: the
             least estimate a candidate needs (Röblitz et al.'s: 5 h, 0.85).
         load_rule, acc_running, acc_waiting: probe: when a site's known workload ends
-            (:data:`LOAD_RULES`; Röblitz et al.'s T_wkl by default, with their accuracies 0.5).
+            (:data:`LOAD_RULES`; Röblitz et al.'s T_wkl by default, with their accuracies 0.5:
+            ``workload-end`` counts the running jobs' remaining run times, their j_ret,
+            ``workload-end-estimated`` the time to their estimated ends, evogrid's earlier reading;
+            ``backlog``: Meltzer's backlog).
         swaps: collective: best and random improving swaps per allowed site
             (Cankar's L1 and L2).
     """

@@ -129,7 +129,9 @@ WEIGHTED_PICK = PICKS.index("weighted")
 TREE, BY_START, TREE_SORTED, TREE_UNSORTED = 0, 1, 2, 3
 BEFORE_START, EVERY_HELD = 0, 1
 NEXT_EVENT, HEAD_FIT, NEXT_END = 0, 1, 2
-WORKLOAD_END, BACKLOG_CLEARS = 0, 1
+#: The probe's load rules (evogrid.sim.booking.LOAD_RULES): T_wkl with the running jobs' remaining run
+#: times (Röblitz et al.'s j_ret), Meltzer's backlog, T_wkl with their time to their estimated end.
+WORKLOAD_END, BACKLOG_CLEARS, WORKLOAD_END_ESTIMATED = 0, 1, 2
 
 
 @njit(cache=True, inline="always")

@@ -68,6 +68,8 @@ from evogrid.sim.core import (
     Q_TAIL,
     RUN_EST_END,
     RUN_JOB,
+    RUN_TIME,
+    START_TIME,
     hold,
     site_profile,
 )
@@ -144,11 +146,13 @@ def backlog_seconds(k, acc, jobs, state):
 
 
 @njit(cache=True)
-def workload_end(k, t, acc, jobs, state):
+def workload_end(k, t, acc, run_left, jobs, state):
     """Röblitz et al.'s approximate end of site k's known workload, T_wkl (their 3.2.3; s, rounded
-    up), with ``acc = (acc_r, acc_w)``.
+    up), with ``acc = (acc_r, acc_w)``; ``run_left``: a running job's remaining time is its remaining
+    run time (their j_ret, "the remaining execution time", beside the waiting jobs' "wall time
+    limit"), else the time to its estimated end (evogrid's earlier reading).
 
-    ``T_Jr``: the running jobs' remaining times (to their estimated end) times acc_r, averaged
+    ``T_Jr``: the running jobs' remaining times times acc_r, averaged
     weighted by processors; ``T_Jw``: the waiting jobs' processors times wall times times acc_w, over
     the site's processors; T_wkl = now + T_Jr + T_Jw, then lengthened by the held reservations
     active between now and T_wkl, each by its remaining processor-seconds over the site's
@@ -162,7 +166,8 @@ def workload_end(k, t, acc, jobs, state):
     for i in range(sc[k, N_RUN]):
         job = running[RUN_JOB, k, i]
         running_procs += jobs[PROCS, job]
-        running_area += jobs[PROCS, job] * max(running[RUN_EST_END, k, i] - t, 0)
+        end = state.out[START_TIME, job] + jobs[RUN_TIME, job] if run_left else running[RUN_EST_END, k, i]
+        running_area += jobs[PROCS, job] * max(end - t, 0)
     waiting_area = 0
     for i in range(sc[k, Q_HEAD], sc[k, Q_TAIL]):
         job = queue[k, i]

@@ -183,7 +183,9 @@ class ReservationsConfig(_Strict):
         default=0.85, description="probe: least estimated success (Röblitz et al.: 0.85)")
     load_rule: booking.LoadRule = Field(
         default="workload-end", description="probe: when a site's known workload ends, Röblitz et al.'s "
-                                            "T_wkl (workload-end) or Meltzer's backlog")
+                                            "T_wkl with the running jobs' remaining run times "
+                                            "(workload-end) or their time to their estimated ends "
+                                            "(workload-end-estimated), or Meltzer's backlog")
     acc_running: booking.NonNegative = Field(
         default=0.5, description="probe: T_wkl's accuracy of running jobs' remaining times (acc_r)")
     acc_waiting: booking.NonNegative = Field(

@@ -8,6 +8,7 @@ import numpy as np
 
 from evogrid.sim.admission.base import Algorithm
 from evogrid.sim.co_admission import (
+    BACKLOG_CLEARS,
     C_ACC_RUNNING,
     C_ACC_WAITING,
     C_ESTIMATE,
@@ -108,10 +109,12 @@ def place(r, t, book, rules, jobs, state, booked):
         low, high = requests[R_PROCS_MIN, r], min(requests[R_PROCS_MAX, r], sc[k, M_PROCS])
         if high < low:
             continue  # not a resource candidate: the site is smaller than the request
-        if np.int64(config[C_LOAD_RULE]) == WORKLOAD_END:
-            clear[k] = workload_end(k, t, (config[C_ACC_RUNNING], config[C_ACC_WAITING]), jobs, state)
-        else:
+        rule = np.int64(config[C_LOAD_RULE])
+        if rule == BACKLOG_CLEARS:
             clear[k] = t + backlog_seconds(k, acc[k], jobs, state)
+        else:
+            accuracy = (config[C_ACC_RUNNING], config[C_ACC_WAITING])
+            clear[k] = workload_end(k, t, accuracy, rule == WORKLOAD_END, jobs, state)
         n = site_profile(k, t, jobs, state)
         table = durations[k, requests[R_TABLE, r]:requests[R_TABLE, r] + high - low + 1]
         if np.int64(config[C_ESTIMATE]) == HISTORY:
