@@ -9,8 +9,9 @@ with best-fit backfilling (``evogrid.nodes.packing``), and t_RUN (the sum of the
 finishing times, his 4.1) and the last job's end are compared. Prints Table 4.1's job counts and
 Tables 4.2 and 4.3 (ours, mean ± sd over the seeds | his).
 
-Run: ``.venv/bin/python experiments/cankar_colocation.py [--seeds 5] [--workers 2]`` (about 5
-minutes on 2 workers). Writes ``experiments/results/cankar_colocation/cases.csv`` and ``tables.md``.
+Run: ``.venv/bin/python experiments/cankar_colocation.py [--seeds 5] [--workers 2] [--no-backfill]``
+(about 5 minutes on 2 workers). Writes ``experiments/results/cankar_colocation/[no_backfill/]cases.csv``
+and ``tables.md``.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ TABLE_4_2_3 = {"set": ((10, 3), (8.0, 6.0), (1.75, 2 + 20 / 60), 25),
 TIE = 1e-9
 
 
-def run_batch(seed: int, n_nodes: int, balanced: float, parallel: bool, copy: int) -> list[dict]:
+def run_batch(seed: int, n_nodes: int, balanced: float, parallel: bool, copy: int,
+              backfill: bool = True) -> list[dict]:
     """The batch's rows, one per scheduler: t_RUN and last end (h) of the three inputs."""
     batch_seed = int(np.random.SeedSequence([seed, n_nodes, round(balanced * 100), parallel, copy])
                      .generate_state(1)[0])
@@ -48,9 +50,9 @@ def run_batch(seed: int, n_nodes: int, balanced: float, parallel: bool, copy: in
     pre = preprocess(jobs)
     rows = []
     for strategy in packing.STRATEGIES:
-        ref = packing.run(*packing.reference(jobs, strategy), n_nodes)
-        merged = packing.run(*packing.as_set(pre, strategy), n_nodes)
-        parts = packing.run(*packing.as_partition(jobs, pre, strategy), n_nodes)
+        ref = packing.run(*packing.reference(jobs, strategy), n_nodes, backfill)
+        merged = packing.run(*packing.as_set(pre, strategy), n_nodes, backfill)
+        parts = packing.run(*packing.as_partition(jobs, pre, strategy), n_nodes, backfill)
         rows.append(dict(seed=seed, nodes=n_nodes, balanced=balanced, parallel=parallel, copy=copy,
                          strategy=strategy, jobs=len(jobs), groups=len(pre.groups),
                          merged_jobs=sum(len(g) for g in pre.groups if len(g) > 1),
@@ -124,19 +126,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--no-backfill", action="store_true",
+                        help="the scheduler without backfilling: each job no earlier than the one before "
+                        "(a reading his text does not support; results in the subdirectory no_backfill)")
     args = parser.parse_args()
+    out = OUT / "no_backfill" if args.no_backfill else OUT
     packing.run(np.full((2, 3), 0.5), np.ones(2), np.ones(2, dtype=np.int64), 2)  # compile once
     tasks = [(s, n, b, p, c) for s in range(1, args.seeds + 1) for n in NODES for b in BALANCED
              for p in (False, True) for c in (0, 1)]
     tasks.sort(key=lambda t: -t[1] * (1 if t[3] else 10))  # the long batches first
-    done = Parallel(n_jobs=args.workers, verbose=5)(delayed(run_batch)(*t) for t in tasks)
+    backfill = not args.no_backfill
+    done = Parallel(n_jobs=args.workers, verbose=5)(delayed(run_batch)(*t, backfill) for t in tasks)
     rows = sorted((r for batch in done for r in batch), key=lambda r: (
         r["seed"], r["nodes"], -r["balanced"], r["parallel"], r["copy"], r["strategy"]))
-    OUT.mkdir(parents=True, exist_ok=True)
-    write_csv(OUT / "cases.csv", list(rows[0]),
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv(out / "cases.csv", list(rows[0]),
               [[round(v, 5) if isinstance(v, float) else v for v in r.values()] for r in rows])
     text = report(rows)
-    (OUT / "tables.md").write_text(text)
+    (out / "tables.md").write_text(text)
     print(text)
 
 

@@ -168,15 +168,16 @@ def optimum(pool, nodes, request):
     return None
 
 
-def pack(need, minutes, tasks, n_nodes, horizon):
+def pack(need, minutes, tasks, n_nodes, horizon, backfill=True):
     """The reference scheduler of evogrid.nodes.packing, literally: each job in order at the first
-    minute with ``tasks`` nodes that have room all along, on the ones with the highest utilisation
-    after it (ties to the lower node). Returns (starts, each node's last end)."""
+    minute (without ``backfill``: no earlier than the job before it) with ``tasks`` nodes that have
+    room all along, on the ones with the highest utilisation after it (ties to the lower node).
+    Returns (starts, each node's last end)."""
     usage = [[[0.0] * horizon for _ in range(len(need[0]))] for _ in range(n_nodes)]
     starts, last = [], [0] * n_nodes
     for d, dur, p in zip(need, minutes, tasks, strict=True):
         placed = None
-        for t in range(horizon - dur + 1):
+        for t in range(0 if backfill or not starts else starts[-1], horizon - dur + 1):
             window = range(t, t + dur)
             ok = [k for k in range(n_nodes)
                   if all(usage[k][r][s] + d[r] <= 1.0 + 1e-9 for r in range(len(d)) for s in window)]

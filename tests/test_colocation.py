@@ -26,12 +26,13 @@ def packings(draw):
 
 
 @settings(max_examples=1000, deadline=None)
-@given(packings())
-def test_compiled_scheduler_is_the_twins(case):
+@given(packings(), st.booleans())
+def test_compiled_scheduler_is_the_twins(case, backfill):
+    """With backfilling (his earliest gap) and without (each job no earlier than the one before)."""
     need, minutes, tasks, n_nodes, horizon = case
     start, last_end, _ = packing.schedule(np.array(need), np.array(minutes, dtype=np.int64),
-                                          np.array(tasks, dtype=np.int64), n_nodes, horizon)
-    want_start, want_last = ref.pack(need, minutes, tasks, n_nodes, horizon)
+                                          np.array(tasks, dtype=np.int64), n_nodes, horizon, backfill)
+    want_start, want_last = ref.pack(need, minutes, tasks, n_nodes, horizon, backfill)
     assert start[:len(want_start)].tolist() == want_start
     if -1 not in want_start:
         assert last_end.tolist() == want_last
@@ -146,7 +147,17 @@ def test_preprocessing_merges_and_saves_on_a_batch():
         np.round(jobs.hours * jobs.need[:, 0], 9))  # every job once, its work kept by scaling
     t_run, end = packing.run(need, hours, tasks, 15)
     start, last_end, _ = packing.schedule(need, np.ceil(hours * 60 - 1e-9).astype(np.int64), tasks, 15,
-                                          int(60 * hours.sum()) + 1)
+                                          int(60 * hours.sum()) + 1, True)
     assert t_run == last_end.sum() / 60 and end == last_end.max() / 60
     with pytest.raises(ValueError, match="strategy: unknown 'SJF'"):
         packing.reference(jobs, "SJF")
+
+
+def test_without_backfilling_a_job_starts_no_earlier_than_the_one_before():
+    """One node: A (half of it, 10 min), B (all of it, 5 min), C (half, 5 min). With backfilling C
+    fills the gap beside A at 0; without, it starts no earlier than B (10) and, B holding the node
+    until 15, at 15."""
+    need = np.array([[0.5] * 3, [1.0] * 3, [0.5] * 3])
+    minutes, tasks = np.array([10, 5, 5], dtype=np.int64), np.ones(3, dtype=np.int64)
+    assert packing.schedule(need, minutes, tasks, 1, 30, True)[0].tolist() == [0, 10, 0]
+    assert packing.schedule(need, minutes, tasks, 1, 30, False)[0].tolist() == [0, 10, 15]

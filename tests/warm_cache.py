@@ -51,7 +51,8 @@ def warm_up_nodes() -> None:
     for book in (False, True):
         co_allocate(pool, request, seed=1, book=book)
     optimum(pool, request, discovered(pool, request, seed=1))
-    packing.schedule(np.full((1, 3), 0.25), np.ones(1, dtype=np.int64), np.ones(1, dtype=np.int64), 1, 6)
+    one = np.ones(1, dtype=np.int64)
+    packing.schedule(np.full((1, 3), 0.25), one, one, 1, 6, True)
     packing.run(*packing.reference(scalable_batch(2, 0.0, False, seed=1), packing.STRATEGIES[0]), 2)
 
 

@@ -14,6 +14,9 @@ the highest utilisation on them during the job after placing it. Here:
   over the resources, after placing it) is highest, ties to the lower node;
 - placed jobs never move (Haizea's reservations).
 
+``backfill=False`` is a reading his text does not support but his tables fit (docs/coallocation.md):
+no backfilling, a job starts no earlier than the job placed before it (Haizea's ``off``).
+
 t_RUN, his (4.1), is the sum over the nodes of each node's last finishing
 time (0 for a node that runs nothing).
 
@@ -50,14 +53,15 @@ def _fits_from(usage, need, duration):
 
 
 @njit(cache=True)
-def place(usage, need, duration, tasks):
-    """``(start, nodes)`` for a job of ``tasks`` tasks of ``need`` shares for ``duration`` minutes
-    (module docstring), or ``(-1, empty)`` when no start within the horizon has room."""
+def place(usage, need, duration, tasks, first):
+    """``(start, nodes)`` for a job of ``tasks`` tasks of ``need`` shares for ``duration`` minutes,
+    starting at minute ``first`` or later (module docstring), or ``(-1, empty)`` when no start within
+    the horizon has room."""
     n_nodes, n_res, horizon = usage.shape
     if duration > horizon:
         return -1, np.empty(0, dtype=np.int64)
     fits = _fits_from(usage, need, duration)
-    for t in range(horizon - duration + 1):
+    for t in range(first, horizon - duration + 1):
         count = 0
         for k in range(n_nodes):
             if fits[k, t]:
@@ -77,20 +81,24 @@ def place(usage, need, duration, tasks):
 
 
 @njit(cache=True)
-def schedule(need, duration, tasks, n_nodes, horizon):
+def schedule(need, duration, tasks, n_nodes, horizon, backfill):
     """Place jobs in the given order; ``need`` (jobs, resources) shares, ``duration`` (jobs,) whole
-    minutes, ``tasks`` (jobs,). Returns ``(start, last_end, horizon)``: each job's start (-1 when it
-    did not fit within ``horizon`` minutes: the caller retries with a longer one), each node's last
-    finishing minute, and the horizon used."""
+    minutes, ``tasks`` (jobs,); ``backfill`` False: each job no earlier than the one before it.
+    Returns ``(start, last_end, horizon)``: each job's start (-1 when it did not fit within
+    ``horizon`` minutes: the caller retries with a longer one), each node's last finishing minute,
+    and the horizon used."""
     n_jobs, n_res = need.shape
     usage = np.zeros((n_nodes, n_res, horizon))
     start = np.full(n_jobs, -1, dtype=np.int64)
     last_end = np.zeros(n_nodes, dtype=np.int64)
+    first = 0
     for j in range(n_jobs):
-        t, nodes = place(usage, need[j], duration[j], tasks[j])
+        t, nodes = place(usage, need[j], duration[j], tasks[j], first)
         if t < 0:
             return start, last_end, horizon
         start[j] = t
+        if not backfill:
+            first = t
         for k in nodes:
             for r in range(n_res):
                 usage[k, r, t:t + duration[j]] += need[j, r]
@@ -109,14 +117,16 @@ def _key(strategy: str, hours: float, need: np.ndarray) -> float:
     return -hours if strategy == "LJF" else -float(np.max(need))
 
 
-def run(need: np.ndarray, hours: np.ndarray, tasks: np.ndarray, n_nodes: int) -> tuple[float, float]:
+def run(need: np.ndarray, hours: np.ndarray, tasks: np.ndarray, n_nodes: int,
+        backfill: bool = True) -> tuple[float, float]:
     """``(t_RUN, last end)`` in hours of the jobs placed in the given order (durations rounded up
-    to whole minutes); the horizon doubles until every job fits."""
+    to whole minutes; ``backfill`` False: each job no earlier than the one before it); the horizon
+    doubles until every job fits."""
     minutes = np.ceil(np.asarray(hours) * 60 - 1e-9).astype(np.int64)
     horizon = int(2 * np.sum(need.max(axis=1) * minutes * tasks) / n_nodes + minutes.max()) + 1
     while True:
         start, last_end, _ = schedule(np.ascontiguousarray(need, dtype=np.float64), minutes,
-                                      np.asarray(tasks, dtype=np.int64), n_nodes, horizon)
+                                      np.asarray(tasks, dtype=np.int64), n_nodes, horizon, backfill)
         if np.all(start >= 0):
             return float(last_end.sum()) / 60, float(last_end.max()) / 60
         horizon *= 2
