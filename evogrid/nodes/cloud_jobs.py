@@ -24,7 +24,8 @@ SHARES = (0.2, 0.4, 0.6, 0.8, 1.0)
 #: The batch's demand (mean share x hours x tasks, summed) over the nodes' 24 hours, fitted so
 #: that batches without parallel jobs have Table 4.1's job counts (docs/coallocation.md).
 DEMAND_OF_CAPACITY = 0.81
-#: The scaling range d_max / d_min: a triangular law on [1.25, 5] with mode 4.25 (mean 3.5).
+#: The scaling range d_max / d_min: a triangular law on [1.25, 5] with mode 4.25 (mean 3.5, before
+#: the bounds are clipped to his intervals; the realised ranges average about 2.8).
 RANGE = (1.25, 4.25, 5.0)
 LOW_BOUNDS, HIGH_BOUNDS = (0.15, 0.8), (0.2, 1.0)
 
