@@ -122,22 +122,25 @@ def grid_jobs(clusters: Clusters, seed: int) -> GridJobs:
 
 def metrics(jobs: GridJobs, schedule) -> dict[str, float]:
     """His 8.1.2-8.1.3 metrics over the grid's jobs submitted in the window (SubmitStartTime: the
-    submission; CLDispatchTime: the start; CLEndTime: the end; no hand-over time here)."""
+    submission; CLDispatchTime: the start; CLEndTime: the end; no hand-over time here). Jobs the
+    broker refused (his full queues) never ran: counted, and left out of the rest."""
     submit = jobs.submit
-    mine = (jobs.origin == 0) & (submit >= WINDOW_S[0]) & (submit < WINDOW_S[1])
+    window = (jobs.origin == 0) & (submit >= WINDOW_S[0]) & (submit < WINDOW_S[1])
+    mine = window & ~schedule.refused
     start, run = schedule.start[mine], schedule.run_time[mine]
     end = start + run
     response = end - submit[mine]
     where = schedule.site[mine]
     row = {f"jobs {name}": float(np.mean(where == k)) for k, name in enumerate(SPEED, 1)}
     row["jobs at G"] = float(np.sum(where == 0))
+    row["jobs refused"] = float(np.sum(window & schedule.refused))
     row["performance (jobs/h)"] = mine.sum() / ((end.max() - submit[mine].min()) / HOUR_S)
     row["avgResponseTime (s)"] = float(response.mean())
     row["avgQueueTime (s)"] = float((start - submit[mine]).mean())
     row["maxQueueTime (s)"] = float((start - submit[mine]).max())
     row["avgRunTime (s)"] = float(run.mean())
     row["efficiency"] = float(run.mean() / response.mean())
-    grid = jobs.origin == 0  # all of them, not only the window's: what LoadLeveler would have seen
+    grid = (jobs.origin == 0) & ~schedule.refused  # not only the window's: what LoadLeveler would have seen
     for k, name in enumerate(SPEED, 1):
         at = grid & (schedule.site == k)
         row[f"most grid jobs at once at {name}"] = float(_peak(schedule.start[at], schedule.end[at]))
@@ -206,7 +209,7 @@ def run(clusters: Clusters, seeds: range, learned: list[Rulebase]) -> dict[str, 
 
 
 HIS = {"jobs A": ("10 %", "28 %"), "jobs B": ("86 %", "68 %"), "jobs C": ("4 %", "4 %"),
-       "jobs at G": ("-", "-"), "performance (jobs/h)": ("90", "96"),
+       "jobs at G": ("-", "-"), "jobs refused": ("-", "-"), "performance (jobs/h)": ("90", "96"),
        "avgResponseTime (s)": ("659", "413"), "avgQueueTime (s)": ("373", "40"),
        "maxQueueTime (s)": ("758", "371"), "avgRunTime (s)": ("280", "367"),
        "efficiency": ("42.5 %", "88.9 %"), "most grid jobs at once at A": ("-", "-"),
@@ -215,7 +218,7 @@ HIS = {"jobs A": ("10 %", "28 %"), "jobs B": ("86 %", "68 %"), "jobs C": ("4 %",
 
 def _fmt(name: str, values: list[float]) -> str:
     mean, low, high = np.mean(values), np.min(values), np.max(values)
-    if name.startswith("jobs ") and name != "jobs at G":
+    if name.startswith("jobs ") and name not in ("jobs at G", "jobs refused"):
         return f"{100 * mean:.0f} % ({100 * low:.0f}-{100 * high:.0f})"
     if name == "efficiency":
         return f"{100 * mean:.1f} % ({100 * low:.1f}-{100 * high:.1f})"

@@ -77,13 +77,14 @@ def measures(scenario: Scenario, strategy: Strategy) -> dict:
     """Per-site AWRT (s), their mean, and the grid's efficiency and throughput (Beichter's measures)."""
     res = simulate(scenario, strategy)
     schedule = res.schedule
-    response = schedule.end - schedule.jobs.submit
-    span_hours = (schedule.end.max() - schedule.jobs.submit.min()) / SECONDS_PER_HOUR
+    ran = ~schedule.refused  # a job Beichter's policies refused never ran
+    response = (schedule.end - schedule.jobs.submit)[ran]
+    span_hours = (schedule.end[ran].max() - schedule.jobs.submit.min()) / SECONDS_PER_HOUR
     awrt = [row["awrt"] for row in res.metrics()]
     local = [row["awrt"] for row in res.baseline.metrics()]
     return {"awrt": awrt, "mean_awrt": float(np.mean(awrt)), "local_awrt": local,
             "worse_than_local": [a > b for a, b in zip(awrt, local, strict=True)],
-            "efficiency": float(schedule.run_time.mean() / response.mean()),
+            "efficiency": float(schedule.run_time[ran].mean() / response.mean()),
             "throughput_per_hour": float(len(response) / span_hours)}
 
 

@@ -127,8 +127,8 @@ def earliest_start(m, t, need, duration, busy):
     raise AssertionError("the last step always has room")
 
 
-#: Beichter's policies' key of a site they would not hand the job to.
-REFUSED_KEY = 3.0
+#: Beichter's policies' key of a site they would not hand the job to: above every other key.
+REFUSED_KEY = math.inf
 
 
 def beichter_key(name, site, need, slots=None, free_slots=0):
@@ -994,7 +994,7 @@ class Desk:
         m, jobs, start = self.sites[k].m, self.jobs, self.start
 
         def idle(b):
-            running = sum(jobs[j].procs for j in range(len(jobs)) if start[j] is not None
+            running = sum(jobs[j].procs for j in range(len(jobs)) if start[j] is not None and start[j] >= 0
                           and self.where[j] == k and start[j] <= b < start[j] + jobs[j].run_time)
             return m - running - sum(p for a, e, p, _ in self.held[k].ever if a <= b < e)
 

@@ -135,7 +135,7 @@ def test_beichters_policies_equal_reference(sites, data):
     is the reference's (reference_sim.beichter_key). Half the grids have sites of 1-12 processors
     with up to 14 jobs each, the other half are crowded (:func:`crowded_grids`), so queues reach his
     cap of 5 m waiting jobs. In half the cases
-    where some site does not keep its jobs, the grid's LoadLeveler slots per site (none, or 1 to 2 m:
+    where some site does not keep its jobs, the grid's LoadLeveler slots per site (none, or 1 to 3 m:
     his ``maxslots``, free when no job from elsewhere runs there); in half of all cases an
     information service refreshed every 1-40 s (the free slots as last published)."""
     _beichter_case(sites, data, ("broker", "awf", "local"))
@@ -161,7 +161,7 @@ def _beichter_case(sites, data, transfers):
     if "broker" in transfer:
         handover = data.draw(st.sampled_from(["interactive", "when-room"]))
     slots = () if set(transfer) == {"local"} or data.draw(st.booleans()) else tuple(
-        data.draw(st.one_of(st.none(), st.integers(1, 2 * w.machine_procs))) for w in sites)
+        data.draw(st.one_of(st.none(), st.integers(1, 3 * w.machine_procs))) for w in sites)
     refresh = data.draw(st.one_of(st.just(0), st.integers(1, 40)))
     jobs = GridJobs.merge(sites)
     refusals = data.draw(st.sampled_from(["refuse", "keep"])) if "broker" in transfer else "refuse"
@@ -174,6 +174,8 @@ def _beichter_case(sites, data, transfers):
     assert schedule.start.tolist() == start
     assert schedule.site.tolist() == where
     event(f"{location}: a broker refused a job: {bool(schedule.refused.any())}")
+    if location == "beichter-new" and refresh == 0 and handover == "interactive":
+        _check_refused_at_full_queues(schedule, slots)
     if any(s is not None for s in slots):
         without = simulate_grid(jobs, lrms, replace(exchange, grid_slots=()))
         event(f"{location}: the slots changed the schedule: {without.site.tolist() != where}")
@@ -183,6 +185,22 @@ def _beichter_case(sites, data, transfers):
     event(f"{location}: some queue reached 5 m jobs: {full}")
     event(f"{location}: hand-over {handover}")
     event(f"{location}: a job moved: {bool((schedule.site != jobs.origin).any())}")
+
+
+def _check_refused_at_full_queues(schedule, slots):
+    """His new policy refuses a job only when every site it may use holds at least its cap of
+    waiting jobs (5 slots, or 5 m without slots): counted from the schedule at the job's arrival
+    (jobs arrive in index order)."""
+    jobs, refused = schedule.jobs, schedule.refused
+    index = np.arange(len(jobs.submit))
+    for j in np.flatnonzero(refused):
+        t, need = jobs.submit[j], jobs.procs[j]
+        for k, m in enumerate(jobs.machine_procs.tolist()):
+            if k != jobs.origin[j] and m < need:
+                continue  # too narrow for the job: not among its sites
+            cap = 5 * (slots[k] if slots and slots[k] is not None else m)
+            waiting = (schedule.site == k) & ~refused & (index < j) & (schedule.start > t)
+            assert waiting.sum() >= cap, (j, k, int(waiting.sum()), cap)
 
 
 def _beichter_schedule(location, sizes, home_jobs, broker_jobs, refusals="refuse"):

@@ -35,8 +35,9 @@ H_INTERACTIVE, H_WHEN_ROOM, H_BATCH = 0, 1, 2
 #: ``REFUSED_KEY``): refuse it (Beichter: the client is told that no resource is free; the job never
 #: runs) or keep it at its origin (evogrid's earlier reading).
 R_REFUSE, R_KEEP = 0, 1
-#: The first key of a site a location policy would not hand the job to (Beichter's full queues).
-REFUSED_KEY = 3.0
+#: The first key of a site a location policy would not hand the job to (Beichter's full queues):
+#: above every other key (his new policy's queue ratio reaches 3 where the grid's slots exceed 2 m).
+REFUSED_KEY = float("inf")
 #: What a transfer rulebase does with a decision whose features leave its declared ranges: its rules
 #: answer anyway (the dissertation), or the site decides as AWF (ours).
 O_RULES, O_AWF = 0, 1

@@ -97,7 +97,7 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
     n_refused = np.bincount(origin[refused], minlength=K)[:K]
     n_ran = (n_sub - n_refused).astype(np.float64)  # of tau_k
     n_exec = np.bincount(site[ran], minlength=K)[:K]
-    sa_sub = _per_site_sum(origin, sa, K)
+    sa_sub = _per_site_sum(origin[ran], sa[ran], K)
     sa_exec = _per_site_sum(site[ran], sa[ran], K)
     first_start, makespan = _per_site_span(site[ran], start[ran], end[ran], K)
     span_from_first = np.where(n_exec > 0, makespan - first_start, 0).astype(np.float64)
@@ -371,7 +371,7 @@ def utilization_until(schedule: Schedule, t_stop: float, requests: Reservations 
         parts, seconds = bookings.held(requests)
     rows = []
     for k in range(jobs.n_sites):
-        mine = schedule.site == k
+        mine = (schedule.site == k) & ~schedule.refused
         job_area = _area_before(schedule.start[mine], schedule.run_time[mine], jobs.procs[mine], t_stop)
         held_area = 0.0
         if held:
@@ -421,7 +421,7 @@ def backlog_until(schedule: Schedule, t_stop: float, acc: np.ndarray, requests: 
         held_end = bookings.start + bookings.length
     rows = []
     for k in range(jobs.n_sites):
-        mine = schedule.site == k
+        mine = (schedule.site == k) & ~schedule.refused
         job_w = acc[k] * (jobs.estimate[mine] * jobs.procs[mine])
         job_since, job_until = jobs.submit[mine], end[mine]
         r_idx, part_w, part_since, part_until = none, np.empty(0), none, none
@@ -473,7 +473,7 @@ def site_reservation_metrics(schedule: Schedule, requests: Reservations, booking
     for k in range(schedule.jobs.n_sites):
         r_idx, i_idx = np.nonzero((bookings.sites == k) & bookings.accepted[:, None])
         area = float((parts[r_idx, i_idx] * seconds[r_idx]).sum())
-        mine = schedule.site == k
+        mine = (schedule.site == k) & ~schedule.refused
         job_area = float((schedule.run_time[mine] * schedule.jobs.procs[mine]).sum())
         end = max(int(schedule.end[mine].max(initial=0)),
                   int((bookings.start[r_idx] + seconds[r_idx]).max(initial=0)))

@@ -42,7 +42,8 @@ class GridView:
         job: the job being decided (an index into the per-job arrays).
         submit, estimate, procs, origin: per job, submission time (s), requested time (s, at the
             executing site once the job moved), processors, and the site it was submitted at.
-        start, site: per job, start time (s; -1 while waiting) and the site it runs or waits at.
+        start, site: per job, start time (s; -1 while waiting, or for good where a broker refused
+            the job, Beichter's policies) and the site it runs or waits at.
         machine_procs, free, waiting_procs, n_running: per site, processors; processors free now;
             processors the waiting jobs request; running jobs.
         speed: per site, the speed factor (1.0 on homogeneous grids).
