@@ -16,7 +16,8 @@ from evogrid.errors import ScenarioError
 from evogrid.jobs_file import jobs_table, write_jobs, write_swf
 from evogrid.policy.rulebase import Rulebase
 from evogrid.sim import queue_index
-from evogrid.sim.booking import reservation_setup, simulate_reservations
+from evogrid.sim.booking import ReservationRules, reservation_setup, simulate_reservations
+from evogrid.sim.metrics import site_reservation_metrics, utilization_until
 from evogrid.sim.python_policy import LocationPolicy
 from evogrid.sim.registry import LOCATIONS
 from evogrid.sim.scenario import Scenario
@@ -24,6 +25,7 @@ from evogrid.sim.schedule import Exchange, GridJobs, simulate_grid, simulate_loc
 from evogrid.sim.sites import Requirement, Sites
 from evogrid.sim.tsk import TSKStack
 from evogrid.workload.model import Workload
+from evogrid.workload.reservations import Reservations
 
 SETTINGS = settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
 ATTRIBUTES = [("arch", "x86"), ("arch", "arm"), ("mem", "high"), ("lic", "matlab")]
@@ -272,6 +274,18 @@ def test_refused_jobs_are_counted_and_written_as_rejected(tmp_path):
     assert "; Note: 3 jobs submitted here were refused by the grid's broker and never ran; they are not " \
            "listed" in swf
     assert len([line for line in swf if not line.startswith(";")]) == rows[1]["jobs_executed"]
+    # With a reservation at the broker's site too: the reservation measures leave the refused out.
+    one = np.array([1], dtype=np.int64)
+    request = Reservations("one", 0 * one, 0 * one, 300_000 * one, 1_000 * one, one[:, None],
+                           site=one.copy())
+    exchange = Exchange("x", transfer=("local", "broker"), location="beichter-new")
+    booked_schedule, bookings = simulate_reservations(list(jobs.workloads), "fcfs", request,
+                                                      ReservationRules("first-fit"), exchange)
+    assert booked_schedule.refused.sum() == 3 and bookings.accepted.all()
+    assert all(row["utilization_with_reservations"] <= 1.0
+               for row in site_reservation_metrics(booked_schedule, request, bookings))
+    until = utilization_until(booked_schedule, 50_000.0, request, bookings)
+    assert all(row["utilization"] <= 1.0 for row in until)
     with pytest.raises(ScenarioError, match="refusals 'keep' applies to brokers with a location policy "
                                             "that refuses \\(beichter-old, beichter-new\\)"):
         simulate_grid(jobs, "fcfs", Exchange("x", transfer=("local", "broker"), location="mct",
