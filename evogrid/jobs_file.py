@@ -99,7 +99,7 @@ def jobs_table(schedule: Schedule, occupied: Sequence[Occupied] | None = None) -
     offsets = np.concatenate([[0], np.cumsum(jobs.machine_procs)[:-1]])
     allocated = [""] * len(jobs.submit)
     for k in range(jobs.n_sites):
-        mine = np.flatnonzero((schedule.site == k) & ~refused)
+        mine = np.flatnonzero(schedule.ran_at(k))
         other = occupied[k] if occupied else Occupied(*(np.empty(0, dtype=np.int64),) * 3)
         held = processor_layout(int(jobs.machine_procs[k]),
                                 np.concatenate([schedule.start[mine], other.start]),
@@ -200,7 +200,7 @@ def write_swf(directory: Path, schedule: Schedule, note: str = "") -> list[Path]
     paths = []
     refused = schedule.refused
     for k, name in enumerate(names):
-        mine = np.flatnonzero((schedule.site == k) & ~refused)
+        mine = np.flatnonzero(schedule.ran_at(k))
         mine = mine[np.argsort(jobs.submit[mine], kind="stable")]
         n_refused = int((refused & (jobs.origin == k)).sum())
         header = [

@@ -232,7 +232,7 @@ def gantt_plot(path: str | Path, schedule, requests, bookings, site: int,
     from matplotlib.patches import Rectangle
 
     jobs = schedule.jobs
-    mine = np.flatnonzero((schedule.site == site) & (jobs.run_time > 0) & ~schedule.refused)
+    mine = np.flatnonzero(schedule.ran_at(site) & (jobs.run_time > 0))
     items = [(int(schedule.start[j]), int(schedule.end[j]), int(jobs.procs[j]), 0) for j in mine]
     parts, seconds = bookings.held(requests)
     for r, i in zip(*np.nonzero((bookings.sites == site) & bookings.accepted[:, None]), strict=True):

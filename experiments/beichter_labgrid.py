@@ -126,7 +126,7 @@ def metrics(jobs: GridJobs, schedule) -> dict[str, float]:
     broker refused (his full queues) never ran: counted, and left out of the rest."""
     submit = jobs.submit
     window = (jobs.origin == 0) & (submit >= WINDOW_S[0]) & (submit < WINDOW_S[1])
-    mine = window & ~schedule.refused
+    mine = window & schedule.ran
     start, run = schedule.start[mine], schedule.run_time[mine]
     end = start + run
     response = end - submit[mine]
@@ -140,7 +140,7 @@ def metrics(jobs: GridJobs, schedule) -> dict[str, float]:
     row["maxQueueTime (s)"] = float((start - submit[mine]).max())
     row["avgRunTime (s)"] = float(run.mean())
     row["efficiency"] = float(run.mean() / response.mean())
-    grid = (jobs.origin == 0) & ~schedule.refused  # not only the window's: what LoadLeveler would have seen
+    grid = (jobs.origin == 0) & schedule.ran  # not only the window's: what LoadLeveler would have seen
     for k, name in enumerate(SPEED, 1):
         at = grid & (schedule.site == k)
         row[f"most grid jobs at once at {name}"] = float(_peak(schedule.start[at], schedule.end[at]))

@@ -25,7 +25,7 @@ import numpy as np
 
 import evogrid as eg
 from evogrid.plots import grouped_bars_plot, quantile_box_plot
-from evogrid.sim.metrics import moved_share_by_width, queue_length_over_time
+from evogrid.sim.metrics import awrt_per_site, moved_share_by_width, queue_length_over_time
 from evogrid.sim.scenario import Scenario
 from evogrid.workload.dissertation import dissertation_cut
 
@@ -201,20 +201,12 @@ def table_10_1() -> None:
         scenario = cut_scenario(f"10.1 {setup}", cuts, "easy")
         row = []
         for _, strategy, column in readings:
-            executed = awrt_by_executing_site(eg.simulate(scenario, strategy).schedule)
+            schedule = eg.simulate(scenario, strategy).schedule
+            # per executing site: each job counts where it ran, not where it was submitted
+            executed = awrt_per_site(schedule.jobs, schedule.start, schedule.run_time, by=schedule.site)
             row.append(" / ".join(f"{a:,.0f} ({100 * (a / p - 1):+.1f} %)"
                                   for a, p in zip(executed, published[column], strict=True)))
         print(f"| {setup} | {' + '.join(f'{n}-{m}' for n, m in cuts)} | {' | '.join(row)} |")
-
-
-def awrt_by_executing_site(schedule) -> np.ndarray:
-    """AWRT (s) per site over the jobs it ran (pi_k), not those submitted there (tau_k, the
-    dissertation's Eq. 10.2 and evogrid's AWRT)."""
-    jobs, ran = schedule.jobs, ~schedule.refused
-    area = (schedule.run_time * jobs.procs).astype(np.float64)
-    response = (schedule.end - jobs.submit).astype(np.float64)
-    mine = [ran & (schedule.site == k) for k in range(jobs.n_sites)]
-    return np.array([(area * response)[m].sum() / area[m].sum() for m in mine])
 
 
 def figure_11_4() -> None:

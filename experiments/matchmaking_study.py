@@ -77,7 +77,7 @@ def measures(scenario: Scenario, strategy: Strategy) -> dict:
     """Per-site AWRT (s), their mean, and the grid's efficiency and throughput (Beichter's measures)."""
     res = simulate(scenario, strategy)
     schedule = res.schedule
-    ran = ~schedule.refused  # a job Beichter's policies refused never ran
+    ran = schedule.ran  # a job Beichter's policies refused never ran
     response = (schedule.end - schedule.jobs.submit)[ran]
     span_hours = (schedule.end[ran].max() - schedule.jobs.submit.min()) / SECONDS_PER_HOUR
     awrt = [row["awrt"] for row in res.metrics()]

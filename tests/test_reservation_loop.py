@@ -138,7 +138,7 @@ def _check_capacity_with_reservations(schedule, req, bookings):
         placed = bookings.sites[r][bookings.sites[r] >= 0]
         assert len(set(placed.tolist())) == len(placed) == int((parts[r] > 0).sum())
     for k in range(w.n_sites):
-        mine = (schedule.site == k) & ~schedule.refused
+        mine = schedule.ran_at(k)
         r_idx, i_idx = np.nonzero((bookings.sites == k) & ok[:, None])
         procs_r = parts[r_idx, i_idx]
         times = np.concatenate([schedule.start[mine], schedule.end[mine], start[r_idx],

@@ -56,7 +56,9 @@ STATUS_QUEUES = {"head": ca.STATUS_HEAD, "none": ca.STATUS_NONE}
 #: exact division (evogrid.sim.co_admission.candidate_starts).
 STEPS = {"floor": ca.FLOOR_STEP, "divided": ca.DIVIDED_STEP}
 #: The probe's test of a site's load (its success estimate ``load`` and the site's rule that a
-#: reservation may not overtake waiting jobs): Röblitz et al.'s T_wkl, or Meltzer's backlog.
+#: reservation may not overtake waiting jobs): Röblitz et al.'s T_wkl (running jobs counted by their
+#: remaining run time, or, evogrid's earlier reading, by the time to their estimated end), or
+#: Meltzer's backlog.
 LOAD_RULES = {"workload-end": ca.WORKLOAD_END, "backlog": ca.BACKLOG_CLEARS,
               "workload-end-estimated": ca.WORKLOAD_END_ESTIMATED}
 #: Where the probe places a count's start times: over the whole window (Röblitz et al.), or packed

@@ -48,18 +48,21 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
-def awrt_per_site(jobs: GridJobs, start: np.ndarray, run_time: np.ndarray | None = None) -> np.ndarray:
+def awrt_per_site(jobs: GridJobs, start: np.ndarray, run_time: np.ndarray | None = None,
+                  by: np.ndarray | None = None) -> np.ndarray:
     """AWRT_k (s) over the jobs submitted at each site, shape (K,), for start times ``start`` (jobs with
     start -1, refused, are left out).
 
     ``run_time``: seconds each job ran where it ran (default: as logged; sites
-    of different speeds change it, and with it the job's weight SA_j).
+    of different speeds change it, and with it the job's weight SA_j). ``by``: the site each job
+    counts at instead of its origin (e.g. the site that ran it).
     """
     run_time = jobs.run_time if run_time is None else run_time
+    site = jobs.origin if by is None else by
     sa = np.where(start >= 0, run_time.astype(np.float64) * jobs.procs, 0.0)  # refused jobs never ran
     response = (start + run_time - jobs.submit).astype(np.float64)
     K = jobs.n_sites
-    return _safe_div(_per_site_sum(jobs.origin, sa * response, K), _per_site_sum(jobs.origin, sa, K))
+    return _safe_div(_per_site_sum(site, sa * response, K), _per_site_sum(site, sa, K))
 
 
 def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
@@ -137,7 +140,7 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
 def grid_utilization(schedule: Schedule) -> float:
     """U_o: total SA / (sum of m_k * latest end), a fraction (span from time 0, as U_k)."""
     jobs = schedule.jobs
-    ran = ~schedule.refused
+    ran = schedule.ran
     sa = float(np.sum(schedule.run_time[ran].astype(np.float64) * jobs.procs[ran]))
     span = float(np.max(schedule.end[ran], initial=0))
     return sa / (float(jobs.machine_procs.sum()) * span) if span > 0 else float("nan")
@@ -147,7 +150,7 @@ def load_imbalance(schedule: Schedule) -> float:
     """The spread of the sites' utilisation over one span [0, latest end]: max_k U_k - min_k U_k, a
     fraction (0: every site equally busy). U_k = executed SA at k / (m_k x span)."""
     jobs = schedule.jobs
-    ran = ~schedule.refused
+    ran = schedule.ran
     span = float(np.max(schedule.end[ran], initial=0))
     if span <= 0:
         return 0.0
@@ -159,7 +162,7 @@ def load_imbalance(schedule: Schedule) -> float:
 
 def busy_procs_over_time(schedule: Schedule, site: int) -> tuple[np.ndarray, np.ndarray]:
     """Step function of processors in use at ``site``: (times s, busy processors)."""
-    mine = (schedule.site == site) & ~schedule.refused
+    mine = schedule.ran_at(site)
     return _step_series(schedule.start[mine], schedule.end[mine], schedule.jobs.procs[mine])
 
 
@@ -174,7 +177,7 @@ def queue_length_over_time(schedule: Schedule, site: int | None = None, *, waite
     evogrid.sim.grid) the grid's waiting jobs are the pool's, and with ``waited_only`` the instants
     are those at which jobs enter or leave the pool.
     """
-    mine = ~schedule.refused if site is None else (schedule.site == site) & ~schedule.refused
+    mine = schedule.ran if site is None else schedule.ran_at(site)
     waits = mine & (schedule.start > schedule.jobs.submit) if waited_only else mine
     ones = np.ones(int(waits.sum()), dtype=np.int64)
     return _step_series(schedule.jobs.submit[waits], schedule.start[waits], ones)
@@ -210,7 +213,7 @@ def migration_matrices(schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
     submitted at l that ran at k, by count and by squashed area (rows sum to 1; refused jobs left out)."""
     jobs = schedule.jobs
     K = jobs.n_sites
-    ran = ~schedule.refused
+    ran = schedule.ran
     sa = schedule.run_time[ran].astype(np.float64) * jobs.procs[ran]
     flat = jobs.origin[ran] * K + schedule.site[ran]
     counts = np.bincount(flat, minlength=K * K).reshape(K, K).astype(np.float64)
@@ -371,7 +374,7 @@ def utilization_until(schedule: Schedule, t_stop: float, requests: Reservations 
         parts, seconds = bookings.held(requests)
     rows = []
     for k in range(jobs.n_sites):
-        mine = (schedule.site == k) & ~schedule.refused
+        mine = schedule.ran_at(k)
         job_area = _area_before(schedule.start[mine], schedule.run_time[mine], jobs.procs[mine], t_stop)
         held_area = 0.0
         if held:
@@ -421,7 +424,7 @@ def backlog_until(schedule: Schedule, t_stop: float, acc: np.ndarray, requests: 
         held_end = bookings.start + bookings.length
     rows = []
     for k in range(jobs.n_sites):
-        mine = (schedule.site == k) & ~schedule.refused
+        mine = schedule.ran_at(k)
         job_w = acc[k] * (jobs.estimate[mine] * jobs.procs[mine])
         job_since, job_until = jobs.submit[mine], end[mine]
         r_idx, part_w, part_since, part_until = none, np.empty(0), none, none
@@ -473,7 +476,7 @@ def site_reservation_metrics(schedule: Schedule, requests: Reservations, booking
     for k in range(schedule.jobs.n_sites):
         r_idx, i_idx = np.nonzero((bookings.sites == k) & bookings.accepted[:, None])
         area = float((parts[r_idx, i_idx] * seconds[r_idx]).sum())
-        mine = (schedule.site == k) & ~schedule.refused
+        mine = schedule.ran_at(k)
         job_area = float((schedule.run_time[mine] * schedule.jobs.procs[mine]).sum())
         end = max(int(schedule.end[mine].max(initial=0)),
                   int((bookings.start[r_idx] + seconds[r_idx]).max(initial=0)))

@@ -186,6 +186,15 @@ class Schedule:
             return np.zeros(self.start.shape, dtype=bool)
         return self.start < 0
 
+    @property
+    def ran(self) -> np.ndarray:
+        """Shape (n,): the jobs that ran (all but the :attr:`refused`)."""
+        return ~self.refused
+
+    def ran_at(self, k: int) -> np.ndarray:
+        """Shape (n,): the jobs that ran at site k."""
+        return (self.site == k) & self.ran
+
     def metrics(self) -> list[dict[str, float]]:
         """Per-site metrics (docs/model.md, Metrics); see :func:`evogrid.sim.metrics.site_metrics`."""
         if self.stopped_bounds is not None:
