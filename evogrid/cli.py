@@ -36,6 +36,7 @@ from evogrid.policy.registry import (
     OUTSIDE_RANGE,
     POOL_ARRIVALS,
     REFUSALS,
+    SLOT_RULES,
     STRATEGIES,
     TRANSFERS,
     features_for,
@@ -314,6 +315,9 @@ def simulate_cmd(
         help="SITE=SLOTS: the slots LoadLeveler gives the grid's jobs at that site (Beichter's maxslots), "
              "as --location beichter-old and beichter-new read them: free slots fall when a job from "
              "elsewhere starts there, not when it joins the queue; repeat for several.")] = None,
+    slot_rule: Annotated[str | None, typer.Option(
+        help=f"With --grid-slots, what the slots do (default {SLOT_RULES.default.name}): "
+             f"{SLOT_RULES.help()}.")] = None,
     refusals: Annotated[str | None, typer.Option(
         help=f"With brokers, what they do with a job their location policy hands to no site (default "
              f"{REFUSALS.default.name}): {REFUSALS.help()}.")] = None,
@@ -354,7 +358,7 @@ def simulate_cmd(
     config = base.with_options(name=name, others=others, location=location, seed=seed,
                                pool_arrivals=pool_arrivals, active_take=active_take, refresh_s=refresh_s,
                                handover=handover, batch_s=batch_s, batch_jobs=batch_jobs,
-                               refusals=refusals, outside_range=outside_range,
+                               refusals=refusals, slot_rule=slot_rule, outside_range=outside_range,
                                job_locations=_pair_options(job_locations, "--job-locations",
                                                            "NAME=SHARE, e.g. mct=0.3"),
                                grid_cap=_pair_options(grid_cap, "--grid-cap", "SITE=PROCESSORS, e.g. 0=64"),

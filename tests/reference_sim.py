@@ -83,6 +83,10 @@ class Policy:
     batch_jobs: int = 0
     grid_cap: tuple = ()  # per site: the most processors other sites' jobs may hold there (None: no cap)
     grid_slots: tuple = ()  # per site: the grid's LoadLeveler slots there, Beichter's maxslots (None: m)
+    # enforced: a site starts no job from another site while such jobs would hold more processors there
+    # than its slots (its LRMS passes over it), and a job wider than a site's slots does not qualify
+    # there | read: Beichter's policies read the slots, nothing else does
+    slot_rule: str = "enforced"
     # refuse: a broker refuses a job Beichter's policies key REFUSED at every site (start -1) | keep:
     # it stays at its origin
     refusals: str = "refuse"
@@ -178,9 +182,11 @@ def join(site, job, jobs):
         site.queue.append(job)
 
 
-def lrms_pass(site, queue, t, jobs, begin):
+def lrms_pass(site, queue, t, jobs, begin, visible=lambda job: True):
     """The site's LRMS pass over ``queue`` (a list it edits) at time ``t``; ``begin(job)`` starts a
-    job there; returns the jobs started."""
+    job there; returns the jobs started. The pass sees only the jobs ``visible(job)`` holds for when
+    it comes to them (the grid's slots: a job hidden once stays hidden for the pass, as starts only
+    fill the slots)."""
     started = []
 
     def go(job):
@@ -188,11 +194,16 @@ def lrms_pass(site, queue, t, jobs, begin):
         queue.remove(job)
         started.append(job)
 
-    while queue and jobs[queue[0]].procs <= site.free:
-        go(queue[0])
-    if not queue or site.lrms in ("fcfs", "sjf"):
+    def head():
+        return next((job for job in queue if visible(job)), None)
+
+    while (first := head()) is not None and jobs[first].procs <= site.free:
+        go(first)
+    if first is None or site.lrms in ("fcfs", "sjf"):
         return started
+    behind = queue[queue.index(first) + 1:]
     if site.lrms == "conservative":  # every waiting job reserves, in queue order
+        assert all(visible(job) for job in queue), "the loop enforces no slots under conservative"
         reservations = []
         for job in list(queue):
             j = jobs[job]
@@ -205,8 +216,8 @@ def lrms_pass(site, queue, t, jobs, begin):
                 reservations.append((s, s + max(j.estimate, 1), j.procs))
         return started
     if site.lrms in BEHIND_HEAD:  # a registered LRMS: its rule judges each job behind the head
-        for job in list(queue[1:]):
-            if jobs[job].procs <= site.free and BEHIND_HEAD[site.lrms](t, jobs[job]):
+        for job in behind:
+            if visible(job) and jobs[job].procs <= site.free and BEHIND_HEAD[site.lrms](t, jobs[job]):
                 go(job)
         return started
     if site.lrms == "list":
@@ -214,14 +225,14 @@ def lrms_pass(site, queue, t, jobs, begin):
         while again:
             again = False
             for job in queue:
-                if jobs[job].procs <= site.free:
+                if visible(job) and jobs[job].procs <= site.free:
                     go(job)
                     again = True
                     break  # restart from the head
         return started
-    T, extra = shadow(site, t, jobs[queue[0]].procs)
-    for job in list(queue[1:]):
-        if jobs[job].procs > site.free:
+    T, extra = shadow(site, t, jobs[first].procs)
+    for job in behind:
+        if not visible(job) or jobs[job].procs > site.free:
             continue
         if t + jobs[job].estimate <= T:
             go(job)
@@ -280,7 +291,22 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
         if desk is not None and desk.held[k]:  # only a site's own queue: no pool with reservations
             desk.schedule(k, t, lambda job: begin(k, job, t))
             return None
-        return lrms_pass(sites[k], queue, t, jobs, lambda job: begin(k, job, t))
+        return lrms_pass(sites[k], queue, t, jobs, lambda job: begin(k, job, t), lambda job: visible(k, job))
+
+    def enforced_slots(k):
+        """The grid's slots LoadLeveler enforces at site k (None: none)."""
+        if policy.slot_rule != "enforced" or not policy.grid_slots:
+            return None
+        return policy.grid_slots[k]
+
+    def visible(k, job):
+        """Does site k's LRMS see ``job`` now: its own, or one from elsewhere that fits the room the
+        grid's enforced slots leave (slots less the processors such jobs hold running there)?"""
+        slots = enforced_slots(k)
+        if slots is None or jobs[job].origin == k:
+            return True
+        held = sum(r[2] for r in sites[k].running if jobs[r[3]].origin != k)
+        return jobs[job].procs <= slots - held
 
     def schedule_pool(k, t):
         visible = [j for j in pool if jobs[j].procs <= sites[k].m]
@@ -438,7 +464,9 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
         cap on the processors other sites' jobs hold there?"""
         need, h = jobs[job].procs, hard[job]
         cap = policy.grid_cap[l] if policy.grid_cap else None
-        return sites[l].m >= need and tags[l] & h == h and (cap is None or foreign[l] + need <= cap)
+        slots = enforced_slots(l)
+        return (sites[l].m >= need and (slots is None or slots >= need) and tags[l] & h == h
+                and (cap is None or foreign[l] + need <= cap))
 
     def route(job, t, from_hold=False):
         """The site ``job`` goes to, None: a broker holds it, or -1: a broker refused it (its start

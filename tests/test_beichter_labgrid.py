@@ -5,7 +5,9 @@ for 8 processors a cluster holds on the model's five seeds (without the learned 
   the new one spreads them and they hardly wait (his 8.1.5 table: 86 -> 68 % at B, 373 -> 40 s);
 - with the slots equal to the processors the old policy places every job as the new one does: the
   slots are its flaw (his 7.1.1);
-- his two policies never hold more of the grid's jobs at a cluster than its slots.
+- his two policies never hold more of the grid's jobs at a cluster than its slots, so LoadLeveler
+  enforcing the slots changes none of their schedules; MCT, which reads no slots, holds more at A
+  and C, and the enforced slots hold it to them.
 """
 
 import importlib.util
@@ -24,9 +26,9 @@ sys.modules["beichter_labgrid"] = labgrid  # its dataclasses look their module u
 _spec.loader.exec_module(labgrid)
 
 
-def _run(jobs, location, slots):
+def _run(jobs, location, slots, slot_rule="read"):
     exchange = Exchange(location, transfer=labgrid.TRANSFER, location=location, refresh_s=labgrid.REFRESH_S,
-                        grid_slots=slots)
+                        grid_slots=slots, slot_rule=slot_rule if slots else "enforced")
     return simulate_grid(jobs, "fcfs", exchange)
 
 
@@ -47,5 +49,15 @@ def test_the_rebuilt_runs_have_his_shape_and_the_slots_are_the_old_policys_flaw(
         for m in (m_old, m_new):
             for k, name in enumerate(labgrid.SPEED, 1):
                 assert m[f"most grid jobs at once at {name}"] <= slots[k], (seed, name)
+        for location, read in (("beichter-old", old), ("beichter-new", new)):
+            enforced = _run(jobs, location, slots, "enforced")
+            assert np.array_equal(enforced.start, read.start) and np.array_equal(enforced.site, read.site)
+    sixteen = next(c for c in labgrid.SETTINGS if set(c.procs.values()) == {16})
+    jobs = labgrid.grid_jobs(sixteen, 1)
+    slots = (None, *sixteen.slots.values())
+    free, held = (labgrid.metrics(jobs, _run(jobs, "mct", s, "enforced")) for s in ((), slots))
+    assert max(free[f"most grid jobs at once at {name}"] for name in "AC") > 8
+    for k, name in enumerate(labgrid.SPEED, 1):
+        assert held[f"most grid jobs at once at {name}"] <= slots[k], name
     assert np.mean(old_b) > 0.8 and np.mean(new_b) < 0.65
     assert np.mean(new_wait) < np.mean(old_wait) / 5

@@ -55,7 +55,9 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     broker, brokers that hold jobs: while no site has room (hand-over ``when-room``, location
     policies that route jobs one by one) or in batches of 1-30 s (``batch``); in a third of the
     cases, a cap per site on the processors other sites' jobs hold there (none, or 0 to half the
-    site's size), which the jobs from elsewhere never exceed."""
+    site's size), which the jobs from elsewhere never exceed; in another third, the grid's slots
+    LoadLeveler enforces (none, or 1 to m, at sites that do not run conservative backfilling),
+    which the jobs from elsewhere running there never exceed either."""
     K = len(sites)
     jobs = GridJobs.merge(sites, data.draw(heterogeneous(K)))
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
@@ -78,16 +80,19 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     batch_s = data.draw(st.integers(1, 30)) if handover == "batch" else 0
     caps = () if set(transfer) == {"local"} or data.draw(st.integers(0, 2)) else tuple(
         data.draw(st.one_of(st.none(), st.integers(0, max(1, w.machine_procs // 2)))) for w in sites)
+    slots = () if set(transfer) == {"local"} or data.draw(st.integers(0, 2)) else tuple(
+        None if lr == "conservative" else data.draw(st.one_of(st.none(), st.integers(1, w.machine_procs)))
+        for lr, w in zip(lrms, sites, strict=True))
     exchange = replace(exchange, refresh_s=refresh, job_locations=shares, handover=handover, batch_s=batch_s,
-                       grid_cap=caps)
+                       grid_cap=caps, grid_slots=slots)
     index_span = data.draw(st.sampled_from([1, 4, queue_index.SPAN]))
     schedule = simulate_grid(jobs, lrms, exchange, index_span=index_span)
-    check_schedule(schedule, joined_in_submit_order=not holds, may_refuse=exchange.may_refuse)
+    check_schedule(schedule, joined_in_submit_order=not holds, may_refuse=exchange.may_refuse, slots=slots)
     speed, tags, hard, preferred = (a.tolist() for a in jobs.site_arrays)
     policy = Policy("exchange", transfer, location, ref_rbs, speed=tuple(speed), tags=tuple(tags),
                     hard=tuple(hard), preferred=tuple(preferred), refresh=refresh, bounds=ref_bounds,
                     job_location=_job_location_names(exchange, jobs), handover=handover, batch_s=batch_s,
-                    grid_cap=caps)
+                    grid_cap=caps, grid_slots=slots)
     start, where, run_time = _reference(sites, jobs, lrms, policy)
     assert schedule.start.tolist() == start
     assert schedule.site.tolist() == where
@@ -101,9 +106,12 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     if caps:  # did a cap turn a job away?
         uncapped = simulate_grid(jobs, lrms, replace(exchange, grid_cap=()), index_span=index_span)
         event(f"the caps changed the schedule: {uncapped.site.tolist() != where}")
-    for k, cap in enumerate(caps):
+    for k, cap in enumerate(caps + slots):
         if cap is not None:
-            _assert_running_foreign_within(schedule, k, cap)
+            _assert_running_foreign_within(schedule, k % K, cap)
+    if any(s is not None for s in slots):  # did the slots hold a job back?
+        free = simulate_grid(jobs, lrms, replace(exchange, grid_slots=()), index_span=index_span)
+        event(f"the enforced slots changed the schedule: {free.start.tolist() != start}")
     if holds:  # did holding change anything?
         routed = simulate_grid(jobs, lrms, replace(exchange, handover="interactive", batch_s=0),
                                index_span=index_span)
@@ -138,7 +146,8 @@ def test_beichters_policies_equal_reference(sites, data):
     with up to 14 jobs each, the other half are crowded (:func:`crowded_grids`), so queues reach his
     cap of 5 m waiting jobs. In half the cases
     where some site does not keep its jobs, the grid's LoadLeveler slots per site (none, or 1 to 3 m:
-    his ``maxslots``, free when no job from elsewhere runs there); in half of all cases an
+    his ``maxslots``, free when no job from elsewhere runs there), enforced by LoadLeveler (except at
+    sites that run conservative backfilling) or only read by his policies, drawn; in half of all cases an
     information service refreshed every 1-40 s (the free slots as last published)."""
     _beichter_case(sites, data, ("broker", "awf", "local"))
 
@@ -162,25 +171,35 @@ def _beichter_case(sites, data, transfers):
     handover = "interactive"
     if "broker" in transfer:
         handover = data.draw(st.sampled_from(["interactive", "when-room"]))
+    slot_rule = data.draw(st.sampled_from(["enforced", "read"]))
     slots = () if set(transfer) == {"local"} or data.draw(st.booleans()) else tuple(
-        data.draw(st.one_of(st.none(), st.integers(1, 3 * w.machine_procs))) for w in sites)
+        None if slot_rule == "enforced" and lr == "conservative"
+        else data.draw(st.one_of(st.none(), st.integers(1, 3 * w.machine_procs)))
+        for lr, w in zip(lrms, sites, strict=True))
     refresh = data.draw(st.one_of(st.just(0), st.integers(1, 40)))
     jobs = GridJobs.merge(sites)
     refusals = data.draw(st.sampled_from(["refuse", "keep"])) if "broker" in transfer else "refuse"
     exchange = Exchange(location, transfer=transfer, location=location, handover=handover, grid_slots=slots,
-                        refresh_s=refresh, refusals=refusals)
+                        refresh_s=refresh, refusals=refusals, slot_rule=slot_rule if slots else "enforced")
     schedule = simulate_grid(jobs, lrms, exchange)
-    check_schedule(schedule, joined_in_submit_order=handover == "interactive", may_refuse=exchange.may_refuse)
+    check_schedule(schedule, joined_in_submit_order=handover == "interactive", may_refuse=exchange.may_refuse,
+                   slots=slots if exchange.slot_rule == "enforced" else ())
     start, where = _reference(sites, jobs, lrms, Policy("exchange", transfer, location, handover=handover,
-                                                        grid_slots=slots, refresh=refresh, refusals=refusals))
+                                                        grid_slots=slots, refresh=refresh, refusals=refusals,
+                                                        slot_rule=exchange.slot_rule))
     assert schedule.start.tolist() == start
     assert schedule.site.tolist() == where
     event(f"{location}: a broker refused a job: {bool(schedule.refused.any())}")
     if location == "beichter-new" and refresh == 0 and handover == "interactive":
-        _check_refused_at_full_queues(schedule, slots)
+        _check_refused_at_full_queues(schedule, slots, exchange.slot_rule == "enforced")
     if any(s is not None for s in slots):
-        without = simulate_grid(jobs, lrms, replace(exchange, grid_slots=()))
-        event(f"{location}: the slots changed the schedule: {without.site.tolist() != where}")
+        without = simulate_grid(jobs, lrms, replace(exchange, grid_slots=(), slot_rule="enforced"))
+        event(f"{location}: the slots ({exchange.slot_rule}) changed the schedule: "
+              f"{without.site.tolist() != where}")
+        if exchange.slot_rule == "enforced":
+            for k, cap in enumerate(slots):
+                if cap is not None:
+                    _assert_running_foreign_within(schedule, k, cap)
     submit = jobs.submit
     full = any(((schedule.site == k) & (submit <= t) & (schedule.start > t)).sum() >= 5 * w.machine_procs
                for t in submit.tolist() for k, w in enumerate(sites))
@@ -189,16 +208,18 @@ def _beichter_case(sites, data, transfers):
     event(f"{location}: a job moved: {bool((schedule.site != jobs.origin).any())}")
 
 
-def _check_refused_at_full_queues(schedule, slots):
+def _check_refused_at_full_queues(schedule, slots, enforced):
     """His new policy refuses a job only when every site it may use holds at least its cap of
     waiting jobs (5 slots, or 5 m without slots): counted from the schedule at the job's arrival
-    (jobs arrive in index order)."""
+    (jobs arrive in index order). Where LoadLeveler ``enforced`` the slots, a site whose slots are
+    fewer than the job's processors is not among the others' sites."""
     jobs, refused = schedule.jobs, schedule.refused
     index = np.arange(len(jobs.submit))
     for j in np.flatnonzero(refused):
         t, need = jobs.submit[j], jobs.procs[j]
         for k, m in enumerate(jobs.machine_procs.tolist()):
-            if k != jobs.origin[j] and m < need:
+            narrow = m < need or (enforced and slots and slots[k] is not None and slots[k] < need)
+            if k != jobs.origin[j] and narrow:
                 continue  # too narrow for the job: not among its sites
             cap = 5 * (slots[k] if slots and slots[k] is not None else m)
             waiting = (schedule.site == k) & ~refused & (index < j) & (schedule.start > t)
@@ -320,7 +341,45 @@ def test_slots_that_stay_free_while_the_users_hold_the_processors(location):
                                                  grid_slots=slots))
     with pytest.raises(ScenarioError, match="beichter-old, beichter-new only, not mct"):
         simulate_grid(jobs, "fcfs", Exchange("x", transfer=("broker", "local"), location="mct",
-                                             grid_slots=(None, 50)))
+                                             grid_slots=(None, 50), slot_rule="read"))
+
+
+def test_loadleveler_starts_no_grid_job_over_the_slots():
+    """Beichter's clusters: LoadLeveler starts no job of the grid's class over its slots. The broker
+    at site 0 (4 processors) sends four 1-processor jobs (0-3 s) to site 1 (8 processors, the most
+    free by OLB, which reads no slots). With 2 slots there, two run and two wait, passed over by
+    FCFS, until one ends (100 and 101 s), while site 1's own job at 5 s starts at once; the
+    3-processor job at 4 s is wider than the slots and stays home. With 3 slots it goes to site 1,
+    and waits there until the grid's jobs hold no slot (200 s). Errors: one line each."""
+    a = Workload("a", 4, arr([0, 1, 2, 3, 4]), arr([100] * 5), arr([1, 1, 1, 1, 3]), arr([100] * 5),
+                 arr(range(1, 6)), arr([0] * 5))
+    b = Workload("b", 8, arr([5]), arr([100]), arr([1]), arr([100]), arr([1]), arr([0]))
+    jobs = GridJobs.merge([a, b])
+    broker = Exchange("x", transfer=("broker", "local"), location="olb")
+
+    def run(slots, lrms="fcfs"):
+        schedule = simulate_grid(jobs, lrms, replace(broker, grid_slots=slots))
+        check_schedule(schedule, slots=slots)
+        return schedule.site.tolist(), schedule.start.tolist()
+
+    assert run(()) == ([1, 1, 1, 1, 0, 1], [0, 1, 2, 3, 4, 5])
+    assert run((None, 2)) == ([1, 1, 1, 1, 0, 1], [0, 1, 100, 101, 4, 5])
+    assert run((None, 3)) == ([1, 1, 1, 1, 1, 1], [0, 1, 2, 100, 200, 5])
+    assert run((None, 2), "easy") == run((None, 2))
+    for change, message in [
+        (dict(grid_slots=(None, 2), slot_rule="read"), "slot_rule 'read' are read by the location policies "
+                                                       "beichter-old, beichter-new only, not olb"),
+        (dict(slot_rule="read"), "slot_rule 'read' applies to grid_slots, and none are given"),
+    ]:
+        with pytest.raises(ScenarioError, match=message):
+            simulate_grid(jobs, "fcfs", replace(broker, **change))
+    with pytest.raises(ScenarioError, match="grid_slots of site 1 with slot_rule 'enforced' do not run with "
+                                            "its LRMS 'conservative'"):
+        simulate_grid(jobs, ["fcfs", "conservative"], replace(broker, grid_slots=(None, 2)))
+    assert run((None, 2), ["conservative", "fcfs"]) == run((None, 2))  # a site without slots may plan
+    none = Reservations("none", *(np.zeros(0, dtype=np.int64) for _ in range(4)), np.zeros((0, 1), np.int64))
+    with pytest.raises(ScenarioError, match="slot_rule 'enforced' do not run with reservation requests"):
+        simulate_reservations([a, b], "fcfs", none, exchange=replace(broker, grid_slots=(None, 2)))
 
 
 def test_beichters_old_policy_skips_a_host_that_looks_broken():

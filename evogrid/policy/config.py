@@ -37,6 +37,7 @@ from evogrid.policy.registry import (
     OUTSIDE_RANGE,
     POOL_ARRIVALS,
     REFUSALS,
+    SLOT_RULES,
     STRATEGIES,
     TRANSFERS,
     plain_transfers,
@@ -139,6 +140,7 @@ PoolArrivalName = POOL_ARRIVALS.name_type()
 ActiveTakeName = ACTIVE_TAKE.name_type()
 HandoverName = HANDOVER.name_type()
 RefusalName = REFUSALS.name_type()
+SlotRuleName = SLOT_RULES.name_type()
 OutsideRangeName = OUTSIDE_RANGE.name_type()
 
 
@@ -182,6 +184,8 @@ class StrategyConfig(BaseModel):
         default_factory=dict, description="site (window name or index) -> the slots LoadLeveler gives the "
                                           "grid's jobs there (Beichter's maxslots), which beichter-old and "
                                           "beichter-new read")
+    slot_rule: SlotRuleName = Field(default=SLOT_RULES.default.name,
+                                    description="grid_slots only: what the slots do: " + SLOT_RULES.help())
     rulebases: dict[str, str | list[str]] = Field(
         default_factory=dict,
         description="site (window name or index) -> rulebase JSON, or a list of them (a pool); "
@@ -292,7 +296,9 @@ def build_strategy(config: StrategyConfig, scenario: Scenario,
     if config.grid_cap:
         chosen = GridCap(chosen, _per_site(config.grid_cap, "grid_cap", scenario))
     if config.grid_slots:
-        chosen = GridSlots(chosen, _per_site(config.grid_slots, "grid_slots", scenario))
+        chosen = GridSlots(chosen, _per_site(config.grid_slots, "grid_slots", scenario), config.slot_rule)
+    elif config.slot_rule != SLOT_RULES.default.name:
+        raise ScenarioError(f"slot_rule {config.slot_rule!r} applies to grid_slots, and none are given")
     if config.handover != HANDOVER.default.name or config.batch_s or config.batch_jobs:
         chosen = Held(chosen, config.handover, config.batch_s, config.batch_jobs)
     if config.refusals != REFUSALS.default.name:

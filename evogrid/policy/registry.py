@@ -31,6 +31,7 @@ from evogrid.sim.registry import (  # noqa: F401 (re-exported: users and the CLI
     POOL_ARRIVALS,
     REFUSALS,
     SCHEMES,
+    SLOT_RULES,
     TRANSFERS,
     Choice,
     Entry,

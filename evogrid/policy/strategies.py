@@ -402,17 +402,20 @@ class GridCap:
 
 @dataclass(frozen=True)
 class GridSlots:
-    """``strategy`` with Beichter's policies (``beichter-old``, ``beichter-new``) reading ``slots`` per
-    site (None: its processors), the slots LoadLeveler gives the grid's jobs there (his
-    ``maxslots``): free slots fall when a job from elsewhere starts, not when it joins the queue, so
-    a site whose processors its own users hold keeps looking free to his old policy (his 7.1.1;
+    """``strategy`` with ``slots`` per site (None: its processors), the slots LoadLeveler gives the
+    grid's jobs there (Beichter's ``maxslots``). ``rule`` ``enforced`` (his clusters): a site starts
+    no job from another site while such jobs would hold more processors there than its slots, and
+    his policies (``beichter-old``, ``beichter-new``) read them; ``read``: only his policies read
+    them. Free slots fall when a job from elsewhere starts, not when it joins the queue, so a site
+    whose processors its own users hold keeps looking free to his old policy (his 7.1.1;
     docs/grid.md, LoadLeveler's slots)."""
 
     strategy: Strategy
     slots: tuple[int | None, ...]
+    rule: str = "enforced"
 
     def exchange(self, jobs: GridJobs) -> Exchange:
-        return replace(self.strategy.exchange(jobs), grid_slots=self.slots)
+        return replace(self.strategy.exchange(jobs), grid_slots=self.slots, slot_rule=self.rule)
 
 
 @dataclass(frozen=True)

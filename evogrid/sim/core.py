@@ -15,7 +15,10 @@ Everything here works on packed int64 numpy arrays (docs/architecture.md):
   ``Q_HOLES`` (positions in between whose job has left while the queue is
   indexed: :func:`waiting_jobs` counts the jobs) and ``W_PROCS`` (processors
   requested by the waiting jobs, for NWP); for site rows also ``FREE`` and
-  ``M_PROCS`` (processors), ``N_RUN`` and ``N_HEAP``;
+  ``M_PROCS`` (processors), ``N_RUN`` and ``N_HEAP``, and ``GRID_ROOM``: the
+  processors jobs from other sites may still take there (the grid's slots,
+  LoadLeveler's ``maxslots``, less those such jobs hold running; ``NEVER``
+  where nothing limits them);
 - ``running``: shape (4, K, cap), per site: ``RUN_EST_END`` / ``RUN_JOB``, its
   running jobs sorted by *estimated* end (start + estimate) for EASY's shadow
   time (kept only for an LRMS that uses it: it costs a shift per start and
@@ -66,8 +69,8 @@ N_JOB_FIELDS = 5
 START_TIME, SITE, MOVES = 0, 1, 2
 N_OUT_FIELDS = 3
 RUN_EST_END, RUN_JOB, HEAP_END, HEAP_JOB = 0, 1, 2, 3
-Q_HEAD, Q_TAIL, W_PROCS, FREE, M_PROCS, N_RUN, N_HEAP, Q_HOLES = 0, 1, 2, 3, 4, 5, 6, 7
-N_SCALARS = 8
+Q_HEAD, Q_TAIL, W_PROCS, FREE, M_PROCS, N_RUN, N_HEAP, Q_HOLES, GRID_ROOM = 0, 1, 2, 3, 4, 5, 6, 7, 8
+N_SCALARS = 9
 
 NEVER = np.iinfo(np.int64).max
 #: ``T`` of a scan that has not met a blocked head yet (see :func:`lrms_scan`).
@@ -246,11 +249,22 @@ def start_job(k, t, job, mode, code, jobs, sc, running, out):
     """Start ``job`` at time ``t`` on site ``k`` (whose LRMS is ``code``)."""
     out[START_TIME, ix(job)] = t
     sc[k, FREE] -= jobs[PROCS, ix(job)]
+    if sc[k, GRID_ROOM] != NEVER and jobs[HOME, ix(job)] != k:
+        sc[k, GRID_ROOM] -= jobs[PROCS, ix(job)]
     if keeps_run_list(mode, code):
         _run_insert(running, k, sc[k, N_RUN], t + jobs[ESTIMATE, ix(job)], job)
         sc[k, N_RUN] += 1
     _heap_push(running, k, sc[k, N_HEAP], t + jobs[RUN_TIME, ix(job)], job)
     sc[k, N_HEAP] += 1
+
+
+@njit(cache=True, inline="always")
+def passed_over(k, job, need, room, jobs):
+    """Does site k's LRMS pass over ``job`` (``need`` processors; it fits the site) because the grid's
+    slots there have ``room`` processors left, too few for it, and it came from another site
+    (LoadLeveler starts no job of the grid's class over its slots)? ``room`` is ``NEVER`` where
+    nothing limits them, so the common case reads no more than the job's width."""
+    return need > room and jobs[HOME, ix(job)] != k
 
 
 @njit(cache=True, inline="always")
@@ -692,7 +706,8 @@ def lrms_scan(k, q, code, t, T, extra, jobs, state, mode):
 
     The one scheduling pass of the core, for a site's own queue (q = k), the
     central pool and an active request's start rule (another site's queue). Jobs wider
-    than site k are invisible to it. Visible jobs start in order while they
+    than site k are invisible to it, and so are jobs from other sites that the grid's
+    slots there pass over (:func:`passed_over`). Visible jobs start in order while they
     fit the free processors; the first that does not is the blocked head,
     and the LRMS's rule (evogrid.sim.lrms) judges each later one that fits,
     against the head's reservation ``(T, extra)`` (computed once, when first
@@ -726,11 +741,12 @@ def lrms_scan(k, q, code, t, T, extra, jobs, state, mode):
     reserved = head
     pending = np.int64(NEVER)  # typed, not a literal: that would compile backfill_on_profile twice
     free = sc[k, FREE]  # a register copy: stores to the int64 arrays may alias it
+    room = sc[k, GRID_ROOM]
     while read < tail and free > 0:
         job = queue[q, ix(read)]
         need = jobs[PROCS, ix(job)]
         verdict = SKIP
-        if need <= m:
+        if need <= m and not passed_over(k, job, need, room, jobs):
             if not blocked:
                 if need <= free:
                     verdict = START
@@ -758,6 +774,7 @@ def lrms_scan(k, q, code, t, T, extra, jobs, state, mode):
         if verdict == START:
             take_job(k, q, t, job, mode, code, jobs, sc, running, out)
             free -= need
+            room = sc[k, GRID_ROOM]
             if write == head:
                 head += 1  # nothing kept yet: the queue just gets shorter at the front
                 write += 1
@@ -832,8 +849,8 @@ def indexed_pass(k, q, code, t, jobs, state, index):
     or the central pool), long enough to keep its index ``index`` (evogrid.sim.queue_index); the
     schedule of :func:`lrms_scan`.
 
-    Jobs start in queue order while they fit (jobs wider than site k are
-    invisible to it); behind the blocked head the
+    Jobs start in queue order while they fit (jobs wider than site k, and those
+    :func:`passed_over`, are invisible to it); behind the blocked head the
     pass reads only blocks the index finds worth reading: a job that does
     not fit the free processors, or that the rule's ``may_start`` rules out,
     would be skipped by :func:`lrms_scan` too (the free count and ``extra``
@@ -848,6 +865,7 @@ def indexed_pass(k, q, code, t, jobs, state, index):
     m = sc[k, M_PROCS]
     tail = sc[q, Q_TAIL]
     free = sc[k, FREE]
+    room = sc[k, GRID_ROOM]
     p = sc[q, Q_HEAD]
     if not queue_index.kept(index, q):
         _build_index(q, p, tail, jobs, queue, index)
@@ -857,7 +875,7 @@ def indexed_pass(k, q, code, t, jobs, state, index):
     # One loop with one start (each inlined copy costs compile time).
     while p < tail and free > 0:
         job = queue[q, p]
-        if job != queue_index.HOLE:
+        if job != queue_index.HOLE and not passed_over(k, job, jobs[PROCS, job], room, jobs):
             need = jobs[PROCS, job]
             start = False
             if head_need == 0:
@@ -876,6 +894,7 @@ def indexed_pass(k, q, code, t, jobs, state, index):
             if start:
                 take_job(k, q, t, job, MIXED, code, jobs, sc, running, out)
                 free -= need
+                room = sc[k, GRID_ROOM]
                 queue[q, p] = queue_index.HOLE
                 sc[q, Q_HOLES] += 1
                 _index_block(q, p // queue_index.BLOCK, tail, jobs, queue, index)
@@ -956,6 +975,8 @@ def complete_jobs(k, t, code, jobs, sc, running, mode):
         job = _heap_pop(running, k, sc[k, N_HEAP])
         sc[k, N_HEAP] -= 1
         sc[k, FREE] += jobs[PROCS, ix(job)]
+        if sc[k, GRID_ROOM] != NEVER and jobs[HOME, ix(job)] != k:
+            sc[k, GRID_ROOM] += jobs[PROCS, ix(job)]
         if keeps_run_list(mode, code):
             # its estimated end as start_job listed it: t is its start plus its run time
             _run_remove(running, k, sc[k, N_RUN], t - jobs[RUN_TIME, ix(job)] + jobs[ESTIMATE, ix(job)], job)
@@ -1039,6 +1060,7 @@ def new_state(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, n_
     n = jobs.shape[1]
     K = machine_procs.shape[0]
     sc = np.zeros((n_queues, N_SCALARS), dtype=np.int64)
+    sc[:, GRID_ROOM] = NEVER
     sc[:K, FREE] = machine_procs
     sc[:K, M_PROCS] = machine_procs
     widest = max(1, int(machine_procs.max()))

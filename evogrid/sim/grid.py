@@ -82,11 +82,13 @@ from evogrid.sim.codes import (
     POOL,
     R_REFUSE,
     REFUSED_KEY,
+    S_ENFORCED,
     T_PYTHON,
 )
 from evogrid.sim.core import (
     ESTIMATE,
     FREE,
+    GRID_ROOM,
     HEAP_END,
     HEAP_JOB,
     HOME,
@@ -154,11 +156,12 @@ from evogrid.sim.sites import SiteArrays
 #: ``HANDOVER``: when brokers hand jobs over, ``H_*`` of evogrid.sim.codes; ``BATCH_S``: the batch
 #: interval of ``H_BATCH``, seconds, or ``BATCH_JOBS``: its size in jobs (the other 0);
 #: ``CAPPED``: 1 if some site caps the grid's share, ``policy.grid_cap``; ``REFUSALS``: what a broker
-#: does with a job its location policy hands to no site, ``R_*`` of evogrid.sim.codes).
+#: does with a job its location policy hands to no site, ``R_*`` of evogrid.sim.codes; ``SLOT_RULE``:
+#: what ``policy.grid_slots`` do, ``S_*``: with ``S_ENFORCED`` the sites' ``GRID_ROOM``, evogrid.sim.core).
 SCHEME, POOL_ARRIVALS, LOCATION, SEED, MATCHING, PY_ORDER, ACTIVE_TAKE, REFRESH = 0, 1, 2, 3, 4, 5, 6, 7
 JOB_LOCATIONS, TRACK_AREA, TRACK_DELEGATED, NO_INDEX, HANDOVER, BATCH_S, CAPPED = 8, 9, 10, 11, 12, 13, 14
-BATCH_JOBS, REFUSALS = 15, 16
-N_SETUP_FIELDS = 17
+BATCH_JOBS, REFUSALS, SLOT_RULE = 15, 16, 17
+N_SETUP_FIELDS = 18
 #: Fields of the ``pause`` array (``work.pause``): where the loop stopped to ask a Python policy
 #: (evogrid.sim.python_policy) and what it was told. ``P_NEXT``: the next arrival;
 #: ``P_TIME``: the decision's time (s); ``P_JOB``: the job whose arrival is under way (-1: none);
@@ -717,13 +720,16 @@ def pool_pass(k, t, codes, jobs, state, mode, index):
 
 @njit(cache=True, inline="always")
 def _qualifies_for(l, job, need, sc, policy, work, matching, capped):
-    """May site l take ``job`` (``need`` processors) from another site: wide enough, holding every
-    attribute the job requires (``matching``: ``MATCHING``), and with the job within its cap on the
+    """May site l take ``job`` (``need`` processors) from another site: wide enough (and within the
+    grid's slots there where LoadLeveler enforces them: ``GRID_ROOM``), holding every attribute the
+    job requires (``matching``: ``MATCHING``), and with the job within its cap on the
     processors the jobs of other sites hold there (``capped``: ``CAPPED``; the site's own count,
     always current)?"""
     if sc[l, M_PROCS] < need:
         return False
     if matching and (policy.sites.tags[l] & policy.sites.hard[job]) != policy.sites.hard[job]:
+        return False
+    if sc[l, GRID_ROOM] != NEVER and policy.grid_slots[l] < need:  # it would never start there
         return False
     cap = policy.grid_cap[l] if capped else -1
     return cap < 0 or work.foreign[l] + need <= cap
@@ -898,6 +904,9 @@ def grid_setup(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, p
     book = requests[0]
     state = new_state(jobs, machine_procs, codes, K + 1, book[0].shape[1])
     setup = np.zeros(N_SETUP_FIELDS, dtype=np.int64) if policy is None else policy.setup
+    if policy is not None and setup[SLOT_RULE] == S_ENFORCED:
+        limited = policy.grid_slots >= 0
+        state.sc[:K][limited, GRID_ROOM] = policy.grid_slots[limited]
     rb_shape = (1, 1, 1) if policy is None else policy.rb_params.shape  # (rulebases, rules, 2 NF + 1)
     NF, n_rules = (rb_shape[2] - 1) // 2, rb_shape[1]
     log = (np.empty((log_capacity, 2), dtype=np.int64),  # deciding site, partner

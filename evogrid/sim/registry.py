@@ -343,6 +343,16 @@ REFUSALS: Registry[Choice] = Registry("refused job", [
     Choice("keep", codes.R_KEEP, "evogrid's reading: such a job stays at its origin's queue"),
 ])
 
+SLOT_RULES: Registry[Choice] = Registry("slot rule", [
+    Choice("enforced", codes.S_ENFORCED, "Beichter's clusters (7.1.2): LoadLeveler starts no job from "
+                                        "another site while such jobs would hold more processors there "
+                                        "than the grid's slots; such a job waits in the site's queue, "
+                                        "passed over by its scheduler, and beichter-old and -new read "
+                                        "the slots"),
+    Choice("read", codes.S_READ, "evogrid's earlier reading: only beichter-old and -new read the slots, "
+                                "and the site starts the grid's jobs whatever they hold"),
+])
+
 OUTSIDE_RANGE: Registry[Choice] = Registry("rule outside a rulebase's ranges", [
     Choice("rules", codes.O_RULES, "the dissertation: the rules answer wherever the features lie"),
     Choice("awf", codes.O_AWF, "evogrid's guard: a decision whose features leave the rulebase's ranges "

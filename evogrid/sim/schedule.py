@@ -21,6 +21,7 @@ from evogrid.sim.registry import (
     POOL_ARRIVALS,
     REFUSALS,
     SCHEMES,
+    SLOT_RULES,
     TRANSFERS,
     Location,
     Transfer,
@@ -300,9 +301,14 @@ class Exchange:
             as a partner. Empty: no caps (exchange only; docs/grid.md).
         grid_slots: per site, the slots LoadLeveler gives the grid's jobs there (his ``maxslots``;
             None: the site's processors), as Beichter's policies read them: free slots fall when a
-            job from elsewhere starts, not when it joins the queue (his 7.1.1). Whole slots >= 1;
-            read by ``beichter-old`` and ``beichter-new`` only, so needed with one of them. Empty:
-            none (exchange only; docs/grid.md).
+            job from elsewhere starts, not when it joins the queue (his 7.1.1). Whole slots >= 1.
+            Empty: none (exchange only; docs/grid.md).
+        slot_rule: what the slots do: ``enforced`` (Beichter's LoadLeveler: a site starts no job
+            from another site while such jobs would hold more processors there than its slots;
+            the job waits in the site's queue, passed over by its LRMS, and a job wider than a
+            site's slots does not qualify there; any location policy; not with conservative
+            backfilling at a site with slots, nor with reservation requests) or ``read`` (only
+            ``beichter-old`` and ``beichter-new`` read them, so needed with one of them).
         refusals: what a broker does with a job its location policy would hand to no site
             (``beichter-old`` and ``beichter-new`` where every queue is full): ``refuse`` (Beichter:
             the job never runs; its start stays -1 and it counts as refused) or ``keep`` (evogrid's
@@ -327,6 +333,7 @@ class Exchange:
     grid_cap: tuple[int | None, ...] = ()
     grid_slots: tuple[int | None, ...] = ()
     refusals: str = REFUSALS.default.name
+    slot_rule: str = SLOT_RULES.default.name
 
     def arrays(self, jobs: GridJobs) -> grid.PolicyArrays:
         """The validated ``policy`` argument of the compiled grid loop (evogrid.sim.grid.run_grid)."""
@@ -410,13 +417,16 @@ class Exchange:
                 raise ScenarioError(f"{name} {value}: applies to handover 'batch' only, not "
                                     f"{self.handover!r}")
         grid_cap, grid_slots = self._per_site("grid_cap", n_sites), self._per_site("grid_slots", n_sites)
-        if self.grid_slots:
+        slot_rule = SLOT_RULES.lookup(self.slot_rule)
+        if slot_rule.code != SLOT_RULES.default.code and not self.grid_slots:
+            raise ScenarioError(f"slot_rule {self.slot_rule!r} applies to grid_slots, and none are given")
+        if self.grid_slots and slot_rule.code == codes.S_READ:
             unread = [e.name if e else "a Python one" for e in [location, *per_job]
                       if not (e and e.reads_slots)]
             if unread:
                 readers = ", ".join(LOCATIONS.names(reads_slots=True))
-                raise ScenarioError(f"grid_slots are read by the location policies {readers} only, not "
-                                    f"{', '.join(unread)}")
+                raise ScenarioError(f"grid_slots with slot_rule 'read' are read by the location policies "
+                                    f"{readers} only, not {', '.join(unread)}")
         refusals = REFUSALS.lookup(self.refusals)
         if refusals.code != REFUSALS.default.code and not self._brokers_refuse:
             raise ScenarioError(f"refusals {self.refusals!r} applies to brokers with a location policy that "
@@ -440,6 +450,7 @@ class Exchange:
         setup[grid.BATCH_JOBS] = int(batch_jobs)
         setup[grid.CAPPED] = int((grid_cap >= 0).any())
         setup[grid.REFUSALS] = refusals.code
+        setup[grid.SLOT_RULE] = slot_rule.code
         return grid.PolicyArrays(setup, transfer_codes, rulebase_of, self.rulebases.params,
                                  self.rulebases.meta, self.rulebases.bounds, job_location, jobs.site_arrays,
                                  grid_cap, grid_slots)
@@ -567,6 +578,23 @@ class GridRun(NamedTuple):
     booked: tuple  #: evogrid.sim.reserving.Booked
 
 
+def _check_enforced_slots(exchange: Exchange, codes: np.ndarray, names: list[str],
+                          with_requests: bool) -> None:
+    """ScenarioError where LoadLeveler would enforce the grid's slots (``slot_rule`` ``enforced``) in
+    a run the loop does not enforce them in: reservation requests, or a site with slots whose LRMS
+    plans on a profile (conservative backfilling reserves lazily, before it knows which jobs the
+    slots pass over)."""
+    if not exchange.grid_slots or exchange.slot_rule != "enforced":
+        return
+    if with_requests:
+        raise ScenarioError("grid_slots with slot_rule 'enforced' do not run with reservation requests "
+                            "(slot_rule 'read' does)")
+    for k, slots in enumerate(exchange.grid_slots):
+        if slots is not None and lrms.USES_PROFILE[codes[k]]:
+            raise ScenarioError(f"grid_slots of site {k} with slot_rule 'enforced' do not run with its LRMS "
+                                f"{names[k]!r} (it plans on a profile); use another LRMS or slot_rule 'read'")
+
+
 def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record_decisions: bool = False,
                  awrt_cutoff: float | Sequence[float] = 0.0, requests: tuple | None = None,
                  admission: AdmissionPolicy | None = None, index_span: int = queue_index.SPAN) -> GridRun:
@@ -579,6 +607,7 @@ def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record
         raise ScenarioError(f"handover {exchange.handover!r} does not run with reservation requests")
     if exchange.scheme == "active" and exchange.active_take == "start" and set(names) != {"easy"}:
         raise ScenarioError("the active request's start rule needs EASY at every site (--lrms easy)")
+    _check_enforced_slots(exchange, codes, names, requests is not None)
     capacity = jobs.n_sites * len(jobs.submit) if record_decisions else 0
     cutoff = np.broadcast_to(np.asarray(awrt_cutoff, dtype=np.float64), (jobs.n_sites,)).copy()
     policy = exchange.arrays(jobs)
