@@ -315,9 +315,12 @@ def simulate_cmd(
         help="SITE=SLOTS: the slots LoadLeveler gives the grid's jobs at that site (Beichter's maxslots), "
              "as --location beichter-old and beichter-new read them: free slots fall when a job from "
              "elsewhere starts there, not when it joins the queue; repeat for several.")] = None,
-    slot_rule: Annotated[str | None, typer.Option(
-        help=f"With --grid-slots, what the slots do (default {SLOT_RULES.default.name}): "
-             f"{SLOT_RULES.help()}.")] = None,
+    grid_maxjobs: Annotated[list[str] | None, typer.Option(
+        help="SITE=JOBS: how many jobs the grid's user may run at that site at once (Beichter's maxjobs), "
+             "which --location beichter-new reads; repeat for several.")] = None,
+    slot_rule: Annotated[str | None, typer.Option(help=f"With --grid-slots or --grid-maxjobs, what they do "
+                                                       f"(default {SLOT_RULES.default.name}): "
+                                                       f"{SLOT_RULES.help()}.")] = None,
     refusals: Annotated[str | None, typer.Option(
         help=f"With brokers, what they do with a job their location policy hands to no site (default "
              f"{REFUSALS.default.name}): {REFUSALS.help()}.")] = None,
@@ -362,7 +365,9 @@ def simulate_cmd(
                                job_locations=_pair_options(job_locations, "--job-locations",
                                                            "NAME=SHARE, e.g. mct=0.3"),
                                grid_cap=_pair_options(grid_cap, "--grid-cap", "SITE=PROCESSORS, e.g. 0=64"),
-                               grid_slots=_pair_options(grid_slots, "--grid-slots", "SITE=SLOTS, e.g. 1=50"))
+                               grid_slots=_pair_options(grid_slots, "--grid-slots", "SITE=SLOTS, e.g. 1=50"),
+                               grid_maxjobs=_pair_options(grid_maxjobs, "--grid-maxjobs",
+                                                          "SITE=JOBS, e.g. 1=5"))
     specs = [RulebaseSpec.parse(spec) for spec in rulebase] if rulebase else None
     chosen = build_strategy(config, loaded, specs)
     t0 = time.perf_counter()

@@ -26,7 +26,10 @@ the model's jobs of workload seed ``100 + seed`` (written as SWF files and a sce
 ``runs/experiments/beichter_labgrid/``; finished runs are kept and reused), then tested on the
 unseen workload seeds like the heuristics: every (training seed, test seed) pair. MCT and the
 learned ranking read no slots; each is tested with the clusters' LoadLeveler enforcing them (it
-starts no grid job over a cluster's slots) and, as before that was built, without.
+starts no grid job over a cluster's slots) and, as before that was built, without. The third
+setting adds his 7.1.1 example's limit at B: five of the grid's jobs at once (maxjobs, which
+LoadLeveler enforces under every policy and his new policy reads; the learned ranking trains
+without it, as in the other settings).
 
 Prints markdown tables (mean and range over seeds) and writes them to
 ``experiments/results/matchmaking/beichter_labgrid.md``.
@@ -36,7 +39,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -70,11 +73,18 @@ REFRESH_S = 30  #: "das MDS nur alle 30 Sekunden aktualisiert wird"
 
 @dataclass(frozen=True)
 class Clusters:
-    """An assumption on the clusters: processors (starters) and the grid's slots per cluster."""
+    """An assumption on the clusters: processors (starters), the grid's slots and the grid user's
+    maxjobs per cluster (none where not given)."""
 
     label: str
     procs: dict[str, int]
     slots: dict[str, int]
+    maxjobs: dict[str, int] = field(default_factory=dict)
+
+    def limits(self) -> tuple[tuple[int | None, ...], tuple[int | None, ...]]:
+        """``(grid_slots, grid_maxjobs)`` per site, the client G first (none there)."""
+        return ((None, *(self.slots.get(n) for n in SPEED)),
+                (None, *(self.maxjobs.get(n) for n in SPEED)) if self.maxjobs else ())
 
 
 SETTINGS = [
@@ -82,6 +92,9 @@ SETTINGS = [
              {"A": 8, "B": 50, "C": 8}),
     Clusters("8 processors each; slots A 8, B 50, C 8", {"A": 8, "B": 8, "C": 8},
              {"A": 8, "B": 50, "C": 8}),
+    # His 7.1.1 example: B at 45 of 50 free slots, five of the grid's jobs running there.
+    Clusters("16 processors each; slots A 8, B 50, C 8; maxjobs B 5", {"A": 16, "B": 16, "C": 16},
+             {"A": 8, "B": 50, "C": 8}, {"B": 5}),
 ]
 @dataclass(frozen=True)
 class Heuristic:
@@ -201,18 +214,19 @@ def learned_ranking(clusters: Clusters, seed: int, setting: int, evaluator: Eval
 def run(clusters: Clusters, seeds: range, learned: list[Rulebase]) -> dict[str, list[dict[str, float]]]:
     out: dict[str, list[dict[str, float]]] = {h.label: [] for h in POLICIES}
     out[LEARNED], out[LEARNED_SLOTTED] = [], []
-    slots = (None, *clusters.slots.values())
+    slots, maxjobs = clusters.limits()
     for seed in seeds:
         jobs = grid_jobs(clusters, seed)
         for h in POLICIES:
             exchange = Exchange(h.label, transfer=TRANSFER, location=h.location, refresh_s=REFRESH_S,
-                                grid_slots=slots if h.slotted else ())
+                                grid_slots=slots if h.slotted else (), grid_maxjobs=maxjobs)
             out[h.label].append(metrics(jobs, simulate_grid(jobs, "fcfs", exchange)))
         for rulebase in learned:
             ranked = Broker("rank", {0: rulebase}).exchange(jobs)
             exchange = replace(ranked, transfer=TRANSFER, refresh_s=REFRESH_S)
             for label, given in ((LEARNED, ()), (LEARNED_SLOTTED, slots)):
-                schedule = simulate_grid(jobs, "fcfs", replace(exchange, grid_slots=given))
+                limited = replace(exchange, grid_slots=given, grid_maxjobs=maxjobs)
+                schedule = simulate_grid(jobs, "fcfs", limited)
                 out[label].append(metrics(jobs, schedule))
     return out
 

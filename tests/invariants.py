@@ -9,16 +9,16 @@ from evogrid.sim.schedule import Schedule
 
 
 def check_schedule(schedule: Schedule, joined_in_submit_order: bool = True, may_refuse: bool = False,
-                   slots: tuple = ()) -> None:
+                   limited: tuple = ()) -> None:
     """Assert: each job once, no start before submit, capacity, FCFS order; a moved job's site holds
     the attributes it requires and its run time is scaled by the two sites' speeds.
 
     FCFS order is checked against the submit order, which is the order jobs join a site's queue
     unless brokers hold jobs (hand-over ``when-room``: ``joined_in_submit_order`` False).
     ``may_refuse``: brokers may refuse jobs (``Exchange.may_refuse``); a refused job never started,
-    stays at its origin and never moved; the rest hold for the jobs that ran. ``slots``: the grid's
-    slots LoadLeveler enforces per site (None: none), whose site passes over jobs from elsewhere,
-    so there FCFS order holds among its own jobs."""
+    stays at its origin and never moved; the rest hold for the jobs that ran. ``limited``: per site,
+    does LoadLeveler enforce the grid's slots or maxjobs there? Such a site passes over jobs from
+    elsewhere, so there FCFS order holds among its own jobs."""
     jobs = schedule.jobs
     refused = schedule.refused
     assert may_refuse or not refused.any(), "a job never started"
@@ -41,7 +41,7 @@ def check_schedule(schedule: Schedule, joined_in_submit_order: bool = True, may_
             # pool in arrival order, and a site stops at the first it can run
             # but not start.)
             # (Min-Min and Max-Min may route jobs submitted at one instant in another order.)
-            if slots and slots[k] is not None:
+            if limited and limited[k]:
                 mine &= jobs.origin == k
             order = np.lexsort((start[mine], jobs.submit[mine]))
             assert (np.diff(start[mine][order]) >= 0).all(), "FCFS started jobs out of order"

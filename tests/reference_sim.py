@@ -83,9 +83,10 @@ class Policy:
     batch_jobs: int = 0
     grid_cap: tuple = ()  # per site: the most processors other sites' jobs may hold there (None: no cap)
     grid_slots: tuple = ()  # per site: the grid's LoadLeveler slots there, Beichter's maxslots (None: m)
+    grid_maxjobs: tuple = ()  # per site: how many jobs the grid's user may run there (None: any)
     # enforced: a site starts no job from another site while such jobs would hold more processors there
-    # than its slots (its LRMS passes over it), and a job wider than a site's slots does not qualify
-    # there | read: Beichter's policies read the slots, nothing else does
+    # than its slots or its maxjobs of them run (its LRMS passes over it), and a job wider than a
+    # site's slots does not qualify there | read: Beichter's policies read them, nothing else does
     slot_rule: str = "enforced"
     # refuse: a broker refuses a job Beichter's policies key REFUSED at every site (start -1) | keep:
     # it stays at its origin
@@ -135,14 +136,15 @@ def earliest_start(m, t, need, duration, busy):
 REFUSED_KEY = math.inf
 
 
-def beichter_key(name, site, need, slots=None, free_slots=0):
+def beichter_key(name, site, need, slots=None, free_slots=0, maxjobs=None, free_jobs=0):
     """Beichter's policies (his 3.4 and 7.1.2) as an ascending key of a candidate site, from his code
     with a slot read as a processor: phase 1 (room now; the new policy: and no job waiting) by the
     free share before (old) or after (new) the job, ties towards the larger site; phase 2 (a queue
     under 5 m jobs) by the waiting jobs (new: plus this one) over 5 m; then the sites he refuses.
     With the grid's ``slots`` there (``free_slots`` of them free), the old policy reads slots
     instead of processors, the new one ``min(free, free_slots)`` of ``min(m, slots)``, its queue cap
-    5 slots."""
+    5 slots; with the grid user's ``maxjobs`` (``free_jobs`` more may run), the new one also takes
+    the minimum with them (his ``minFree``, ``minMax``), the old one ignores them."""
     refused = REFUSED_KEY, 0.0
     m, free, waiting = site.m, site.free, len(site.queue)
     if name == "beichter-old":
@@ -155,6 +157,8 @@ def beichter_key(name, site, need, slots=None, free_slots=0):
     capacity, cap = m, 5 * m
     if slots is not None:
         free, capacity, cap = min(free, free_slots), min(m, slots), 5 * slots
+    if maxjobs is not None:
+        free, capacity = min(free, free_jobs), min(capacity, maxjobs)
     if free >= need and waiting == 0:
         return -(free - need) / capacity, float(-m)
     return (1.0 + (waiting + 1) / (5 * capacity), 0.0) if waiting < cap else refused
@@ -293,20 +297,21 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
             return None
         return lrms_pass(sites[k], queue, t, jobs, lambda job: begin(k, job, t), lambda job: visible(k, job))
 
-    def enforced_slots(k):
-        """The grid's slots LoadLeveler enforces at site k (None: none)."""
-        if policy.slot_rule != "enforced" or not policy.grid_slots:
-            return None
-        return policy.grid_slots[k]
+    def enforced(name, k):
+        """LoadLeveler's ``grid_slots`` or ``grid_maxjobs`` (``name``) it enforces at site k (None: none)."""
+        values = getattr(policy, name)
+        return values[k] if policy.slot_rule == "enforced" and values else None
 
     def visible(k, job):
         """Does site k's LRMS see ``job`` now: its own, or one from elsewhere that fits the room the
-        grid's enforced slots leave (slots less the processors such jobs hold running there)?"""
-        slots = enforced_slots(k)
-        if slots is None or jobs[job].origin == k:
+        grid's enforced slots leave (slots less the processors such jobs hold running there) while
+        fewer than its maxjobs of them run?"""
+        slots, maxjobs = enforced("grid_slots", k), enforced("grid_maxjobs", k)
+        if jobs[job].origin == k:
             return True
-        held = sum(r[2] for r in sites[k].running if jobs[r[3]].origin != k)
-        return jobs[job].procs <= slots - held
+        grid = [r for r in sites[k].running if jobs[r[3]].origin != k]
+        return ((slots is None or jobs[job].procs <= slots - sum(r[2] for r in grid))
+                and (maxjobs is None or len(grid) < maxjobs))
 
     def schedule_pool(k, t):
         visible = [j for j in pool if jobs[j].procs <= sites[k].m]
@@ -434,10 +439,11 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
             return ready(l, job, t) + jobs[job].estimate * speed[k] / speed[l], 0.0
         if location in ("beichter-old", "beichter-new"):
             slots = policy.grid_slots[l] if policy.grid_slots else None
-            if slots is None:
-                return beichter_key(location, seen[l], need)
-            from_elsewhere = sum(r[2] for r in seen[l].running if jobs[r[3]].origin != l)
-            return beichter_key(location, seen[l], need, slots, slots - from_elsewhere)
+            maxjobs = policy.grid_maxjobs[l] if policy.grid_maxjobs else None
+            grid = [r for r in seen[l].running if jobs[r[3]].origin != l]  # the grid's jobs there
+            used = sum(r[2] for r in grid)
+            return beichter_key(location, seen[l], need, slots, None if slots is None else slots - used,
+                                maxjobs, None if maxjobs is None else maxjobs - len(grid))
         if location == "rank":
             names, rules = policy.rulebases[(k, k)]
             return -tsk(rules, features(l, job, names, origin=k, t=t)), 0.0
@@ -464,7 +470,7 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
         cap on the processors other sites' jobs hold there?"""
         need, h = jobs[job].procs, hard[job]
         cap = policy.grid_cap[l] if policy.grid_cap else None
-        slots = enforced_slots(l)
+        slots = enforced("grid_slots", l)
         return (sites[l].m >= need and (slots is None or slots >= need) and tags[l] & h == h
                 and (cap is None or foreign[l] + need <= cap))
 

@@ -80,19 +80,19 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     batch_s = data.draw(st.integers(1, 30)) if handover == "batch" else 0
     caps = () if set(transfer) == {"local"} or data.draw(st.integers(0, 2)) else tuple(
         data.draw(st.one_of(st.none(), st.integers(0, max(1, w.machine_procs // 2)))) for w in sites)
-    slots = () if set(transfer) == {"local"} or data.draw(st.integers(0, 2)) else tuple(
-        None if lr == "conservative" else data.draw(st.one_of(st.none(), st.integers(1, w.machine_procs)))
-        for lr, w in zip(lrms, sites, strict=True))
+    slots, maxjobs = _loadleveler_limits(data, transfer, lrms, sites, 1, 3) \
+        if set(transfer) != {"local"} and not data.draw(st.integers(0, 2)) else ((), ())
     exchange = replace(exchange, refresh_s=refresh, job_locations=shares, handover=handover, batch_s=batch_s,
-                       grid_cap=caps, grid_slots=slots)
+                       grid_cap=caps, grid_slots=slots, grid_maxjobs=maxjobs)
     index_span = data.draw(st.sampled_from([1, 4, queue_index.SPAN]))
     schedule = simulate_grid(jobs, lrms, exchange, index_span=index_span)
-    check_schedule(schedule, joined_in_submit_order=not holds, may_refuse=exchange.may_refuse, slots=slots)
+    check_schedule(schedule, joined_in_submit_order=not holds, may_refuse=exchange.may_refuse,
+                   limited=_limited(slots, maxjobs))
     speed, tags, hard, preferred = (a.tolist() for a in jobs.site_arrays)
     policy = Policy("exchange", transfer, location, ref_rbs, speed=tuple(speed), tags=tuple(tags),
                     hard=tuple(hard), preferred=tuple(preferred), refresh=refresh, bounds=ref_bounds,
                     job_location=_job_location_names(exchange, jobs), handover=handover, batch_s=batch_s,
-                    grid_cap=caps, grid_slots=slots)
+                    grid_cap=caps, grid_slots=slots, grid_maxjobs=maxjobs)
     start, where, run_time = _reference(sites, jobs, lrms, policy)
     assert schedule.start.tolist() == start
     assert schedule.site.tolist() == where
@@ -109,9 +109,11 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     for k, cap in enumerate(caps + slots):
         if cap is not None:
             _assert_running_foreign_within(schedule, k % K, cap)
-    if any(s is not None for s in slots):  # did the slots hold a job back?
-        free = simulate_grid(jobs, lrms, replace(exchange, grid_slots=()), index_span=index_span)
-        event(f"the enforced slots changed the schedule: {free.start.tolist() != start}")
+    _assert_within_maxjobs(schedule, maxjobs)
+    if any(_limited(slots, maxjobs)):  # did LoadLeveler's limits hold a job back?
+        free = simulate_grid(jobs, lrms, replace(exchange, grid_slots=(), grid_maxjobs=()),
+                             index_span=index_span)
+        event(f"the enforced slots and maxjobs changed the schedule: {free.start.tolist() != start}")
     if holds:  # did holding change anything?
         routed = simulate_grid(jobs, lrms, replace(exchange, handover="interactive", batch_s=0),
                                index_span=index_span)
@@ -172,40 +174,74 @@ def _beichter_case(sites, data, transfers):
     if "broker" in transfer:
         handover = data.draw(st.sampled_from(["interactive", "when-room"]))
     slot_rule = data.draw(st.sampled_from(["enforced", "read"]))
-    slots = () if set(transfer) == {"local"} or data.draw(st.booleans()) else tuple(
-        None if slot_rule == "enforced" and lr == "conservative"
-        else data.draw(st.one_of(st.none(), st.integers(1, 3 * w.machine_procs)))
-        for lr, w in zip(lrms, sites, strict=True))
+    plans = lrms if slot_rule == "enforced" else ()
+    slots, maxjobs = _loadleveler_limits(data, transfer, plans, sites, 3, 3) \
+        if set(transfer) != {"local"} and data.draw(st.booleans()) else ((), ())
+    if slot_rule == "read" and location == "beichter-old":
+        maxjobs = ()  # his old policy reads no maxjobs: given only to be read, they are an error
     refresh = data.draw(st.one_of(st.just(0), st.integers(1, 40)))
     jobs = GridJobs.merge(sites)
     refusals = data.draw(st.sampled_from(["refuse", "keep"])) if "broker" in transfer else "refuse"
     exchange = Exchange(location, transfer=transfer, location=location, handover=handover, grid_slots=slots,
-                        refresh_s=refresh, refusals=refusals, slot_rule=slot_rule if slots else "enforced")
+                        grid_maxjobs=maxjobs, refresh_s=refresh, refusals=refusals,
+                        slot_rule=slot_rule if slots or maxjobs else "enforced")
+    enforced = exchange.slot_rule == "enforced"
     schedule = simulate_grid(jobs, lrms, exchange)
     check_schedule(schedule, joined_in_submit_order=handover == "interactive", may_refuse=exchange.may_refuse,
-                   slots=slots if exchange.slot_rule == "enforced" else ())
-    start, where = _reference(sites, jobs, lrms, Policy("exchange", transfer, location, handover=handover,
-                                                        grid_slots=slots, refresh=refresh, refusals=refusals,
-                                                        slot_rule=exchange.slot_rule))
+                   limited=_limited(slots, maxjobs) if enforced else ())
+    policy = Policy("exchange", transfer, location, handover=handover, grid_slots=slots, grid_maxjobs=maxjobs,
+                    refresh=refresh, refusals=refusals, slot_rule=exchange.slot_rule)
+    start, where = _reference(sites, jobs, lrms, policy)
     assert schedule.start.tolist() == start
     assert schedule.site.tolist() == where
     event(f"{location}: a broker refused a job: {bool(schedule.refused.any())}")
     if location == "beichter-new" and refresh == 0 and handover == "interactive":
-        _check_refused_at_full_queues(schedule, slots, exchange.slot_rule == "enforced")
-    if any(s is not None for s in slots):
-        without = simulate_grid(jobs, lrms, replace(exchange, grid_slots=(), slot_rule="enforced"))
-        event(f"{location}: the slots ({exchange.slot_rule}) changed the schedule: "
+        _check_refused_at_full_queues(schedule, slots, enforced)
+    if any(_limited(slots, maxjobs)):
+        unlimited = replace(exchange, grid_slots=(), grid_maxjobs=(), slot_rule="enforced")
+        without = simulate_grid(jobs, lrms, unlimited)
+        event(f"{location}: the slots and maxjobs ({exchange.slot_rule}) changed the schedule: "
               f"{without.site.tolist() != where}")
-        if exchange.slot_rule == "enforced":
+        if enforced:
             for k, cap in enumerate(slots):
                 if cap is not None:
                     _assert_running_foreign_within(schedule, k, cap)
+            _assert_within_maxjobs(schedule, maxjobs)
     submit = jobs.submit
     full = any(((schedule.site == k) & (submit <= t) & (schedule.start > t)).sum() >= 5 * w.machine_procs
                for t in submit.tolist() for k, w in enumerate(sites))
     event(f"{location}: some queue reached 5 m jobs: {full}")
     event(f"{location}: hand-over {handover}")
     event(f"{location}: a job moved: {bool((schedule.site != jobs.origin).any())}")
+
+
+def _loadleveler_limits(data, transfer, lrms, sites, slots_per_m, most_jobs):
+    """LoadLeveler's limits for the grid per site, drawn: ``(slots, maxjobs)``, each () or per site
+    None or 1 to ``slots_per_m`` m slots, and None or 1 to ``most_jobs`` jobs; none at a site whose
+    LRMS (in ``lrms``: the sites where they are enforced) plans on a profile."""
+    plans = [lr == "conservative" for lr in lrms] or [False] * len(sites)
+    slots = () if data.draw(st.booleans()) else tuple(
+        None if p else data.draw(st.one_of(st.none(), st.integers(1, slots_per_m * w.machine_procs)))
+        for p, w in zip(plans, sites, strict=True))
+    maxjobs = () if data.draw(st.booleans()) else tuple(
+        None if p else data.draw(st.one_of(st.none(), st.integers(1, most_jobs))) for p in plans)
+    return slots, maxjobs
+
+
+def _limited(slots, maxjobs):
+    """Per site: does a limit of LoadLeveler's hold there (``slots`` or ``maxjobs``)?"""
+    n = max(len(slots), len(maxjobs))
+    return tuple((slots and slots[k] is not None) or (maxjobs and maxjobs[k] is not None) for k in range(n))
+
+
+def _assert_within_maxjobs(schedule, maxjobs):
+    """The jobs of other sites running at a site never number more than its ``maxjobs``."""
+    jobs = schedule.jobs
+    for k, most in enumerate(maxjobs):
+        if most is not None:
+            mine = (schedule.site == k) & (jobs.origin != k)
+            one_each = np.ones(mine.sum(), dtype=np.int64)
+            assert peak_in_use(schedule.start[mine], schedule.end[mine], one_each) <= most, k
 
 
 def _check_refused_at_full_queues(schedule, slots, enforced):
@@ -359,7 +395,7 @@ def test_loadleveler_starts_no_grid_job_over_the_slots():
 
     def run(slots, lrms="fcfs"):
         schedule = simulate_grid(jobs, lrms, replace(broker, grid_slots=slots))
-        check_schedule(schedule, slots=slots)
+        check_schedule(schedule, limited=_limited(slots, ()))
         return schedule.site.tolist(), schedule.start.tolist()
 
     assert run(()) == ([1, 1, 1, 1, 0, 1], [0, 1, 2, 3, 4, 5])
@@ -369,7 +405,7 @@ def test_loadleveler_starts_no_grid_job_over_the_slots():
     for change, message in [
         (dict(grid_slots=(None, 2), slot_rule="read"), "slot_rule 'read' are read by the location policies "
                                                        "beichter-old, beichter-new only, not olb"),
-        (dict(slot_rule="read"), "slot_rule 'read' applies to grid_slots, and none are given"),
+        (dict(slot_rule="read"), "slot_rule 'read' applies to grid_slots and grid_maxjobs, and none"),
     ]:
         with pytest.raises(ScenarioError, match=message):
             simulate_grid(jobs, "fcfs", replace(broker, **change))
@@ -380,6 +416,39 @@ def test_loadleveler_starts_no_grid_job_over_the_slots():
     none = Reservations("none", *(np.zeros(0, dtype=np.int64) for _ in range(4)), np.zeros((0, 1), np.int64))
     with pytest.raises(ScenarioError, match="slot_rule 'enforced' do not run with reservation requests"):
         simulate_reservations([a, b], "fcfs", none, exchange=replace(broker, grid_slots=(None, 2)))
+
+
+def test_his_example_of_the_old_policys_flaw_with_loadlevelers_maxjobs():
+    """His 7.1.1 (Abbildung 21): cluster B gives the grid 50 slots, but its user may run 5 jobs
+    (maxjobs, enforced), while A and C take 2 each. The old policy reads only the slots: after ten
+    jobs A and C hold one each and B eight, five running ("Auslastung von Cluster B konstant bei
+    45/50"), and B keeps taking jobs until its queue passes 2 maxslots (his code's check
+    ``jobwait > 2*maxslots``: 98 more, where his text counts 97), then A and C alternate. The new
+    policy reads ``minFree = min(freestarter, freeslots, maxjobs - running)``: B takes its five,
+    A and C two each, and the queues fill by ``(jobwait + 1) / (5 minMax)``."""
+    n, long = 120, 100_000
+    broker = Workload("G", 1, arr(range(n)), arr([long] * n), arr([1] * n), arr([long] * n),
+                      arr(range(1, n + 1)), arr([0] * n))
+    clusters = [Workload(name, m, arr([10**7]), arr([1]), arr([1]), arr([1]), arr([1]), arr([0]))
+                for name, m in (("A", 2), ("B", 64), ("C", 2))]
+    prefer = Requirement("cluster", "yes", share=1.0, kind="preferred")
+    jobs = GridJobs.merge([broker, *clusters],
+                          Sites((1.0,) * 4, ({}, *({"cluster": "yes"} for _ in clusters)), (prefer,)))
+
+    def sites(location):
+        exchange = Exchange(location, transfer=("broker", "local", "local", "local"), location=location,
+                            grid_slots=(None, None, 50, None), grid_maxjobs=(None, None, 5, None))
+        schedule = simulate_grid(jobs, "fcfs", exchange)
+        check_schedule(schedule, limited=(False, False, True, False))
+        _assert_within_maxjobs(schedule, (None, None, 5, None))
+        return schedule.site.tolist()[:n]
+
+    old = sites("beichter-old")
+    assert old[:10] == [2, 1, 3] + [2] * 7
+    assert old[10:108] == [2] * 98 and old[108:] == [1, 3] * 6
+    new = sites("beichter-new")
+    assert sorted(new[:9]) == [1, 1, 2, 2, 2, 2, 2, 3, 3]  # room: B five (its maxjobs), A and C two
+    assert [new.count(k) for k in (1, 2, 3)] == [12, 96, 12]
 
 
 def test_beichters_old_policy_skips_a_host_that_looks_broken():

@@ -184,8 +184,12 @@ class StrategyConfig(BaseModel):
         default_factory=dict, description="site (window name or index) -> the slots LoadLeveler gives the "
                                           "grid's jobs there (Beichter's maxslots), which beichter-old and "
                                           "beichter-new read")
+    grid_maxjobs: dict[str, int] = Field(
+        default_factory=dict, description="site (window name or index) -> how many jobs the grid's user may "
+                                          "run there at once (Beichter's maxjobs), which beichter-new reads")
     slot_rule: SlotRuleName = Field(default=SLOT_RULES.default.name,
-                                    description="grid_slots only: what the slots do: " + SLOT_RULES.help())
+                                    description="grid_slots and grid_maxjobs only: what they do: "
+                                                + SLOT_RULES.help())
     rulebases: dict[str, str | list[str]] = Field(
         default_factory=dict,
         description="site (window name or index) -> rulebase JSON, or a list of them (a pool); "
@@ -200,10 +204,10 @@ class StrategyConfig(BaseModel):
                              f"expected one of {', '.join(plain_transfers())}")
         return name
 
-    @field_validator("grid_cap", "grid_slots", mode="before")
+    @field_validator("grid_cap", "grid_slots", "grid_maxjobs", mode="before")
     @classmethod
     def _per_site(cls, values: object, info: ValidationInfo) -> object:
-        """Whole processors >= 0 (caps) or slots >= 1 (the command line gives them as digits)."""
+        """Whole processors >= 0 (caps), slots or jobs >= 1 (the command line gives them as digits)."""
         if not isinstance(values, dict):
             return values
         least, unit = PER_SITE[info.field_name]
@@ -295,10 +299,13 @@ def build_strategy(config: StrategyConfig, scenario: Scenario,
         chosen = JobLocations(chosen, tuple(config.job_locations.items()))
     if config.grid_cap:
         chosen = GridCap(chosen, _per_site(config.grid_cap, "grid_cap", scenario))
-    if config.grid_slots:
-        chosen = GridSlots(chosen, _per_site(config.grid_slots, "grid_slots", scenario), config.slot_rule)
+    if config.grid_slots or config.grid_maxjobs:
+        slots = _per_site(config.grid_slots, "grid_slots", scenario) if config.grid_slots else ()
+        maxjobs = _per_site(config.grid_maxjobs, "grid_maxjobs", scenario) if config.grid_maxjobs else ()
+        chosen = GridSlots(chosen, slots, config.slot_rule, maxjobs)
     elif config.slot_rule != SLOT_RULES.default.name:
-        raise ScenarioError(f"slot_rule {config.slot_rule!r} applies to grid_slots, and none are given")
+        raise ScenarioError(f"slot_rule {config.slot_rule!r} applies to grid_slots and grid_maxjobs, and "
+                            "none are given")
     if config.handover != HANDOVER.default.name or config.batch_s or config.batch_jobs:
         chosen = Held(chosen, config.handover, config.batch_s, config.batch_jobs)
     if config.refusals != REFUSALS.default.name:
@@ -307,8 +314,8 @@ def build_strategy(config: StrategyConfig, scenario: Scenario,
 
 
 def _per_site(values: dict[str, int], name: str, scenario: Scenario) -> tuple[int | None, ...]:
-    """``grid_cap``'s or ``grid_slots``' (``name``) sites (window names or indices) resolved: one value
-    per site, None where none."""
+    """``grid_cap``'s, ``grid_slots``' or ``grid_maxjobs``' (``name``) sites (window names or indices)
+    resolved: one value per site, None where none."""
     names = [w.name for w in scenario.workloads]
     where = f"{scenario.source}: strategy.{name}" if scenario.source else name
     resolved: list[int | None] = [None] * len(names)

@@ -403,19 +403,23 @@ class GridCap:
 @dataclass(frozen=True)
 class GridSlots:
     """``strategy`` with ``slots`` per site (None: its processors), the slots LoadLeveler gives the
-    grid's jobs there (Beichter's ``maxslots``). ``rule`` ``enforced`` (his clusters): a site starts
-    no job from another site while such jobs would hold more processors there than its slots, and
-    his policies (``beichter-old``, ``beichter-new``) read them; ``read``: only his policies read
-    them. Free slots fall when a job from elsewhere starts, not when it joins the queue, so a site
-    whose processors its own users hold keeps looking free to his old policy (his 7.1.1;
-    docs/grid.md, LoadLeveler's slots)."""
+    grid's jobs there (Beichter's ``maxslots``), and ``maxjobs`` per site (None: no limit), how many
+    jobs the grid's user may run there at once (his ``maxjobs``). ``rule`` ``enforced`` (his
+    clusters): a site starts no job from another site while such jobs would hold more processors
+    there than its slots or while its maxjobs of them run, and his policies read them
+    (``beichter-old`` the slots, ``beichter-new`` both); ``read``: only his policies read them. Free
+    slots fall when a job from elsewhere starts, not when it joins the queue, so a site whose
+    processors its own users hold, or whose maxjobs are reached, keeps looking free to his old
+    policy (his 7.1.1; docs/grid.md, LoadLeveler's slots)."""
 
     strategy: Strategy
     slots: tuple[int | None, ...]
     rule: str = "enforced"
+    maxjobs: tuple[int | None, ...] = ()
 
     def exchange(self, jobs: GridJobs) -> Exchange:
-        return replace(self.strategy.exchange(jobs), grid_slots=self.slots, slot_rule=self.rule)
+        return replace(self.strategy.exchange(jobs), grid_slots=self.slots, grid_maxjobs=self.maxjobs,
+                       slot_rule=self.rule)
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,11 @@ Everything here works on packed int64 numpy arrays (docs/architecture.md):
   ``Q_HOLES`` (positions in between whose job has left while the queue is
   indexed: :func:`waiting_jobs` counts the jobs) and ``W_PROCS`` (processors
   requested by the waiting jobs, for NWP); for site rows also ``FREE`` and
-  ``M_PROCS`` (processors), ``N_RUN`` and ``N_HEAP``, and ``GRID_ROOM``: the
-  processors jobs from other sites may still take there (the grid's slots,
-  LoadLeveler's ``maxslots``, less those such jobs hold running; ``NEVER``
-  where nothing limits them);
+  ``M_PROCS`` (processors), ``N_RUN`` and ``N_HEAP``, and where LoadLeveler
+  limits the jobs from other sites there (``NEVER`` in both where nothing
+  does) ``GRID_SLOTS``, the processors they may hold running (the grid's
+  slots, its ``maxslots``), and ``GRID_MAXJOBS``, how many of them may run
+  (the grid user's ``maxjobs``; ``UNLIMITED`` for the limit a site lacks);
 - ``running``: shape (4, K, cap), per site: ``RUN_EST_END`` / ``RUN_JOB``, its
   running jobs sorted by *estimated* end (start + estimate) for EASY's shadow
   time (kept only for an LRMS that uses it: it costs a shift per start and
@@ -69,10 +70,20 @@ N_JOB_FIELDS = 5
 START_TIME, SITE, MOVES = 0, 1, 2
 N_OUT_FIELDS = 3
 RUN_EST_END, RUN_JOB, HEAP_END, HEAP_JOB = 0, 1, 2, 3
-Q_HEAD, Q_TAIL, W_PROCS, FREE, M_PROCS, N_RUN, N_HEAP, Q_HOLES, GRID_ROOM = 0, 1, 2, 3, 4, 5, 6, 7, 8
-N_SCALARS = 9
+Q_HEAD, Q_TAIL, W_PROCS, FREE, M_PROCS, N_RUN, N_HEAP, Q_HOLES, GRID_SLOTS, GRID_MAXJOBS = range(10)
+N_SCALARS = 10
 
 NEVER = np.iinfo(np.int64).max
+#: Rows of a grid's per-site limits on the jobs from other sites (``PolicyArrays.limits``,
+#: evogrid.sim.grid), -1 where a site has none: the most processors they may hold there, waiting or
+#: running (``grid_cap``); LoadLeveler's slots for them (``grid_slots``, Beichter's ``maxslots``) and
+#: how many may run (``grid_maxjobs``, his ``maxjobs``); and the widest such job the site may take
+#: (its processors, or fewer enforced slots: a wider one would never start; never -1).
+LIM_CAP, LIM_SLOTS, LIM_MAXJOBS, LIM_WIDTH = 0, 1, 2, 3
+N_LIMITS = 4
+#: ``GRID_SLOTS`` or ``GRID_MAXJOBS`` of a site that LoadLeveler limits in the other only: more than
+#: any grid holds, and far enough from int64's end that what is left of it cannot overflow.
+UNLIMITED = 1 << 48
 #: ``T`` of a scan that has not met a blocked head yet (see :func:`lrms_scan`).
 UNBLOCKED = -1
 #: Rows of ``held``: an accepted reservation's interval (s), processors and whether it has
@@ -249,8 +260,6 @@ def start_job(k, t, job, mode, code, jobs, sc, running, out):
     """Start ``job`` at time ``t`` on site ``k`` (whose LRMS is ``code``)."""
     out[START_TIME, ix(job)] = t
     sc[k, FREE] -= jobs[PROCS, ix(job)]
-    if sc[k, GRID_ROOM] != NEVER and jobs[HOME, ix(job)] != k:
-        sc[k, GRID_ROOM] -= jobs[PROCS, ix(job)]
     if keeps_run_list(mode, code):
         _run_insert(running, k, sc[k, N_RUN], t + jobs[ESTIMATE, ix(job)], job)
         sc[k, N_RUN] += 1
@@ -259,12 +268,37 @@ def start_job(k, t, job, mode, code, jobs, sc, running, out):
 
 
 @njit(cache=True, inline="always")
-def passed_over(k, job, need, room, jobs):
-    """Does site k's LRMS pass over ``job`` (``need`` processors; it fits the site) because the grid's
-    slots there have ``room`` processors left, too few for it, and it came from another site
-    (LoadLeveler starts no job of the grid's class over its slots)? ``room`` is ``NEVER`` where
-    nothing limits them, so the common case reads no more than the job's width."""
-    return need > room and jobs[HOME, ix(job)] != k
+def grid_running(k, jobs, sc, running):
+    """``(processors, jobs)`` of the jobs from other sites (the grid's) running at site k."""
+    used = count = 0
+    for i in range(sc[k, N_HEAP]):
+        job = running[HEAP_JOB, k, i]
+        if jobs[HOME, job] != k:
+            used += jobs[PROCS, job]
+            count += 1
+    return used, count
+
+
+@njit(cache=True, inline="always")
+def grid_room(k, jobs, sc, running):
+    """``(room, more)``: the processors jobs from other sites may still take at site k, and how many
+    more of them may run, under LoadLeveler's limits there (``GRID_SLOTS``, ``GRID_MAXJOBS``); both
+    ``NEVER`` where it limits nothing. Counted from the running jobs when a pass begins and after
+    each of its starts, only at limited sites: the other sites' starts and ends pay nothing."""
+    if sc[k, GRID_SLOTS] == NEVER:
+        return NEVER, NEVER
+    used, count = grid_running(k, jobs, sc, running)
+    return sc[k, GRID_SLOTS] - used, sc[k, GRID_MAXJOBS] - count
+
+
+@njit(cache=True, inline="always")
+def passed_over(k, job, need, room, more, jobs):
+    """Does site k's LRMS pass over ``job`` (``need`` processors; it fits the site) because it came
+    from another site and the grid's slots there have ``room`` processors left, too few for it, or
+    the grid user may run no ``more`` jobs there (LoadLeveler starts no job over its class's slots
+    or its user's maxjobs)? Both are ``NEVER`` where nothing limits them, so the common case reads
+    no more than the job's width."""
+    return (need > room or more < 1) and jobs[HOME, ix(job)] != k
 
 
 @njit(cache=True, inline="always")
@@ -707,7 +741,7 @@ def lrms_scan(k, q, code, t, T, extra, jobs, state, mode):
     The one scheduling pass of the core, for a site's own queue (q = k), the
     central pool and an active request's start rule (another site's queue). Jobs wider
     than site k are invisible to it, and so are jobs from other sites that the grid's
-    slots there pass over (:func:`passed_over`). Visible jobs start in order while they
+    slots or maxjobs there pass over (:func:`passed_over`). Visible jobs start in order while they
     fit the free processors; the first that does not is the blocked head,
     and the LRMS's rule (evogrid.sim.lrms) judges each later one that fits,
     against the head's reservation ``(T, extra)`` (computed once, when first
@@ -741,12 +775,12 @@ def lrms_scan(k, q, code, t, T, extra, jobs, state, mode):
     reserved = head
     pending = np.int64(NEVER)  # typed, not a literal: that would compile backfill_on_profile twice
     free = sc[k, FREE]  # a register copy: stores to the int64 arrays may alias it
-    room = sc[k, GRID_ROOM]
+    room, more = grid_room(k, jobs, sc, running)
     while read < tail and free > 0:
         job = queue[q, ix(read)]
         need = jobs[PROCS, ix(job)]
         verdict = SKIP
-        if need <= m and not passed_over(k, job, need, room, jobs):
+        if need <= m and not passed_over(k, job, need, room, more, jobs):
             if not blocked:
                 if need <= free:
                     verdict = START
@@ -774,7 +808,8 @@ def lrms_scan(k, q, code, t, T, extra, jobs, state, mode):
         if verdict == START:
             take_job(k, q, t, job, mode, code, jobs, sc, running, out)
             free -= need
-            room = sc[k, GRID_ROOM]
+            if room != NEVER:
+                room, more = grid_room(k, jobs, sc, running)
             if write == head:
                 head += 1  # nothing kept yet: the queue just gets shorter at the front
                 write += 1
@@ -865,7 +900,7 @@ def indexed_pass(k, q, code, t, jobs, state, index):
     m = sc[k, M_PROCS]
     tail = sc[q, Q_TAIL]
     free = sc[k, FREE]
-    room = sc[k, GRID_ROOM]
+    room, more = grid_room(k, jobs, sc, running)
     p = sc[q, Q_HEAD]
     if not queue_index.kept(index, q):
         _build_index(q, p, tail, jobs, queue, index)
@@ -875,7 +910,7 @@ def indexed_pass(k, q, code, t, jobs, state, index):
     # One loop with one start (each inlined copy costs compile time).
     while p < tail and free > 0:
         job = queue[q, p]
-        if job != queue_index.HOLE and not passed_over(k, job, jobs[PROCS, job], room, jobs):
+        if job != queue_index.HOLE and not passed_over(k, job, jobs[PROCS, job], room, more, jobs):
             need = jobs[PROCS, job]
             start = False
             if head_need == 0:
@@ -894,7 +929,8 @@ def indexed_pass(k, q, code, t, jobs, state, index):
             if start:
                 take_job(k, q, t, job, MIXED, code, jobs, sc, running, out)
                 free -= need
-                room = sc[k, GRID_ROOM]
+                if room != NEVER:
+                    room, more = grid_room(k, jobs, sc, running)
                 queue[q, p] = queue_index.HOLE
                 sc[q, Q_HOLES] += 1
                 _index_block(q, p // queue_index.BLOCK, tail, jobs, queue, index)
@@ -975,8 +1011,6 @@ def complete_jobs(k, t, code, jobs, sc, running, mode):
         job = _heap_pop(running, k, sc[k, N_HEAP])
         sc[k, N_HEAP] -= 1
         sc[k, FREE] += jobs[PROCS, ix(job)]
-        if sc[k, GRID_ROOM] != NEVER and jobs[HOME, ix(job)] != k:
-            sc[k, GRID_ROOM] += jobs[PROCS, ix(job)]
         if keeps_run_list(mode, code):
             # its estimated end as start_job listed it: t is its start plus its run time
             _run_remove(running, k, sc[k, N_RUN], t - jobs[RUN_TIME, ix(job)] + jobs[ESTIMATE, ix(job)], job)
@@ -1060,7 +1094,8 @@ def new_state(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, n_
     n = jobs.shape[1]
     K = machine_procs.shape[0]
     sc = np.zeros((n_queues, N_SCALARS), dtype=np.int64)
-    sc[:, GRID_ROOM] = NEVER
+    sc[:, GRID_SLOTS] = NEVER
+    sc[:, GRID_MAXJOBS] = NEVER
     sc[:K, FREE] = machine_procs
     sc[:K, M_PROCS] = machine_procs
     widest = max(1, int(machine_procs.max()))

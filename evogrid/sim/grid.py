@@ -88,11 +88,15 @@ from evogrid.sim.codes import (
 from evogrid.sim.core import (
     ESTIMATE,
     FREE,
-    GRID_ROOM,
+    GRID_MAXJOBS,
+    GRID_SLOTS,
     HEAP_END,
     HEAP_JOB,
     HOME,
-    M_PROCS,
+    LIM_CAP,
+    LIM_MAXJOBS,
+    LIM_SLOTS,
+    LIM_WIDTH,
     MOVES,
     N_HEAP,
     N_RUN,
@@ -107,6 +111,7 @@ from evogrid.sim.core import (
     SITE,
     START_TIME,
     SUBMIT,
+    UNLIMITED,
     W_PROCS,
     State,
     _index_block,
@@ -155,9 +160,10 @@ from evogrid.sim.sites import SiteArrays
 #: component of the run is not ``index_aware``, evogrid.sim.registry, and the queues keep no index;
 #: ``HANDOVER``: when brokers hand jobs over, ``H_*`` of evogrid.sim.codes; ``BATCH_S``: the batch
 #: interval of ``H_BATCH``, seconds, or ``BATCH_JOBS``: its size in jobs (the other 0);
-#: ``CAPPED``: 1 if some site caps the grid's share, ``policy.grid_cap``; ``REFUSALS``: what a broker
+#: ``CAPPED``: 1 if some site caps the grid's share (``LIM_CAP``); ``REFUSALS``: what a broker
 #: does with a job its location policy hands to no site, ``R_*`` of evogrid.sim.codes; ``SLOT_RULE``:
-#: what ``policy.grid_slots`` do, ``S_*``: with ``S_ENFORCED`` the sites' ``GRID_ROOM``, evogrid.sim.core).
+#: what LoadLeveler's slots and maxjobs do, ``S_*``: with ``S_ENFORCED`` the sites' ``GRID_SLOTS`` and
+#: ``GRID_MAXJOBS``, evogrid.sim.core).
 SCHEME, POOL_ARRIVALS, LOCATION, SEED, MATCHING, PY_ORDER, ACTIVE_TAKE, REFRESH = 0, 1, 2, 3, 4, 5, 6, 7
 JOB_LOCATIONS, TRACK_AREA, TRACK_DELEGATED, NO_INDEX, HANDOVER, BATCH_S, CAPPED = 8, 9, 10, 11, 12, 13, 14
 BATCH_JOBS, REFUSALS, SLOT_RULE = 15, 16, 17
@@ -196,12 +202,11 @@ class PolicyArrays(NamedTuple):
     rb_bounds: np.ndarray  #: float64: per feature, the range beyond which AWF decides (TSKStack.bounds)
     job_location: np.ndarray  #: int64 (n,): each job's location policy code (``JOB_LOCATIONS``; else (1,))
     sites: SiteArrays  #: speeds, attributes and requirements (evogrid.sim.sites)
-    #: int64 (K,): the most processors the jobs of other sites may hold at each site at once, waiting
-    #: or running (-1: no cap; ``CAPPED``)
-    grid_cap: np.ndarray
-    #: int64 (K,): the slots LoadLeveler gives the grid's jobs at each site, as Beichter's policies
-    #: read them (``maxslots``; -1: the site's processors; evogrid.sim.locations.beichter_old)
-    grid_slots: np.ndarray
+    #: int64 (N_LIMITS, K): each site's limits on the jobs of other sites, rows ``LIM_*`` of
+    #: evogrid.sim.core: the cap on their processors (``CAPPED``), LoadLeveler's slots and maxjobs
+    #: (as Beichter's policies read them, and enforced with ``SLOT_RULE``), the widest one it may take.
+    #: One array, not four: each array in the loop's arguments cost the FCFS grid loop about 2 %.
+    limits: np.ndarray
 
 
 class Work(NamedTuple):
@@ -346,7 +351,6 @@ def _location_order(k, job, with_home, t, jobs, state, policy, work):
     the first call poses the question in ``work.pause`` and returns -1; the
     call after Python's answer returns the count of the order it wrote.
     """
-    sc = state.sc
     order, delegated, keys = work.order, work.delegated, work.keys
     location = policy.job_location[job] if policy.setup[JOB_LOCATIONS] != 0 else policy.setup[LOCATION]
     tags, preferred = policy.sites.tags, policy.sites.preferred
@@ -362,7 +366,7 @@ def _location_order(k, job, with_home, t, jobs, state, policy, work):
     matching = policy.setup[MATCHING] != 0
     capped = policy.setup[CAPPED] != 0
     for l in range(K):
-        if l != k and _qualifies_for(l, job, need, sc, policy, work, matching, capped):
+        if l != k and _qualifies_for(l, job, need, policy, work, matching, capped):
             order[n] = l
             n += 1
     if location == L_PYTHON:
@@ -719,19 +723,17 @@ def pool_pass(k, t, codes, jobs, state, mode, index):
 
 
 @njit(cache=True, inline="always")
-def _qualifies_for(l, job, need, sc, policy, work, matching, capped):
+def _qualifies_for(l, job, need, policy, work, matching, capped):
     """May site l take ``job`` (``need`` processors) from another site: wide enough (and within the
-    grid's slots there where LoadLeveler enforces them: ``GRID_ROOM``), holding every attribute the
-    job requires (``matching``: ``MATCHING``), and with the job within its cap on the
+    grid's slots there where LoadLeveler enforces them: ``LIM_WIDTH``), holding every
+    attribute the job requires (``matching``: ``MATCHING``), and with the job within its cap on the
     processors the jobs of other sites hold there (``capped``: ``CAPPED``; the site's own count,
     always current)?"""
-    if sc[l, M_PROCS] < need:
+    if policy.limits[LIM_WIDTH, l] < need:
         return False
     if matching and (policy.sites.tags[l] & policy.sites.hard[job]) != policy.sites.hard[job]:
         return False
-    if sc[l, GRID_ROOM] != NEVER and policy.grid_slots[l] < need:  # it would never start there
-        return False
-    cap = policy.grid_cap[l] if capped else -1
+    cap = policy.limits[LIM_CAP, l] if capped else -1
     return cap < 0 or work.foreign[l] + need <= cap
 
 
@@ -745,7 +747,7 @@ def _has_room(k, job, jobs, state, policy, work):
     need = jobs[PROCS, job]
     matching, capped = policy.setup[MATCHING] != 0, policy.setup[CAPPED] != 0
     for l in range(state.running.shape[1]):
-        qualified = l == k or _qualifies_for(l, job, need, sc, policy, work, matching, capped)
+        qualified = l == k or _qualifies_for(l, job, need, policy, work, matching, capped)
         if qualified and seen[l, FREE] >= need:
             return True
     return False
@@ -905,8 +907,10 @@ def grid_setup(jobs: np.ndarray, machine_procs: np.ndarray, codes: np.ndarray, p
     state = new_state(jobs, machine_procs, codes, K + 1, book[0].shape[1])
     setup = np.zeros(N_SETUP_FIELDS, dtype=np.int64) if policy is None else policy.setup
     if policy is not None and setup[SLOT_RULE] == S_ENFORCED:
-        limited = policy.grid_slots >= 0
-        state.sc[:K][limited, GRID_ROOM] = policy.grid_slots[limited]
+        slots, maxjobs = policy.limits[LIM_SLOTS], policy.limits[LIM_MAXJOBS]
+        limited = (slots >= 0) | (maxjobs >= 0)
+        state.sc[:K][limited, GRID_SLOTS] = np.where(slots >= 0, slots, UNLIMITED)[limited]
+        state.sc[:K][limited, GRID_MAXJOBS] = np.where(maxjobs >= 0, maxjobs, UNLIMITED)[limited]
     rb_shape = (1, 1, 1) if policy is None else policy.rb_params.shape  # (rulebases, rules, 2 NF + 1)
     NF, n_rules = (rb_shape[2] - 1) // 2, rb_shape[1]
     log = (np.empty((log_capacity, 2), dtype=np.int64),  # deciding site, partner

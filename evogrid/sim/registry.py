@@ -108,7 +108,9 @@ class Location(Choice):
             (Max-Min) key; empty: in arrival order.
         index_aware: its compiled code is right on an indexed queue (:func:`index_aware`).
         reads_slots: its key reads the grid's slots at each site (``Exchange.grid_slots``, Beichter's
-            ``maxslots``), which are given for it alone.
+            ``maxslots``), which are given for it alone where LoadLeveler does not enforce them.
+        reads_maxjobs: its key reads how many jobs the grid's user may run at each site
+            (``Exchange.grid_maxjobs``, Beichter's ``maxjobs``), likewise.
         refuses: its key gives ``codes.REFUSED_KEY`` to a site it would not hand the job to, and a
             broker refuses a job every site of which has that key (``Exchange.refusals``).
     """
@@ -120,6 +122,7 @@ class Location(Choice):
     batch: str = ""
     index_aware: bool = False
     reads_slots: bool = False
+    reads_maxjobs: bool = False
     refuses: bool = False
 
 
@@ -292,7 +295,7 @@ LOCATIONS: Registry[Location] = Registry("location policy", [
                                                   "and an empty queue, least load after the job first; "
                                                   "else the shortest queue under 5 m jobs; full queues last",
              key=_LOCATION_KEYS + "beichter_new:key", ranks_every_site=True,
-             reads_slots=True, refuses=True),
+             reads_slots=True, reads_maxjobs=True, refuses=True),
 ])
 
 POOL_ARRIVALS: Registry[Choice] = Registry("pool arrival rule", [
@@ -344,13 +347,11 @@ REFUSALS: Registry[Choice] = Registry("refused job", [
 ])
 
 SLOT_RULES: Registry[Choice] = Registry("slot rule", [
-    Choice("enforced", codes.S_ENFORCED, "Beichter's clusters (7.1.2): LoadLeveler starts no job from "
-                                        "another site while such jobs would hold more processors there "
-                                        "than the grid's slots; such a job waits in the site's queue, "
-                                        "passed over by its scheduler, and beichter-old and -new read "
-                                        "the slots"),
-    Choice("read", codes.S_READ, "evogrid's earlier reading: only beichter-old and -new read the slots, "
-                                "and the site starts the grid's jobs whatever they hold"),
+    Choice("enforced", codes.S_ENFORCED,
+           "Beichter's clusters (7.1.2): LoadLeveler starts no job from another site while such jobs would "
+           "hold more processors there than the grid's slots, or while the grid user's maxjobs of them run; "
+           "the job waits in the site's queue, passed over by its scheduler; his policies read the limits"),
+    Choice("read", codes.S_READ, "evogrid's earlier reading: only his policies read them"),
 ])
 
 OUTSIDE_RANGE: Registry[Choice] = Registry("rule outside a rulebase's ranges", [

@@ -36,7 +36,8 @@ Two forms:
       # batch_jobs = 100            #   or whenever 100 are held (the last batch at the last job)
       # grid_cap = { "KTH@0-5" = 64 }    # the most processors other sites' jobs hold there
       # grid_slots = { "KTH@0-5" = 50 }  # the grid's LoadLeveler slots, which it enforces
-      # slot_rule = "read"          # grid_slots only: beichter-old/-new read them, nothing enforces them
+      # grid_maxjobs = { "KTH@0-5" = 5 } # how many grid jobs may run there, enforced too
+      # slot_rule = "read"          # only Beichter's policies read the two, nothing enforces them
       # outside_range = "awf"       # rulebase only: AWF decides beyond a rulebase's ranges
       [reservations]                # optional: requests booked ahead (evogrid reserve)
       workload = "rw1"              # the request kind: rw1, rw2, rw3, rw1-6h, rw1-6h-3, book-ahead, wide

@@ -303,12 +303,16 @@ class Exchange:
             None: the site's processors), as Beichter's policies read them: free slots fall when a
             job from elsewhere starts, not when it joins the queue (his 7.1.1). Whole slots >= 1.
             Empty: none (exchange only; docs/grid.md).
-        slot_rule: what the slots do: ``enforced`` (Beichter's LoadLeveler: a site starts no job
-            from another site while such jobs would hold more processors there than its slots;
-            the job waits in the site's queue, passed over by its LRMS, and a job wider than a
-            site's slots does not qualify there; any location policy; not with conservative
-            backfilling at a site with slots, nor with reservation requests) or ``read`` (only
-            ``beichter-old`` and ``beichter-new`` read them, so needed with one of them).
+        grid_maxjobs: per site, how many jobs the grid's user may run there at once (his
+            ``maxjobs``; None: no limit), which ``beichter-new`` reads (``freejobs = maxjobs -
+            running``) and ``beichter-old`` does not. Whole jobs >= 1. Empty: none (exchange only).
+        slot_rule: what the slots and maxjobs do: ``enforced`` (Beichter's LoadLeveler: a site
+            starts no job from another site while such jobs would hold more processors there than
+            its slots, or while its maxjobs of them run; the job waits in the site's queue, passed
+            over by its LRMS, and a job wider than a site's slots does not qualify there; any
+            location policy; not with conservative backfilling at a site with either, nor with
+            reservation requests) or ``read`` (only Beichter's policies read them, so needed with
+            policies that do).
         refusals: what a broker does with a job its location policy would hand to no site
             (``beichter-old`` and ``beichter-new`` where every queue is full): ``refuse`` (Beichter:
             the job never runs; its start stays -1 and it counts as refused) or ``keep`` (evogrid's
@@ -332,6 +336,7 @@ class Exchange:
     batch_jobs: int = 0
     grid_cap: tuple[int | None, ...] = ()
     grid_slots: tuple[int | None, ...] = ()
+    grid_maxjobs: tuple[int | None, ...] = ()
     refusals: str = REFUSALS.default.name
     slot_rule: str = SLOT_RULES.default.name
 
@@ -417,16 +422,19 @@ class Exchange:
                 raise ScenarioError(f"{name} {value}: applies to handover 'batch' only, not "
                                     f"{self.handover!r}")
         grid_cap, grid_slots = self._per_site("grid_cap", n_sites), self._per_site("grid_slots", n_sites)
+        grid_maxjobs = self._per_site("grid_maxjobs", n_sites)
         slot_rule = SLOT_RULES.lookup(self.slot_rule)
-        if slot_rule.code != SLOT_RULES.default.code and not self.grid_slots:
-            raise ScenarioError(f"slot_rule {self.slot_rule!r} applies to grid_slots, and none are given")
-        if self.grid_slots and slot_rule.code == codes.S_READ:
-            unread = [e.name if e else "a Python one" for e in [location, *per_job]
-                      if not (e and e.reads_slots)]
-            if unread:
-                readers = ", ".join(LOCATIONS.names(reads_slots=True))
-                raise ScenarioError(f"grid_slots with slot_rule 'read' are read by the location policies "
-                                    f"{readers} only, not {', '.join(unread)}")
+        if slot_rule.code != SLOT_RULES.default.code and not (self.grid_slots or self.grid_maxjobs):
+            raise ScenarioError(f"slot_rule {self.slot_rule!r} applies to grid_slots and grid_maxjobs, and "
+                                "none are given")
+        for name, flag in (("grid_slots", "reads_slots"), ("grid_maxjobs", "reads_maxjobs")):
+            if getattr(self, name) and slot_rule.code == codes.S_READ:
+                unread = [e.name if e else "a Python one" for e in [location, *per_job]
+                          if not (e and getattr(e, flag))]
+                if unread:
+                    readers = ", ".join(LOCATIONS.names(**{flag: True}))
+                    raise ScenarioError(f"{name} with slot_rule 'read' are read by the location policies "
+                                        f"{readers} only, not {', '.join(unread)}")
         refusals = REFUSALS.lookup(self.refusals)
         if refusals.code != REFUSALS.default.code and not self._brokers_refuse:
             raise ScenarioError(f"refusals {self.refusals!r} applies to brokers with a location policy that "
@@ -453,7 +461,8 @@ class Exchange:
         setup[grid.SLOT_RULE] = slot_rule.code
         return grid.PolicyArrays(setup, transfer_codes, rulebase_of, self.rulebases.params,
                                  self.rulebases.meta, self.rulebases.bounds, job_location, jobs.site_arrays,
-                                 grid_cap, grid_slots)
+                                 self._limits(jobs.machine_procs, grid_cap, grid_slots, grid_maxjobs,
+                                              slot_rule.code))
 
     def _components(self, transfers: list[Transfer | None], compiled: list[Location]) -> list:
         """The registry entries of the run's compiled transfer and location policies and of its
@@ -463,9 +472,24 @@ class Exchange:
         used = {int(c) for r in range(meta.shape[0]) for c in meta[r, 2:2 + meta[r, 1]]}
         return [e for e in transfers if e is not None] + compiled + [by_code[c] for c in sorted(used)]
 
+    @staticmethod
+    def _limits(machine_procs: np.ndarray, grid_cap: np.ndarray, grid_slots: np.ndarray,
+                grid_maxjobs: np.ndarray, slot_rule: int) -> np.ndarray:
+        """The loop's per-site limits (``core.LIM_*`` rows): the three given (-1: none) and the widest
+        job from another site each site may take: its processors, or fewer where LoadLeveler
+        enforces fewer slots, as a wider job would never start there."""
+        limits = np.empty((core.N_LIMITS, machine_procs.shape[0]), dtype=np.int64)
+        limits[core.LIM_CAP], limits[core.LIM_SLOTS] = grid_cap, grid_slots
+        limits[core.LIM_MAXJOBS] = grid_maxjobs
+        limits[core.LIM_WIDTH] = machine_procs
+        if slot_rule == codes.S_ENFORCED:
+            limited = grid_slots >= 0
+            limits[core.LIM_WIDTH, limited] = np.minimum(machine_procs[limited], grid_slots[limited])
+        return limits
+
     def _per_site(self, name: str, n_sites: int) -> np.ndarray:
-        """``grid_cap`` or ``grid_slots`` (``name``) as the loop reads it: int64 (K,), -1 where a site
-        has none; each value whole, at least its :data:`PER_SITE` least."""
+        """``grid_cap``, ``grid_slots`` or ``grid_maxjobs`` (``name``) as the loop reads it: int64 (K,),
+        -1 where a site has none; each value whole, at least its :data:`PER_SITE` least."""
         values = getattr(self, name)
         least, unit = PER_SITE[name]
         if not values:
@@ -528,7 +552,7 @@ class Exchange:
 
 
 #: Per-site values of an :class:`Exchange`: the least each may be, and its unit.
-PER_SITE = {"grid_cap": (0, "processors"), "grid_slots": (1, "slots")}
+PER_SITE = {"grid_cap": (0, "processors"), "grid_slots": (1, "slots"), "grid_maxjobs": (1, "jobs")}
 
 
 def _whole(value: object) -> bool:
@@ -584,15 +608,18 @@ def _check_enforced_slots(exchange: Exchange, codes: np.ndarray, names: list[str
     a run the loop does not enforce them in: reservation requests, or a site with slots whose LRMS
     plans on a profile (conservative backfilling reserves lazily, before it knows which jobs the
     slots pass over)."""
-    if not exchange.grid_slots or exchange.slot_rule != "enforced":
-        return
-    if with_requests:
-        raise ScenarioError("grid_slots with slot_rule 'enforced' do not run with reservation requests "
-                            "(slot_rule 'read' does)")
-    for k, slots in enumerate(exchange.grid_slots):
-        if slots is not None and lrms.USES_PROFILE[codes[k]]:
-            raise ScenarioError(f"grid_slots of site {k} with slot_rule 'enforced' do not run with its LRMS "
-                                f"{names[k]!r} (it plans on a profile); use another LRMS or slot_rule 'read'")
+    for name in ("grid_slots", "grid_maxjobs"):
+        values = getattr(exchange, name)
+        if not values or exchange.slot_rule != "enforced":
+            continue
+        if with_requests:
+            raise ScenarioError(f"{name} with slot_rule 'enforced' do not run with reservation requests "
+                                "(slot_rule 'read' does)")
+        for k, value in enumerate(values):
+            if value is not None and lrms.USES_PROFILE[codes[k]]:
+                raise ScenarioError(f"{name} of site {k} with slot_rule 'enforced' do not run with its LRMS "
+                                    f"{names[k]!r} (it plans on a profile); use another LRMS or slot_rule "
+                                    "'read'")
 
 
 def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record_decisions: bool = False,

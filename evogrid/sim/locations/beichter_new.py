@@ -3,13 +3,14 @@ queue first, least loaded after it is handed over; else the shortest queue, afte
 relative to five times the site's size; a site whose queue is full last.
 
 His clusters run one-slot jobs and leave the grid ``minFree = min(freestarters, freeslots,
-maxjobs - running)`` free slots of ``minMax = min(maxstarters, maxslots, maxjobs)``; evogrid's sites
-have no LoadLeveler starter or per-user limits, so here ``minFree`` is the free processors and
+maxjobs - running)`` free slots of ``minMax = min(maxstarters, maxslots, maxjobs)``. Here his
+starters are the processors, so without LoadLeveler's limits ``minFree`` is the free processors and
 ``minMax`` the site's size, and "after the job" takes the job's processors (his ``minFree - 1``).
-With ``grid_slots`` (``maxslots``), ``minFree = min(free processors, freeslots)`` (his starters are
-the processors; :func:`~evogrid.sim.locations.beichter_old.free_slots`), ``minMax = min(m,
-maxslots)`` and the queue cap ``5 maxslots``; ``maxjobs`` is the grid cap, which excludes a site
-rather than ranking it (docs/grid.md).
+With ``grid_slots`` (``maxslots``), ``freeslots`` is ``maxslots`` less the processors of the grid's
+running jobs (:func:`~evogrid.sim.core.grid_running`) and the queue cap ``5
+maxslots``; with ``grid_maxjobs`` (``maxjobs``), ``freejobs = maxjobs - running``, ``running`` the
+grid's running jobs. His formula counts a job as one slot; for a job of m_j processors ours takes
+``min`` of the three as processors, so a site needs ``freejobs >= m_j`` for phase 1 (docs/grid.md).
 His code (listing in 7.1.2) as the key, phase by phase:
 
 1. ``minFree > 0 && jobwait == 0`` (room now and an empty queue; his text asks only for room:
@@ -24,8 +25,8 @@ His code (listing in 7.1.2) as the key, phase by phase:
 from __future__ import annotations
 
 from evogrid.sim.codes import REFUSED_KEY as REFUSED
-from evogrid.sim.core import FREE, M_PROCS, PROCS, waiting_jobs
-from evogrid.sim.locations.beichter_old import SLOT_FACTOR, free_slots
+from evogrid.sim.core import FREE, LIM_MAXJOBS, LIM_SLOTS, M_PROCS, PROCS, grid_running, waiting_jobs
+from evogrid.sim.locations.beichter_old import SLOT_FACTOR
 from evogrid.sim.numba_stamp import njit
 
 
@@ -33,17 +34,23 @@ from evogrid.sim.numba_stamp import njit
 def key(k, l, job, t, jobs, state, policy, work):
     """``(-(free - m_j) / m, -m)`` with room for the job and no job waiting, ``(1 + (waiting + 1) /
     (5 m), 0)`` otherwise while the queue is under its cap, else ``(REFUSED, 0)``; with
-    ``grid_slots``, ``free`` is ``minFree`` and the shares are of ``minMax``, the cap ``5 maxslots``."""
+    ``grid_slots`` or ``grid_maxjobs``, ``free`` is ``minFree`` and the shares are of ``minMax``, the
+    cap ``5 maxslots``."""
     sc = state.sc
     m = sc[l, M_PROCS]
     free = sc[l, FREE]
     capacity = m
     cap = SLOT_FACTOR * m
-    slots = policy.grid_slots[l]
-    if slots >= 0:
-        free = min(free, free_slots(l, slots, jobs, state))
-        capacity = min(m, slots)
-        cap = SLOT_FACTOR * slots
+    slots, maxjobs = policy.limits[LIM_SLOTS, l], policy.limits[LIM_MAXJOBS, l]
+    if slots >= 0 or maxjobs >= 0:
+        used, running = grid_running(l, jobs, sc, state.running)
+        if slots >= 0:
+            free = min(free, slots - used)
+            capacity = min(capacity, slots)
+            cap = SLOT_FACTOR * slots
+        if maxjobs >= 0:
+            free = min(free, maxjobs - running)
+            capacity = min(capacity, maxjobs)
     need = jobs[PROCS, job]
     waiting = waiting_jobs(sc, l)
     if free >= need and waiting == 0:

@@ -25,7 +25,7 @@ free. ``jobwait`` stays every waiting job of the site (his counts the grid class
 from __future__ import annotations
 
 from evogrid.sim.codes import REFUSED_KEY as REFUSED
-from evogrid.sim.core import FREE, HEAP_JOB, HOME, M_PROCS, N_HEAP, PROCS, waiting_jobs
+from evogrid.sim.core import FREE, LIM_SLOTS, M_PROCS, PROCS, grid_running, waiting_jobs
 from evogrid.sim.numba_stamp import njit
 
 #: His ``slotFactor`` ("eine beliebig gewählte Konstante", an arbitrarily chosen constant; 5 in his code).
@@ -33,31 +33,18 @@ SLOT_FACTOR = 5
 
 
 @njit(cache=True, inline="always")
-def free_slots(l, slots, jobs, state):
-    """LoadLeveler's ``freeslots`` of the grid's class at site l, which has ``slots`` of them: less
-    the processors of the jobs from other sites running there (the site's running jobs as the keys
-    see them: as last published, with ``REFRESH``)."""
-    sc, running = state.sc, state.running
-    used = 0
-    for i in range(sc[l, N_HEAP]):
-        job = running[HEAP_JOB, l, i]
-        if jobs[HOME, job] != l:
-            used += jobs[PROCS, job]
-    return slots - used
-
-
-@njit(cache=True, inline="always")
 def key(k, l, job, t, jobs, state, policy, work):
     """``(-free / m, -m)`` with room for the job now, ``(1 + waiting / (5 m), 0)`` without room and a
     queue under its cap, else ``(REFUSED, 0)``; with ``grid_slots``, ``free`` and ``m`` are the
-    site's free and total slots (:func:`free_slots`)."""
+    site's free and total slots (:func:`~evogrid.sim.core.grid_running` on the site as the keys see
+    it: as last published, with ``REFRESH``)."""
     sc = state.sc
     m = sc[l, M_PROCS]
     free = sc[l, FREE]
-    slots = policy.grid_slots[l]
+    slots = policy.limits[LIM_SLOTS, l]
     if slots >= 0:
         m = slots
-        free = free_slots(l, slots, jobs, state)
+        free = slots - grid_running(l, jobs, state.sc, state.running)[0]
     waiting = waiting_jobs(sc, l)
     if free >= jobs[PROCS, job]:
         if waiting > 2 * m and free > m // 10 + 2:  # "something wrong with host": skipped
