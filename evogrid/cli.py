@@ -312,12 +312,13 @@ def simulate_cmd(
              "sites may hold at that site at once, waiting or running (the grid's share of it); "
              "repeat for several.")] = None,
     grid_slots: Annotated[list[str] | None, typer.Option(
-        help="SITE=SLOTS: the slots LoadLeveler gives the grid's jobs at that site (Beichter's maxslots), "
-             "as --location beichter-old and beichter-new read them: free slots fall when a job from "
-             "elsewhere starts there, not when it joins the queue; repeat for several.")] = None,
+        help="SITE=SLOTS: the slots LoadLeveler gives the grid's jobs at that site (Beichter's maxslots): "
+             "the processors jobs from other sites may hold running there (see --slot-rule); "
+             "--location beichter-old and beichter-new read them (free slots fall when such a job starts "
+             "there, not when it joins the queue); repeat for several.")] = None,
     grid_maxjobs: Annotated[list[str] | None, typer.Option(
-        help="SITE=JOBS: how many jobs the grid's user may run at that site at once (Beichter's maxjobs), "
-             "which --location beichter-new reads; repeat for several.")] = None,
+        help="SITE=JOBS: how many jobs the grid's user may run at that site at once (Beichter's maxjobs; "
+             "see --slot-rule), which --location beichter-new reads; repeat for several.")] = None,
     slot_rule: Annotated[str | None, typer.Option(help=f"With --grid-slots or --grid-maxjobs, what they do "
                                                        f"(default {SLOT_RULES.default.name}): "
                                                        f"{SLOT_RULES.help()}.")] = None,

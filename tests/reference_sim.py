@@ -143,8 +143,9 @@ def beichter_key(name, site, need, slots=None, free_slots=0, maxjobs=None, free_
     under 5 m jobs) by the waiting jobs (new: plus this one) over 5 m; then the sites he refuses.
     With the grid's ``slots`` there (``free_slots`` of them free), the old policy reads slots
     instead of processors, the new one ``min(free, free_slots)`` of ``min(m, slots)``, its queue cap
-    5 slots; with the grid user's ``maxjobs`` (``free_jobs`` more may run), the new one also takes
-    the minimum with them (his ``minFree``, ``minMax``), the old one ignores them."""
+    5 slots; with the grid user's ``maxjobs`` (``free_jobs`` more may run), the new one also needs
+    one of them free and takes what is left after the job as the least of processors and jobs (his
+    ``minFree - 1`` of ``minMax``), the old one ignores them."""
     refused = REFUSED_KEY, 0.0
     m, free, waiting = site.m, site.free, len(site.queue)
     if name == "beichter-old":
@@ -157,10 +158,11 @@ def beichter_key(name, site, need, slots=None, free_slots=0, maxjobs=None, free_
     capacity, cap = m, 5 * m
     if slots is not None:
         free, capacity, cap = min(free, free_slots), min(m, slots), 5 * slots
+    left = free - need  # left after the job: processors, and (maxjobs) jobs, a job counting once
     if maxjobs is not None:
-        free, capacity = min(free, free_jobs), min(capacity, maxjobs)
-    if free >= need and waiting == 0:
-        return -(free - need) / capacity, float(-m)
+        capacity, left = min(capacity, maxjobs), min(left, free_jobs - 1)
+    if free >= need and left >= 0 and waiting == 0:
+        return -left / capacity, float(-m)
     return (1.0 + (waiting + 1) / (5 * capacity), 0.0) if waiting < cap else refused
 
 
@@ -462,8 +464,15 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
 
     def has_room(k, job):
         """Has a site broker k may send ``job`` to (itself, qualified others) room for it now, as
-        the keys see the sites?"""
-        return any((l == k or qualifies(l, job)) and seen[l].free >= jobs[job].procs for l in range(K))
+        the keys see the sites: free processors, and at another site room within the grid's
+        enforced slots and maxjobs?"""
+        def room(l):
+            slots, maxjobs = enforced("grid_slots", l), enforced("grid_maxjobs", l)
+            grid = [r for r in seen[l].running if jobs[r[3]].origin != l]
+            return ((slots is None or jobs[job].procs <= slots - sum(r[2] for r in grid))
+                    and (maxjobs is None or len(grid) < maxjobs))
+        return any(seen[l].free >= jobs[job].procs and (l == k or (qualifies(l, job) and room(l)))
+                   for l in range(K))
 
     def qualifies(l, job):
         """May site l take ``job`` from another site: wide enough, the requirements held, within its

@@ -420,9 +420,9 @@ def test_loadleveler_starts_no_grid_job_over_the_slots():
 
 def test_his_example_of_the_old_policys_flaw_with_loadlevelers_maxjobs():
     """His 7.1.1 (Abbildung 21): cluster B gives the grid 50 slots, but its user may run 5 jobs
-    (maxjobs, enforced), while A and C take 2 each. The old policy reads only the slots: after ten
-    jobs A and C hold one each and B eight, five running ("Auslastung von Cluster B konstant bei
-    45/50"), and B keeps taking jobs until its queue passes 2 maxslots (his code's check
+    (maxjobs, enforced; ours: he does not say what held B to five), while A and C take 2 each. The
+    old policy reads only the slots: after ten jobs A and C hold one each and B eight, five running
+    (his 45/50 at B), and B keeps taking jobs until its queue passes 2 maxslots (his code's check
     ``jobwait > 2*maxslots``: 98 more, where his text counts 97), then A and C alternate. The new
     policy reads ``minFree = min(freestarter, freeslots, maxjobs - running)``: B takes its five,
     A and C two each, and the queues fill by ``(jobwait + 1) / (5 minMax)``."""

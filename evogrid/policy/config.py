@@ -182,11 +182,12 @@ class StrategyConfig(BaseModel):
                                           "other sites may hold there at once, waiting or running")
     grid_slots: dict[str, int] = Field(
         default_factory=dict, description="site (window name or index) -> the slots LoadLeveler gives the "
-                                          "grid's jobs there (Beichter's maxslots), which beichter-old and "
-                                          "beichter-new read")
+                                          "grid's jobs there (Beichter's maxslots; see slot_rule), which "
+                                          "beichter-old and beichter-new read")
     grid_maxjobs: dict[str, int] = Field(
         default_factory=dict, description="site (window name or index) -> how many jobs the grid's user may "
-                                          "run there at once (Beichter's maxjobs), which beichter-new reads")
+                                          "run there at once (Beichter's maxjobs; see slot_rule), which "
+                                          "beichter-new reads")
     slot_rule: SlotRuleName = Field(default=SLOT_RULES.default.name,
                                     description="grid_slots and grid_maxjobs only: what they do: "
                                                 + SLOT_RULES.help())

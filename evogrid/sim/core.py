@@ -96,6 +96,10 @@ D_TIME, D_DELTA, M_TIME, M_FREE = 3, 4, 5, 6
 N_PROFILE_ROWS = 7
 #: Compilation modes of runs whose sites may hold reservations: ``RESERVING + `` the LRMS mode.
 RESERVING = 1000
+#: ... and of runs where LoadLeveler limits the jobs from other sites at some site (its slots or
+#: maxjobs): ``LIMITED + `` the LRMS mode. Compiled apart, so that other runs' passes test no limit
+#: (they cost every loop 2-11 %, docs/benchmarks.md).
+LIMITED = 2000
 
 
 class State(NamedTuple):
@@ -200,14 +204,31 @@ def reserving_mode(mode: int) -> int:
     return RESERVING + mode
 
 
-def _literal_mode(mode) -> tuple[int, bool] | None:
-    """While numba types a loop: ``(LRMS mode, sites may hold reservations)`` of its mode's literal
-    value, or None for a mode typed without one. The one decoder of modes for the overloads."""
+def limited_mode(mode: int) -> int:
+    """The compilation mode of LRMS mode ``mode`` where LoadLeveler limits the grid's jobs."""
+    return LIMITED + mode
+
+
+def _literal_mode(mode) -> tuple[int, bool, bool] | None:
+    """While numba types a loop: ``(LRMS mode, sites may hold reservations, LoadLeveler limits the
+    grid's jobs)`` of its mode's literal value, or None for a mode typed without one. The one decoder
+    of modes for the overloads (:func:`_runtime_mode` decodes a mode without a literal)."""
     value = getattr(mode, "literal_value", None)
     if value is None:
         return None
-    reserving = value >= RESERVING + MIXED
-    return (value - RESERVING if reserving else value), reserving
+    return _runtime_mode.py_func(value)
+
+
+@njit(cache=True, inline="always")
+def _runtime_mode(mode):
+    """``(LRMS mode, reserving, limited)`` of a compilation mode (:func:`_literal_mode`)."""
+    limited = mode >= LIMITED + MIXED
+    if limited:
+        mode -= LIMITED
+    reserving = mode >= RESERVING + MIXED
+    if reserving:
+        mode -= RESERVING
+    return mode, reserving, limited
 
 
 def holds_reservations(mode):
@@ -220,8 +241,21 @@ def _holds_reservations(mode):
     # condition on the mode costs compile time even where LLVM folds it later).
     decoded = _literal_mode(mode)
     if decoded is None:
-        return lambda mode: mode >= RESERVING + MIXED
+        return lambda mode: _runtime_mode(mode)[1]
     answer = decoded[1]
+    return lambda mode: answer
+
+
+def limits_grid(mode):
+    """May LoadLeveler limit the jobs from other sites at some site in compilation mode ``mode``?"""
+
+
+@overload(limits_grid, prefer_literal=True)
+def _limits_grid(mode):
+    decoded = _literal_mode(mode)
+    if decoded is None:
+        return lambda mode: _runtime_mode(mode)[2]
+    answer = decoded[2]
     return lambda mode: answer
 
 
@@ -239,7 +273,7 @@ def _site_lrms(mode, code):
     decoded = _literal_mode(mode)
     if decoded is None:
         def runtime(mode, code):
-            of_mode = mode - RESERVING if mode >= RESERVING + MIXED else mode
+            of_mode = _runtime_mode(mode)[0]
             return code if of_mode == MIXED else of_mode
         return runtime
     base = decoded[0]
@@ -775,7 +809,9 @@ def lrms_scan(k, q, code, t, T, extra, jobs, state, mode):
     reserved = head
     pending = np.int64(NEVER)  # typed, not a literal: that would compile backfill_on_profile twice
     free = sc[k, FREE]  # a register copy: stores to the int64 arrays may alias it
-    room, more = grid_room(k, jobs, sc, running)
+    room = more = NEVER
+    if limits_grid(mode):
+        room, more = grid_room(k, jobs, sc, running)
     while read < tail and free > 0:
         job = queue[q, ix(read)]
         need = jobs[PROCS, ix(job)]
@@ -808,7 +844,7 @@ def lrms_scan(k, q, code, t, T, extra, jobs, state, mode):
         if verdict == START:
             take_job(k, q, t, job, mode, code, jobs, sc, running, out)
             free -= need
-            if room != NEVER:
+            if limits_grid(mode):
                 room, more = grid_room(k, jobs, sc, running)
             if write == head:
                 head += 1  # nothing kept yet: the queue just gets shorter at the front
@@ -1235,6 +1271,8 @@ def cached_entry(entry, name: str):
 
 def mode_name(mode: int) -> str:
     """A compilation mode as cache files name it."""
+    if mode >= LIMITED + MIXED:
+        return f"{mode_name(mode - LIMITED)}_limited"
     if mode >= RESERVING + MIXED:
         return f"{mode_name(mode - RESERVING)}_reserving"
     return "mixed" if mode == MIXED else f"mode{mode}"

@@ -124,6 +124,7 @@ from evogrid.sim.core import (
     enqueue_by_key,
     enqueue_own,
     enqueue_pool,
+    grid_room,
     holds_reservations,
     index_pass,
     indexed_pass,
@@ -741,15 +742,21 @@ def _qualifies_for(l, job, need, policy, work, matching, capped):
 def _has_room(k, job, jobs, state, policy, work):
     """Has some site broker ``k`` may send ``job`` to (itself, and the others that qualify,
     :func:`_qualifies_for`) room for it now, as the location policy sees the sites (as last
-    published, with ``REFRESH``)?"""
-    sc = state.sc
-    seen = work.seen.sc if policy.setup[REFRESH] > 0 else sc
+    published, with ``REFRESH``): free processors, and at another site where LoadLeveler limits
+    the grid's jobs, room within its slots and maxjobs (:func:`evogrid.sim.core.grid_room`)?"""
+    stale = policy.setup[REFRESH] > 0
+    seen = work.seen.sc if stale else state.sc
+    seen_running = work.seen.running if stale else state.running
     need = jobs[PROCS, job]
     matching, capped = policy.setup[MATCHING] != 0, policy.setup[CAPPED] != 0
     for l in range(state.running.shape[1]):
         qualified = l == k or _qualifies_for(l, job, need, policy, work, matching, capped)
         if qualified and seen[l, FREE] >= need:
-            return True
+            if l == k:
+                return True
+            room, more = grid_room(l, jobs, seen, seen_running)
+            if need <= room and more >= 1:
+                return True
     return False
 
 

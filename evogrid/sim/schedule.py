@@ -535,6 +535,13 @@ class Exchange:
         return any(n in refusing for n in names) and any(t in routing for t in self.transfer)
 
     @property
+    def enforces_limits(self) -> bool:
+        """Does LoadLeveler limit the jobs from other sites at some site (``slot_rule`` ``enforced``
+        with slots or maxjobs given)?"""
+        given = [v for v in (*self.grid_slots, *self.grid_maxjobs) if v is not None]
+        return self.slot_rule == "enforced" and bool(given)
+
+    @property
     def may_refuse(self) -> bool:
         """Can a broker refuse jobs in this run (``refusals`` ``refuse`` where brokers refuse)?"""
         return self.refusals == "refuse" and self._brokers_refuse
@@ -608,9 +615,11 @@ def _check_enforced_slots(exchange: Exchange, codes: np.ndarray, names: list[str
     a run the loop does not enforce them in: reservation requests, or a site with slots whose LRMS
     plans on a profile (conservative backfilling reserves lazily, before it knows which jobs the
     slots pass over)."""
+    if not exchange.enforces_limits:
+        return
     for name in ("grid_slots", "grid_maxjobs"):
         values = getattr(exchange, name)
-        if not values or exchange.slot_rule != "enforced":
+        if all(v is None for v in values):
             continue
         if with_requests:
             raise ScenarioError(f"{name} with slot_rule 'enforced' do not run with reservation requests "
@@ -634,10 +643,10 @@ def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record
         raise ScenarioError(f"handover {exchange.handover!r} does not run with reservation requests")
     if exchange.scheme == "active" and exchange.active_take == "start" and set(names) != {"easy"}:
         raise ScenarioError("the active request's start rule needs EASY at every site (--lrms easy)")
-    _check_enforced_slots(exchange, codes, names, requests is not None)
     capacity = jobs.n_sites * len(jobs.submit) if record_decisions else 0
     cutoff = np.broadcast_to(np.asarray(awrt_cutoff, dtype=np.float64), (jobs.n_sites,)).copy()
     policy = exchange.arrays(jobs)
+    _check_enforced_slots(exchange, codes, names, requests is not None)
     packed = jobs.packed
     if jobs.sites.speeds_differ:
         # The loop rescales moved jobs in place; and a job not yet routed may
@@ -651,6 +660,8 @@ def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record
         requests = no_requests(jobs.n_sites)
     else:  # one loop for every LRMS: a grid loop with reservations compiles for a minute and more
         mode = core.reserving_mode(lrms.MIXED)
+    if exchange.enforces_limits:
+        mode = core.limited_mode(lrms.MIXED)  # one loop for every LRMS, as above (not with requests)
     arguments = (mode, packed, jobs.machine_procs, codes, policy, capacity, cutoff, requests)
     if exchange.in_python or admission is not None:
         location = exchange.location if isinstance(exchange.location, LocationPolicy) else None

@@ -9,8 +9,10 @@ starters are the processors, so without LoadLeveler's limits ``minFree`` is the 
 With ``grid_slots`` (``maxslots``), ``freeslots`` is ``maxslots`` less the processors of the grid's
 running jobs (:func:`~evogrid.sim.core.grid_running`) and the queue cap ``5
 maxslots``; with ``grid_maxjobs`` (``maxjobs``), ``freejobs = maxjobs - running``, ``running`` the
-grid's running jobs. His formula counts a job as one slot; for a job of m_j processors ours takes
-``min`` of the three as processors, so a site needs ``freejobs >= m_j`` for phase 1 (docs/grid.md).
+grid's running jobs. His formula counts a job as one slot; for a job of m_j processors ours asks
+for room (``min(free processors, freeslots) >= m_j``) and ``freejobs >= 1``, as LoadLeveler counts a
+job once, and takes ``min(free processors - m_j, freeslots - m_j, freejobs - 1)`` as what is left
+after it (his ``minFree - 1`` for one-slot jobs; docs/grid.md).
 His code (listing in 7.1.2) as the key, phase by phase:
 
 1. ``minFree > 0 && jobwait == 0`` (room now and an empty queue; his text asks only for room:
@@ -25,7 +27,7 @@ His code (listing in 7.1.2) as the key, phase by phase:
 from __future__ import annotations
 
 from evogrid.sim.codes import REFUSED_KEY as REFUSED
-from evogrid.sim.core import FREE, LIM_MAXJOBS, LIM_SLOTS, M_PROCS, PROCS, grid_running, waiting_jobs
+from evogrid.sim.core import FREE, LIM_MAXJOBS, LIM_SLOTS, M_PROCS, NEVER, PROCS, grid_running, waiting_jobs
 from evogrid.sim.locations.beichter_old import SLOT_FACTOR
 from evogrid.sim.numba_stamp import njit
 
@@ -41,6 +43,7 @@ def key(k, l, job, t, jobs, state, policy, work):
     free = sc[l, FREE]
     capacity = m
     cap = SLOT_FACTOR * m
+    free_jobs = NEVER  # his freejobs, jobs the grid's user may still start there
     slots, maxjobs = policy.limits[LIM_SLOTS, l], policy.limits[LIM_MAXJOBS, l]
     if slots >= 0 or maxjobs >= 0:
         used, running = grid_running(l, jobs, sc, state.running)
@@ -49,12 +52,12 @@ def key(k, l, job, t, jobs, state, policy, work):
             capacity = min(capacity, slots)
             cap = SLOT_FACTOR * slots
         if maxjobs >= 0:
-            free = min(free, maxjobs - running)
+            free_jobs = maxjobs - running
             capacity = min(capacity, maxjobs)
     need = jobs[PROCS, job]
     waiting = waiting_jobs(sc, l)
-    if free >= need and waiting == 0:
-        return -(free - need) / capacity, float(-m)
+    if free >= need and free_jobs >= 1 and waiting == 0:
+        return -min(free - need, free_jobs - 1) / capacity, float(-m)
     if waiting < cap:
         return 1.0 + (waiting + 1) / (SLOT_FACTOR * capacity), 0.0
     return REFUSED, 0.0
