@@ -98,7 +98,7 @@ N_PROFILE_ROWS = 7
 RESERVING = 1000
 #: ... and of runs where LoadLeveler limits the jobs from other sites at some site (its slots or
 #: maxjobs): ``LIMITED + `` the LRMS mode. Compiled apart, so that other runs' passes test no limit
-#: (they cost every loop 2-11 %, docs/benchmarks.md).
+#: (testing them everywhere cost every case of bench_grid.py 2-11 %, docs/benchmarks.md).
 LIMITED = 2000
 
 
