@@ -1,6 +1,6 @@
-"""Beichter's three-hour LabGrid runs (his 8.1.5), rebuilt: his old and new policy on three LoadLeveler
-clusters whose own users hold some of the processors, with the grid's slots as his policies read them
-and LoadLeveler enforces them.
+"""Beichter's three-hour and one-hour LabGrid runs (his 8.1.5), rebuilt: his old and new policy on three
+LoadLeveler clusters whose own users hold some of the processors, with the grid's slots as his
+policies read them and LoadLeveler enforces them.
 
 Run: ``.venv/bin/python experiments/beichter_labgrid.py [--seeds 5]`` (seeded, about a minute).
 
@@ -121,15 +121,40 @@ def _workload(name: str, procs: int, submit: np.ndarray, run_time: np.ndarray) -
                     run_time.astype(np.int64), np.arange(1, n + 1, dtype=np.int64), -ones)
 
 
-def grid_jobs(clusters: Clusters, seed: int) -> GridJobs:
+@dataclass(frozen=True)
+class Runs:
+    """His test runs: the grid's jobs submitted every ``gap_s`` from ``first_s`` to ``last_s``, run
+    ``run_factor`` times B_TIME_S on B, beside local users holding ``local_load`` of the processors
+    from 0 to SPAN_S."""
+
+    label: str
+    first_s: int
+    last_s: int
+    gap_s: int
+    run_factor: int
+    local_load: float
+
+
+THREE_HOURS = Runs("three hours", 0, SPAN_S, GAP_S, 1, LOCAL_LOAD)
+#: His one-hour runs (8.1.5): "eine Stunde lang sequentiell Jobs" handed over, long jobs "fünfmal länger
+#: als die kurzen", short ones "keine künstliche Verzögerung", long ones "eine Verzögerung von 30
+#: Sekunden". Ours: the gaps from his counts (413 and 348 short jobs in the hour, 105 long ones), short
+#: jobs as in the three-hour runs, local users at 40 % (his short runs) and 55 % (his long ones: 33-77 %);
+#: the hour after one hour of local load alone; tables of the first two cluster settings.
+ONE_HOUR = (Runs("one hour, short jobs", HOUR_S, 2 * HOUR_S, 9, 1, 0.40),
+            Runs("one hour, long jobs", HOUR_S, 2 * HOUR_S, 34, 5, 0.55))
+
+
+def grid_jobs(clusters: Clusters, seed: int, runs: Runs = THREE_HOURS) -> GridJobs:
     """Site 0 is the grid's client; sites 1-3 are A, B and C with their own users' jobs."""
     rng = np.random.default_rng(seed)
-    submit = np.arange(0, SPAN_S, GAP_S)
-    on_c = rng.integers(B_TIME_S[0], B_TIME_S[1] + 1, submit.shape[0]) * SPEED["B"] / SPEED["C"]
+    submit = np.arange(runs.first_s, runs.last_s, runs.gap_s)
+    on_b = rng.integers(B_TIME_S[0], B_TIME_S[1] + 1, submit.shape[0]) * runs.run_factor
+    on_c = on_b * SPEED["B"] / SPEED["C"]
     workloads = [_workload("G", 1, submit, on_c)]
     for name in SPEED:
         m = clusters.procs[name]
-        gap = LOCAL_MEAN_S / (LOCAL_LOAD * m)  # Poisson arrivals at the local users' load
+        gap = LOCAL_MEAN_S / (runs.local_load * m)  # Poisson arrivals at the local users' load
         arrivals = np.floor(np.cumsum(rng.exponential(gap, int(3 * SPAN_S / gap))))
         arrivals = arrivals[arrivals < SPAN_S]
         run = np.maximum(1, np.round(rng.exponential(LOCAL_MEAN_S, arrivals.shape[0])))
@@ -165,6 +190,67 @@ def metrics(jobs: GridJobs, schedule) -> dict[str, float]:
         at = grid & (schedule.site == k)
         row[f"most grid jobs at once at {name}"] = float(_peak(schedule.start[at], schedule.end[at]))
     return row
+
+
+def one_hour_metrics(jobs: GridJobs, schedule, clusters: Clusters) -> dict[str, float]:
+    """His one-hour tables: per cluster the grid's jobs and its mean load as the grid scheduler saw it,
+    ``1 - minFree / minMax`` with ``minFree = min(free processors, free slots)`` of ``minMax = min(m,
+    maxslots)`` (his 7.1.2; no maxjobs in these settings), over the time from the first grid job's
+    submission to the last one's end; and the grid's jobs' mean response time and that span."""
+    grid = (jobs.origin == 0) & schedule.ran
+    first, last = int(jobs.submit[grid].min()), int(schedule.end[grid].max())
+    row = {"span (s)": float(last - first),
+           "mean response (s)": float((schedule.end[grid] - jobs.submit[grid]).mean())}
+    for k, name in enumerate(SPEED, 1):
+        here = (schedule.site == k) & schedule.ran
+        m, slots = clusters.procs[name], clusters.slots[name]
+        # The processors in use and the grid's jobs running, step by step (ends before starts).
+        times = np.concatenate([schedule.end[here], schedule.start[here]])
+        order = np.lexsort((np.repeat([0, 1], here.sum()), times))
+        procs = np.concatenate([-jobs.procs[here], jobs.procs[here]])[order]
+        ours = grid[here].astype(np.int64)
+        mine = np.concatenate([-ours, ours])[order]
+        at = np.clip(times[order], first, last)
+        free = np.minimum(m - np.cumsum(procs), slots - np.cumsum(mine))
+        held = (1 - np.maximum(free, 0) / min(m, slots))[:-1] * np.diff(at)  # until the next step
+        row[f"jobs {name}"] = float(((schedule.site == k) & grid).sum())
+        row[f"load {name}"] = float(held.sum()) / (last - first)
+    return row
+
+
+#: His one-hour tables (8.1.5): load (jobs) per cluster A / B / C, old and new policy.
+HIS_ONE_HOUR = {
+    "one hour, short jobs": ("60 % (95) / 98 % (281) / 69 % (37)", "73 % (106) / 77 % (203) / 85 % (39)"),
+    "one hour, long jobs": ("18 % (11) / 96 % (88) / 41 % (6)", "72 % (36) / 65 % (56) / 80 % (13)"),
+}
+
+
+def one_hour_lines(seeds: range) -> list[str]:
+    """Markdown: his one-hour runs rebuilt, old against new, per cluster setting and job length."""
+    lines = ["## His one-hour runs", "",
+             "Load (grid jobs) per cluster A / B / C, as the grid scheduler saw it; the grid's jobs' mean "
+             "response time, and the span from the first one's submission to the last one's end; mean "
+             "over the seeds.",
+             "",
+             "| clusters | jobs | policy | ours: load (jobs) A / B / C | his | mean response (s) "
+             "| span (s) |",
+             "|---|---|---|---|---|---|---|"]
+    for clusters in SETTINGS[:2]:
+        slots = (None, *clusters.slots.values())
+        for runs in ONE_HOUR:
+            for policy, his in zip(("beichter-old", "beichter-new"), HIS_ONE_HOUR[runs.label], strict=True):
+                rows = []
+                for seed in seeds:
+                    jobs = grid_jobs(clusters, seed, runs)
+                    exchange = Exchange(policy, transfer=TRANSFER, location=policy, refresh_s=REFRESH_S,
+                                        grid_slots=slots)
+                    rows.append(one_hour_metrics(jobs, simulate_grid(jobs, "fcfs", exchange), clusters))
+                mean = {key: float(np.mean([r[key] for r in rows])) for key in rows[0]}
+                cells = " / ".join(f"{100 * mean[f'load {n}']:.0f} % ({mean[f'jobs {n}']:.0f})"
+                                   for n in SPEED)
+                lines.append(f"| {clusters.label} | {runs.label} | {policy} | {cells} | {his} | "
+                             f"{mean['mean response (s)']:,.0f} | {mean['span (s)']:,.0f} |")
+    return lines + [""]
 
 
 def _peak(start: np.ndarray, end: np.ndarray) -> int:
@@ -257,7 +343,7 @@ def main() -> None:
     if n_seeds < 1:
         parser.error(f"--seeds {n_seeds}: expected 1 or more")
     seeds = range(1, n_seeds + 1)
-    lines = ["# Beichter's three-hour runs, rebuilt", "",
+    lines = ["# Beichter's three-hour and one-hour runs, rebuilt", "",
              f"Command: `.venv/bin/python experiments/beichter_labgrid.py --seeds {len(seeds)}`. FCFS at "
              f"every cluster, information refreshed every {REFRESH_S} s; the grid's jobs submitted from 1 h "
              f"to 4 h; mean over seeds {seeds.start}-{seeds.stop - 1} (range; efficiency: the mean of each "
@@ -286,6 +372,7 @@ def main() -> None:
                 lines.append(f"{ours}: avgResponseTime below {label}'s in {below} of "
                              f"{mine.size} (test seed, training seed) pairs.")
         lines.append("")
+    lines += one_hour_lines(seeds)
     atomic_write_bytes(OUT, "\n".join(lines).encode())  # (it makes the directory)
     print("\n".join(lines))
 

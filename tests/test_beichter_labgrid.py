@@ -65,3 +65,23 @@ def test_the_rebuilt_runs_have_his_shape_and_the_slots_are_the_old_policys_flaw(
         assert held[f"most grid jobs at once at {name}"] <= slots[k], name
     assert np.mean(old_b) > 0.8 and np.mean(new_b) < 0.65
     assert np.mean(new_wait) < np.mean(old_wait) / 5
+
+
+def test_his_one_hour_runs_have_his_shape():
+    """His one-hour runs (8.1.5) rebuilt with 16 processors a cluster: with short and with long jobs
+    the new policy sends fewer of the grid's jobs to B and more to A than the old one (his tables:
+    281 -> 203 and 88 -> 56 at B), and with short jobs the old policy has them all computed sooner
+    ("Bei den beiden Testläufen mit den kurzen Simulationsjobs wurden die Jobs mit der alten Policy
+    schneller berechnet")."""
+    clusters = next(c for c in labgrid.SETTINGS if set(c.procs.values()) == {16} and not c.maxjobs)
+    slots = (None, *clusters.slots.values())
+    for runs in labgrid.ONE_HOUR:
+        mean = {}
+        for location in ("beichter-old", "beichter-new"):
+            rows = [labgrid.one_hour_metrics(jobs, _run(jobs, location, slots, "enforced"), clusters)
+                    for jobs in (labgrid.grid_jobs(clusters, seed, runs) for seed in range(1, 6))]
+            mean[location] = {key: np.mean([r[key] for r in rows]) for key in rows[0]}
+        old, new = mean["beichter-old"], mean["beichter-new"]
+        assert new["jobs B"] < old["jobs B"] and new["jobs A"] > old["jobs A"], runs.label
+        if runs.run_factor == 1:
+            assert old["span (s)"] < new["span (s)"]
