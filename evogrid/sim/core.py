@@ -235,28 +235,25 @@ def holds_reservations(mode):
     """May sites hold reservations in compilation mode ``mode``?"""
 
 
-@overload(holds_reservations, prefer_literal=True)
-def _holds_reservations(mode):
-    # Decided while numba types the loop, so the loop's code holds one branch only (each inlined
-    # condition on the mode costs compile time even where LLVM folds it later).
-    decoded = _literal_mode(mode)
-    if decoded is None:
-        return lambda mode: _runtime_mode(mode)[1]
-    answer = decoded[1]
-    return lambda mode: answer
-
-
 def limits_grid(mode):
     """May LoadLeveler limit the jobs from other sites at some site in compilation mode ``mode``?"""
 
 
-@overload(limits_grid, prefer_literal=True)
-def _limits_grid(mode):
-    decoded = _literal_mode(mode)
-    if decoded is None:
-        return lambda mode: _runtime_mode(mode)[2]
-    answer = decoded[2]
-    return lambda mode: answer
+def _mode_flag(index: int):
+    """The overload of a yes-or-no question about a mode: flag ``index`` of :func:`_runtime_mode`.
+    Decided while numba types the loop, so the loop's code holds one branch only (each inlined
+    condition on the mode costs compile time even where LLVM folds it later)."""
+    def typed(mode):
+        decoded = _literal_mode(mode)
+        if decoded is None:
+            return lambda mode: _runtime_mode(mode)[index]
+        answer = decoded[index]
+        return lambda mode: answer
+    return typed
+
+
+overload(holds_reservations, prefer_literal=True)(_mode_flag(1))
+overload(limits_grid, prefer_literal=True)(_mode_flag(2))
 
 
 def site_lrms(mode, code):
