@@ -304,16 +304,18 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
         values = getattr(policy, name)
         return values[k] if policy.slot_rule == "enforced" and values else None
 
-    def visible(k, job):
-        """Does site k's LRMS see ``job`` now: its own, or one from elsewhere that fits the room the
-        grid's enforced slots leave (slots less the processors such jobs hold running there) while
-        fewer than its maxjobs of them run?"""
+    def within_limits(k, job, site):
+        """Does ``job``, from another site, fit the room the grid's enforced slots leave at site k
+        (slots less the processors such jobs hold running on ``site``, k as it is or as published)
+        while fewer than its maxjobs of them run?"""
         slots, maxjobs = enforced("grid_slots", k), enforced("grid_maxjobs", k)
-        if jobs[job].origin == k:
-            return True
-        grid = [r for r in sites[k].running if jobs[r[3]].origin != k]
+        grid = [r for r in site.running if jobs[r[3]].origin != k]
         return ((slots is None or jobs[job].procs <= slots - sum(r[2] for r in grid))
                 and (maxjobs is None or len(grid) < maxjobs))
+
+    def visible(k, job):
+        """Does site k's LRMS see ``job`` now: its own, or one from elsewhere within its limits?"""
+        return jobs[job].origin == k or within_limits(k, job, sites[k])
 
     def schedule_pool(k, t):
         visible = [j for j in pool if jobs[j].procs <= sites[k].m]
@@ -466,12 +468,8 @@ def simulate_reference(jobs, machine_procs, lrms, policy=None, moves=None, reque
         """Has a site broker k may send ``job`` to (itself, qualified others) room for it now, as
         the keys see the sites: free processors, and at another site room within the grid's
         enforced slots and maxjobs?"""
-        def room(l):
-            slots, maxjobs = enforced("grid_slots", l), enforced("grid_maxjobs", l)
-            grid = [r for r in seen[l].running if jobs[r[3]].origin != l]
-            return ((slots is None or jobs[job].procs <= slots - sum(r[2] for r in grid))
-                    and (maxjobs is None or len(grid) < maxjobs))
-        return any(seen[l].free >= jobs[job].procs and (l == k or (qualifies(l, job) and room(l)))
+        return any(seen[l].free >= jobs[job].procs
+                   and (l == k or (qualifies(l, job) and within_limits(l, job, seen[l])))
                    for l in range(K))
 
     def qualifies(l, job):

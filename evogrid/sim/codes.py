@@ -35,10 +35,10 @@ H_INTERACTIVE, H_WHEN_ROOM, H_BATCH = 0, 1, 2
 #: ``REFUSED_KEY``): refuse it (Beichter: the client is told that no resource is free; the job never
 #: runs) or keep it at its origin (evogrid's earlier reading).
 R_REFUSE, R_KEEP = 0, 1
-#: What the grid's slots at a site (``grid_slots``, LoadLeveler's ``maxslots`` of the grid's class)
-#: do: LoadLeveler starts no job from another site there while it would take the processors of such
-#: jobs running there above the slots, and Beichter's policies read them (his clusters); or only his
-#: policies read them (evogrid's earlier reading).
+#: What the grid's slots and maxjobs at a site (``grid_slots``, ``grid_maxjobs``: LoadLeveler's
+#: ``maxslots`` of the grid's class and its user's ``maxjobs``) do: LoadLeveler starts no job from
+#: another site there while such jobs running there would exceed either, and Beichter's policies
+#: read them (his clusters); or only his policies read them (evogrid's earlier reading).
 S_ENFORCED, S_READ = 0, 1
 #: The first key of a site a location policy would not hand the job to (Beichter's full queues):
 #: above every other key (his new policy's queue ratio reaches 3 where the grid's slots exceed 2 m).

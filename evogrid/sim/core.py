@@ -314,12 +314,23 @@ def grid_running(k, jobs, sc, running):
 def grid_room(k, jobs, sc, running):
     """``(room, more)``: the processors jobs from other sites may still take at site k, and how many
     more of them may run, under LoadLeveler's limits there (``GRID_SLOTS``, ``GRID_MAXJOBS``); both
-    ``NEVER`` where it limits nothing. Counted from the running jobs when a pass begins and after
-    each of its starts, only at limited sites: the other sites' starts and ends pay nothing."""
+    ``NEVER`` where it limits nothing. Counted from the running jobs when a pass begins, only at
+    limited sites (the pass then takes its own starts off: :func:`took_grid_job`), so the other
+    sites' starts and ends pay nothing."""
     if sc[k, GRID_SLOTS] == NEVER:
         return NEVER, NEVER
     used, count = grid_running(k, jobs, sc, running)
     return sc[k, GRID_SLOTS] - used, sc[k, GRID_MAXJOBS] - count
+
+
+@njit(cache=True, inline="always")
+def took_grid_job(k, job, need, room, more, jobs):
+    """``(room, more)`` of :func:`grid_room` after site k started ``job`` (``need`` processors): less
+    it if it came from another site (where nothing limits them, ``NEVER`` less a little stays above
+    any job)."""
+    if jobs[HOME, ix(job)] != k:
+        return room - need, more - 1
+    return room, more
 
 
 @njit(cache=True, inline="always")
@@ -842,7 +853,7 @@ def lrms_scan(k, q, code, t, T, extra, jobs, state, mode):
             take_job(k, q, t, job, mode, code, jobs, sc, running, out)
             free -= need
             if limits_grid(mode):
-                room, more = grid_room(k, jobs, sc, running)
+                room, more = took_grid_job(k, job, need, room, more, jobs)
             if write == head:
                 head += 1  # nothing kept yet: the queue just gets shorter at the front
                 write += 1
@@ -934,6 +945,7 @@ def indexed_pass(k, q, code, t, jobs, state, index):
     tail = sc[q, Q_TAIL]
     free = sc[k, FREE]
     room, more = grid_room(k, jobs, sc, running)
+    limited = room != NEVER
     p = sc[q, Q_HEAD]
     if not queue_index.kept(index, q):
         _build_index(q, p, tail, jobs, queue, index)
@@ -962,8 +974,8 @@ def indexed_pass(k, q, code, t, jobs, state, index):
             if start:
                 take_job(k, q, t, job, MIXED, code, jobs, sc, running, out)
                 free -= need
-                if room != NEVER:
-                    room, more = grid_room(k, jobs, sc, running)
+                if limited:
+                    room, more = took_grid_job(k, job, need, room, more, jobs)
                 queue[q, p] = queue_index.HOLE
                 sc[q, Q_HOLES] += 1
                 _index_block(q, p // queue_index.BLOCK, tail, jobs, queue, index)
