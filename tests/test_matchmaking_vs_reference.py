@@ -419,13 +419,13 @@ def test_loadleveler_starts_no_grid_job_over_the_slots():
 
 
 def test_his_example_of_the_old_policys_flaw_with_loadlevelers_maxjobs():
-    """His 7.1.1 (Abbildung 21): cluster B gives the grid 50 slots, but its user may run 5 jobs
-    (maxjobs, enforced; ours: he does not say what held B to five), while A and C take 2 each. The
-    old policy reads only the slots: after ten jobs A and C hold one each and B eight, five running
-    (his 45/50 at B), and B keeps taking jobs until its queue passes 2 maxslots (his code's check
-    ``jobwait > 2*maxslots``: 98 more, where his text counts 97), then A and C alternate. The new
-    policy reads ``minFree = min(freestarter, freeslots, maxjobs - running)``: B takes its five,
-    A and C two each, and the queues fill by ``(jobwait + 1) / (5 minMax)``."""
+    """His 7.1.1 (Abbildung 21): cluster B gives the grid 50 slots, but its user may run 5 jobs (maxjobs,
+    enforced; ours: he names starters and maxjobs as the limits, docs/grid.md), while A and C take 2
+    each. The old policy reads only the slots: after ten jobs A and C hold one each and B eight, five
+    running (his 45/50 at B), and B keeps taking jobs until its queue passes 2 maxslots (his code's
+    check ``jobwait > 2*maxslots``: 98 more, where his text counts 97), then A and C alternate. The new
+    policy reads ``minFree = min(freestarter, freeslots, maxjobs - running)``: B takes its five, A and C
+    two each, and the queues fill by ``(jobwait + 1) / (5 minMax)``."""
     n, long = 120, 100_000
     broker = Workload("G", 1, arr(range(n)), arr([long] * n), arr([1] * n), arr([long] * n),
                       arr(range(1, n + 1)), arr([0] * n))
