@@ -832,6 +832,9 @@ def train(
     larger of failure rate and batch AWRT relative to Meltzer's Algorithm 3).
     Writes a run directory with config.toml, generations.csv, checkpoints
     (--resume), the rulebase JSON with provenance, a train/test summary and plots.
+    A scenario file's [strategy] table: transfer and ranking training replace
+    its policy and keep its grid conditions (slots, maxjobs, caps, refresh_s,
+    holding queue).
     """
     from evogrid.optimize.rundir import resumable_config
 
@@ -895,6 +898,8 @@ def coevolve(
     is its own site's AWRT. The result is the pairing of any generation
     that is best for the site gaining least; --pick sum --no-archive gives
     the published choice (the final pairing with the smallest AWRT sum).
+    A scenario file's [strategy] table: training replaces its policy and keeps
+    its grid conditions (slots, maxjobs, caps, refresh_s, holding queue).
     """
     _check_resume(ctx)
     _train(dict(scenario=scenario, kind="joint" if joint else "coevolution", lrms=lrms, location=location,

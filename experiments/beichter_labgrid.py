@@ -21,15 +21,16 @@ his metrics count the grid's jobs submitted in hours 1-4 ("ein Zeitraum ..., wo 
 dem Zeitraum mit einer konstanten Rate Jobs an den Grid-Scheduler übergeben werden").
 
 The learned ranking: for each of the seeds, G's TSK ranking rulebase trained by the (mu + lambda)-ES
-(``evogrid train --policy ranking``'s EFS: G's AWRT, FCFS, exact information, 40 generations) on
-the model's jobs of workload seed ``100 + seed`` (written as SWF files and a scenario file into
+(``evogrid train --policy ranking``'s EFS: G's AWRT, FCFS, 40 generations) on the model's jobs of
+workload seed ``100 + seed`` (written as SWF files and a scenario file into
 ``runs/experiments/beichter_labgrid/``; finished runs are kept and reused), then tested on the
-unseen workload seeds like the heuristics: every (training seed, test seed) pair. MCT and the
-learned ranking read no slots; each is tested with the clusters' LoadLeveler enforcing them (it
-starts no grid job over a cluster's slots) and, as before that was built, without. The third
-setting adds his 7.1.1 example's limit at B: five of the grid's jobs at once (maxjobs, which
-LoadLeveler enforces under every policy and his new policy reads; the learned ranking trains
-without it, as in the other settings).
+unseen workload seeds like the heuristics: every (training seed, test seed) pair. It trains twice:
+in the exact grid (exact information, no limits), and in the clusters' conditions (the scenario
+file's ``[strategy]`` table: information refreshed every 30 s, the slots and maxjobs enforced),
+which training keeps. MCT and the learned rankings read no slots; each is tested with the
+clusters' LoadLeveler enforcing them (it starts no grid job over a cluster's slots), MCT also
+without. The third setting adds his 7.1.1 example's limit at B: five of the grid's jobs at once
+(maxjobs, which LoadLeveler enforces under every policy and his new policy reads).
 
 Prints markdown tables (mean and range over seeds) and writes them to
 ``experiments/results/matchmaking/beichter_labgrid.md``.
@@ -111,7 +112,9 @@ POLICIES = [Heuristic("old (3.4)", "beichter-old", slotted=True),
             Heuristic("new (7.1.2)", "beichter-new", slotted=True),
             Heuristic("old, slots = processors", "beichter-old"), Heuristic("MCT", "mct"),
             Heuristic("MCT, slots enforced", "mct", slotted=True)]
-LEARNED, LEARNED_SLOTTED = "learned ranking", "learned, slots enforced"
+#: The learned rankings, tested with the slots enforced: trained in the exact grid (False), in the
+#: clusters' conditions (True).
+LEARNED = {False: "learned (exact grid), slots enforced", True: "learned in the clusters' limits"}
 
 
 def _workload(name: str, procs: int, submit: np.ndarray, run_time: np.ndarray) -> Workload:
@@ -260,8 +263,9 @@ def _peak(start: np.ndarray, end: np.ndarray) -> int:
     return int(np.cumsum(delta[np.lexsort((delta, times))]).max(initial=0))
 
 
-def write_scenario(clusters: Clusters, seed: int, directory: Path) -> Path:
-    """The model's jobs of ``seed`` as SWF files and a scenario file that reads them (for training)."""
+def write_scenario(clusters: Clusters, seed: int, directory: Path, limited: bool) -> Path:
+    """The model's jobs of ``seed`` as SWF files and a scenario file that reads them (for training);
+    ``limited``: with the clusters' conditions (refresh, slots, maxjobs) in its ``[strategy]`` table."""
     jobs = grid_jobs(clusters, seed)
     directory.mkdir(parents=True, exist_ok=True)
     lines = [f'name = "labgrid-{seed}"', 'lrms = "fcfs"', ""]
@@ -276,18 +280,26 @@ def write_scenario(clusters: Clusters, seed: int, directory: Path) -> Path:
         lines += [f"attributes = {{ {a} = \"{v}\" }}" for a, v in jobs.sites.attributes[k].items()] + [""]
     lines += ["[[requirements]]", 'attribute = "cluster"', 'value = "yes"', "share = 1.0",
               'kind = "preferred"', ""]
+    if limited:
+        def table(values: dict[str, int]) -> str:
+            return "{ " + ", ".join(f'"{n}.swf" = {v}' for n, v in values.items()) + " }"
+
+        lines += ["[strategy]", f"refresh_s = {REFRESH_S}", f"grid_slots = {table(clusters.slots)}"]
+        lines += [f"grid_maxjobs = {table(clusters.maxjobs)}"] if clusters.maxjobs else []
     path = directory / "scenario.toml"
     atomic_write_bytes(path, "\n".join(lines).encode())
     return path
 
 
-def learned_ranking(clusters: Clusters, seed: int, setting: int, evaluator: Evaluator) -> Rulebase:
-    """G's ranking rulebase trained on workload seed ``TRAINING_SEED_OFFSET + seed`` (reused if done)."""
-    out = RUNS / f"setting{setting}" / f"seed{seed}"
+def learned_ranking(clusters: Clusters, seed: int, setting: int, limited: bool,
+                    evaluator: Evaluator) -> Rulebase:
+    """G's ranking rulebase trained on workload seed ``TRAINING_SEED_OFFSET + seed`` (reused if done),
+    in the exact grid or (``limited``) in the clusters' conditions."""
+    where = RUNS / f"setting{setting}" / ("limited" if limited else "exact")
+    out = where / f"seed{seed}"
     files = sorted((out / "rulebases").glob("*.json"))
     if not (out / "summary.json").exists() or not files:
-        jobs_dir = RUNS / f"setting{setting}" / f"jobs{seed}"
-        scenario = write_scenario(clusters, TRAINING_SEED_OFFSET + seed, jobs_dir)
+        scenario = write_scenario(clusters, TRAINING_SEED_OFFSET + seed, where / f"jobs{seed}", limited)
         if out.exists():  # an unfinished run of an earlier call: start it afresh
             shutil.rmtree(out)
         config = TrainConfig(str(scenario), kind="efs", site=0, lrms="fcfs", decision="ranking",
@@ -297,9 +309,11 @@ def learned_ranking(clusters: Clusters, seed: int, setting: int, evaluator: Eval
     return Rulebase.load(files[0])
 
 
-def run(clusters: Clusters, seeds: range, learned: list[Rulebase]) -> dict[str, list[dict[str, float]]]:
-    out: dict[str, list[dict[str, float]]] = {h.label: [] for h in POLICIES}
-    out[LEARNED], out[LEARNED_SLOTTED] = [], []
+Rows = dict[str, list[dict[str, float]]]  #: column label -> one row of metrics per run
+
+
+def run(clusters: Clusters, seeds: range, learned: dict[bool, list[Rulebase]]) -> Rows:
+    out: Rows = {h.label: [] for h in POLICIES} | {v: [] for v in LEARNED.values()}
     slots, maxjobs = clusters.limits()
     for seed in seeds:
         jobs = grid_jobs(clusters, seed)
@@ -307,13 +321,12 @@ def run(clusters: Clusters, seeds: range, learned: list[Rulebase]) -> dict[str, 
             exchange = Exchange(h.label, transfer=TRANSFER, location=h.location, refresh_s=REFRESH_S,
                                 grid_slots=slots if h.slotted else (), grid_maxjobs=maxjobs)
             out[h.label].append(metrics(jobs, simulate_grid(jobs, "fcfs", exchange)))
-        for rulebase in learned:
-            ranked = Broker("rank", {0: rulebase}).exchange(jobs)
-            exchange = replace(ranked, transfer=TRANSFER, refresh_s=REFRESH_S)
-            for label, given in ((LEARNED, ()), (LEARNED_SLOTTED, slots)):
-                limited = replace(exchange, grid_slots=given, grid_maxjobs=maxjobs)
-                schedule = simulate_grid(jobs, "fcfs", limited)
-                out[label].append(metrics(jobs, schedule))
+        for limited, rulebases in learned.items():
+            for rulebase in rulebases:
+                ranked = Broker("rank", {0: rulebase}).exchange(jobs)
+                exchange = replace(ranked, transfer=TRANSFER, refresh_s=REFRESH_S, grid_slots=slots,
+                                   grid_maxjobs=maxjobs)
+                out[LEARNED[limited]].append(metrics(jobs, simulate_grid(jobs, "fcfs", exchange)))
     return out
 
 
@@ -351,7 +364,8 @@ def main() -> None:
              "whole run).", ""]
     for setting, clusters in enumerate(SETTINGS):
         with Evaluator("serial", 1) as evaluator:
-            learned = [learned_ranking(clusters, seed, setting, evaluator) for seed in seeds]
+            learned = {limited: [learned_ranking(clusters, seed, setting, limited, evaluator)
+                                 for seed in seeds] for limited in LEARNED}
         results = run(clusters, seeds, learned)
         labels = list(results)
         lines += [f"## {clusters.label}", "", "| metric | " + " | ".join(labels) + " | his old | his new |",
@@ -365,10 +379,12 @@ def main() -> None:
                       f"{len(seeds)} seeds."]
         response = {label: np.array([r["avgResponseTime (s)"] for r in rows])
                     for label, rows in results.items()}
-        for ours, mct in ((LEARNED, "MCT"), (LEARNED_SLOTTED, "MCT, slots enforced")):
-            mine = response[ours].reshape(len(seeds), len(learned))  # test seed x training seed
-            for label in labels[:2] + [mct]:
-                below = int((mine < response[label][:, None]).sum())
+        for ours in LEARNED.values():
+            mine = response[ours].reshape(len(seeds), len(seeds))  # test seed x training seed
+            for label in [*labels[:2], "MCT, slots enforced", *(v for v in LEARNED.values() if v != ours)]:
+                # A heuristic's run per test seed; the other learned ranking's per pair.
+                theirs = response[label].reshape(len(seeds), -1)
+                below = int((mine < theirs).sum())
                 lines.append(f"{ours}: avgResponseTime below {label}'s in {below} of "
                              f"{mine.size} (test seed, training seed) pairs.")
         lines.append("")

@@ -76,7 +76,7 @@ def test_shipped_rulebases_reproduce_their_training_awrt(key):
     for group in ([rulebases] if kind == "coevolution" else [[rb] for rb in rulebases]):
         policy = trained_strategy({names.index(rb.provenance["site"]): rb for rb in group},
                                   group[0].provenance.get("decision", "transfer"), "awf",
-                                  "awrt" if len(names) > 2 else "fixed")
+                                  "awrt" if len(names) > 2 else "fixed", scenario)
         rows = simulate(scenario, policy).metrics()
         for rb in group:
             awrt = rows[names.index(rb.provenance["site"])]["awrt"]

@@ -265,3 +265,57 @@ def test_training_records_the_range_its_decisions_covered(tmp_path):
     assert [[x[:, h].min(), x[:, h].max()] for h in range(len(rb.features))] == list(seen.values())
     with pytest.raises(RulebaseError, match="trained_range"):
         Rulebase.constant(True).with_trained_ranges()
+
+
+LIMITED = """name = "tiny-limited"
+lrms = "fcfs"
+
+[[sites]]
+window = "KTH@0-1"
+
+[[sites]]
+window = "SDSC03@0-1"
+
+[strategy]
+name = "broker"
+location = "mct"
+refresh_s = 600
+grid_maxjobs = { "KTH@0-1" = 2 }
+"""
+
+
+def test_training_runs_its_candidates_in_the_scenarios_grid_conditions(tmp_path, capsys):
+    """A ranking trained on a scenario whose [strategy] table gives grid conditions (here stale
+    information and LoadLeveler's maxjobs at KTH) trains in them: its recorded fitness is its AWRT
+    in them, not in the exact, unlimited grid; the rulebase records them. The table's policy (broker
+    MCT) is what training replaces. Conditions the ranking cannot run in are refused before a run
+    directory exists; the Pareto front refuses conditions."""
+    from evogrid.optimize import ParetoConfig
+    from evogrid.policy.config import with_conditions
+    from evogrid.policy.strategies import Broker, simulate
+    from evogrid.sim.scenario import Scenario
+
+    path = tmp_path / "limited.toml"
+    path.write_text(LIMITED)
+    config = TrainConfig(str(path), kind="efs", site=1, decision="ranking", lrms="fcfs", mu=3, lambda_=6,
+                         generations=3, seed=2)
+    with Evaluator("serial") as ev:
+        run_training(config, tmp_path / "run", ev, progress=False)
+    (file,) = (tmp_path / "run" / "rulebases").glob("*.json")
+    rb = Rulebase.load(file)
+    assert rb.provenance["trained_in"] == {"grid_maxjobs": {"KTH@0-1": 2}, "refresh_s": 600}
+    scenario = Scenario.from_spec(str(path), lrms="fcfs")
+    ranking = Broker("rank", {1: rb})
+    limited = simulate(scenario, with_conditions(ranking, scenario)).schedule.awrt()[1]
+    exact = simulate(scenario, ranking).schedule.awrt()[1]
+    assert limited == pytest.approx(rb.provenance["fitness_awrt"], abs=0.01)
+    assert abs(limited - exact) > 1.0  # the conditions bind: training in the exact grid would score otherwise
+
+    path = tmp_path / "read.toml"  # (another name: workers cache scenarios by their path)
+    path.write_text(LIMITED + 'slot_rule = "read"\n')
+    code, _, err = run(capsys, "train", str(path), "--policy", "ranking", "--site", "1", "--generations", "1",
+                       "--backend", "serial", "--out", str(tmp_path / "refused"))
+    assert code == 2 and "slot_rule 'read'" in err and "not rank" in err
+    assert not (tmp_path / "refused").exists()
+    with pytest.raises(EvogridError, match="strategy.grid_maxjobs: the Pareto front runs in the exact grid"):
+        ParetoConfig(str(path), mode="ranking").check_scenarios()

@@ -22,6 +22,7 @@ from pydantic.dataclasses import dataclass
 
 from evogrid.errors import EvogridError, validation_error
 from evogrid.optimize.evaluator import ScenarioRef
+from evogrid.policy.config import conditions
 from evogrid.policy.registry import DEFAULT_FEATURES, LOCATIONS, features_for
 from evogrid.validation import OneLineErrors
 
@@ -177,7 +178,10 @@ class TrainConfig(_OnScenario, _EvolutionSettings):
     def check_scenarios(self) -> None:
         """Check what needs the scenarios loaded: at least two sites (one site has nobody to exchange
         with and would "learn" +0.0 %), the trained site among them, a test scenario with the same
-        sites, no ``[reservations]`` table (this run would ignore it). Raises EvogridError."""
+        sites, no ``[reservations]`` table (this run would ignore it), grid conditions (``[strategy]``,
+        docs/training.md) the trained policy can run in. Raises EvogridError."""
+        from evogrid.optimize.fitness import check_conditions  # (fitness imports DEAP; this module does not)
+
         scenario = self.ref.scenario()
         n_sites = len(scenario.workloads)
         scenario.refuse_reservations(f"training {self.decision} rulebases")
@@ -187,6 +191,7 @@ class TrainConfig(_OnScenario, _EvolutionSettings):
         if self.kind == "efs" and self.site >= n_sites:
             raise EvogridError(f"--site {self.site}: {self.scenario} has {n_sites} sites "
                                f"(0 to {n_sites - 1})")
+        check_conditions(scenario, self.decision, self.others, self.location)
         if self.test is not None:
             test = ScenarioRef(self.test, self.lrms).scenario()
             test.refuse_reservations("testing rulebases")
@@ -194,6 +199,7 @@ class TrainConfig(_OnScenario, _EvolutionSettings):
                 raise EvogridError(f"--test {self.test}: the test scenario has {len(test.workloads)} "
                                    f"site(s), the training scenario {self.scenario} has {n_sites} sites "
                                    "(a test runs the same sites on other months)")
+            check_conditions(test, self.decision, self.others, self.location)
 
     @property
     def optimizer_label(self) -> str:
@@ -251,10 +257,14 @@ class ParetoConfig(_OnScenario, _Validated):
                                f"({', '.join(usable)})")
 
     def check_scenarios(self) -> None:
-        """At least two sites (a one-site front is one point) and no ``[reservations]`` table (use
-        ``mode="reservation"``). Raises EvogridError."""
+        """At least two sites (a one-site front is one point), no ``[reservations]`` table (use
+        ``mode="reservation"``) and no grid conditions in the ``[strategy]`` table. Raises EvogridError."""
         scenario = self.ref.scenario()
         scenario.refuse_reservations(f"pareto --mode {self.mode}")
+        if given := conditions(scenario):
+            raise EvogridError(f"{self.scenario}: strategy.{next(iter(given))}: the Pareto front runs in the "
+                               "exact grid (its reference strategies would not share these conditions); "
+                               "train under them with evogrid train")
         if len(scenario.workloads) < 2:
             raise EvogridError(f"{self.scenario}: a Pareto front of per-site AWRT needs at least two sites")
 

@@ -14,8 +14,10 @@ import numpy as np
 
 from evogrid.optimize.evaluator import ScenarioRef
 from evogrid.optimize.genome import to_rulebase
+from evogrid.policy.config import conditions, with_conditions
 from evogrid.policy.rulebase import Rulebase
-from evogrid.policy.strategies import Broker, FuzzyPolicy
+from evogrid.policy.strategies import Broker, FuzzyPolicy, Strategy
+from evogrid.sim.scenario import Scenario
 from evogrid.sim.schedule import Schedule, simulate_grid
 
 
@@ -40,20 +42,34 @@ class GridTask:
     decision: str = "transfer"
 
 
-def trained_strategy(rulebases: dict[int, Rulebase], decision: str, others: str,
-                     location: str) -> FuzzyPolicy | Broker:
+def trained_strategy(rulebases: dict[int, Rulebase], decision: str, others: str, location: str,
+                     scenario: Scenario) -> Strategy:
     """The grid of a training run: transfer rulebases at the trained sites (``others`` elsewhere), or
-    ranking rulebases at the trained sites of an all-broker grid (the others keep their jobs)."""
+    ranking rulebases at the trained sites of an all-broker grid (the others keep their jobs); in
+    the grid's conditions of the scenario's ``[strategy]`` table (its slots, caps, stale
+    information, ...: :func:`~evogrid.policy.config.with_conditions`)."""
     if decision == "ranking":
-        return Broker("rank", rulebases, label="ranking")
-    return FuzzyPolicy(rulebases, others=others, location=location)
+        policy: Strategy = Broker("rank", rulebases, label="ranking")
+    else:
+        policy = FuzzyPolicy(rulebases, others=others, location=location)
+    return with_conditions(policy, scenario)
+
+
+def check_conditions(scenario: Scenario, decision: str, others: str, location: str) -> None:
+    """Raise, before a run starts, the error its candidates would meet in the scenario's grid conditions
+    (slots a ranking does not read, an LRMS enforced limits do not run with, ...): one simulation of
+    the untrained grid, where the scenario gives conditions."""
+    if conditions(scenario):
+        jobs = scenario.grid_jobs()
+        untrained = trained_strategy({}, decision, others, location, scenario)
+        simulate_grid(jobs, scenario.lrms, untrained.exchange(jobs))
 
 
 def task_schedule(task: GridTask) -> Schedule:
     """The grid simulation of ``task``: its rulebases at their sites, the fixed policy elsewhere."""
     jobs = task.ref.jobs()
     policy = trained_strategy({k: to_rulebase(p, task.features) for k, p in task.rulebases},
-                              task.decision, task.others, task.location)
+                              task.decision, task.others, task.location, task.ref.scenario())
     return simulate_grid(jobs, task.ref.scenario().lrms, policy.exchange(jobs),
                          awrt_cutoff=task.cutoff or 0.0)
 

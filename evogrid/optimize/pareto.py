@@ -45,6 +45,7 @@ from evogrid.optimize.partition import (
     partition_schedule,
 )
 from evogrid.optimize.policy_front import RulebaseProblem, decode, site_params
+from evogrid.policy.config import conditions
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import (
     AcceptWhenFit,
@@ -343,10 +344,11 @@ def write_results(config: ParetoConfig, front: NSGA2Front, state: ParetoState, o
         np.savez_compressed(buffer, sites=sites, origin=jobs.origin.astype(np.int8))
         atomic_write_bytes(out / "front_assignments.npz", buffer.getvalue())
     else:
+        grid = {"trained_in": given} if (given := conditions(config.ref.scenario())) else {}
         for i, x in enumerate(X):
             for k, rb in enumerate(decode(x, jobs.n_sites, config.n_rules, config.features)):
                 facts = {"site": names[k], "front_point": i, "objectives": F[i].tolist(),
-                         "trained_on": config.scenario, "optimizer": "nsga2", "seed": config.seed}
+                         "trained_on": config.scenario, "optimizer": "nsga2", "seed": config.seed, **grid}
                 rb.with_provenance(**facts).save(out / "front_rulebases" / f"point{i:03d}_site{k}.json")
     for i in corner_points(F, len(names)):
         write_jobs(out / f"jobs_point{i:03d}.csv", point_schedule(config, X[i]))

@@ -38,6 +38,7 @@ from evogrid.optimize.evaluator import Evaluator
 from evogrid.optimize.fitness import trained_strategy
 from evogrid.optimize.genome import to_rulebase
 from evogrid.optimize.loop import STANDARD_PLOTS, Plots, RunKind, new_run, resolve_plots, resume_run
+from evogrid.policy.config import conditions
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import Result, simulate
 from evogrid.sim.scenario import Scenario
@@ -83,6 +84,7 @@ def learned_rulebases(config: TrainConfig, best: dict[int, tuple[np.ndarray, flo
     scenario = config.ref.scenario()
     names = [w.name for w in scenario.workloads]
     sizes = [w.machine_procs for w in scenario.workloads]
+    grid = {"trained_in": given} if (given := conditions(scenario)) else {}
     result = {}
     for k, (p, awrt) in best.items():
         partners = [l for l in range(len(names)) if l != k]
@@ -93,7 +95,7 @@ def learned_rulebases(config: TrainConfig, best: dict[int, tuple[np.ndarray, flo
             partner_m=int(sizes[single]) if single is not None else None,
             trained_on=config.scenario, lrms=config.lrms, kind=config.kind, decision=config.decision,
             optimizer=config.optimizer_label, generations=config.generations, seed=config.seed,
-            fitness_awrt=round(awrt, 2),
+            fitness_awrt=round(awrt, 2), **grid,
         )
     return result
 
@@ -116,7 +118,8 @@ def run_policy(config: TrainConfig, rulebases: dict[int, Rulebase], spec: str, l
                record_decisions: bool = False) -> Result:
     """The learned policy on scenario ``spec`` under ``lrms``, with its local baseline."""
     scenario = Scenario.from_spec(spec, lrms=lrms)
-    return simulate(scenario, trained_strategy(rulebases, config.decision, config.others, config.location),
+    return simulate(scenario, trained_strategy(rulebases, config.decision, config.others, config.location,
+                                               scenario),
                     record_decisions=record_decisions)
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
@@ -142,6 +143,11 @@ HandoverName = HANDOVER.name_type()
 RefusalName = REFUSALS.name_type()
 SlotRuleName = SLOT_RULES.name_type()
 OutsideRangeName = OUTSIDE_RANGE.name_type()
+
+#: The ``[strategy]`` fields that describe the grid a policy runs in, not the policy: training keeps
+#: them and replaces the rest (:func:`with_conditions`).
+CONDITIONS = ("job_locations", "grid_cap", "grid_slots", "grid_maxjobs", "slot_rule", "handover",
+              "batch_jobs", "batch_s", "refusals", "refresh_s")
 
 
 class StrategyConfig(BaseModel):
@@ -296,6 +302,18 @@ def build_strategy(config: StrategyConfig, scenario: Scenario,
         where = f"{scenario.source}: strategy.rulebases" if scenario.source else "strategy.rulebases"
         rulebases = config.rulebase_specs(where)
     chosen = STRATEGIES.lookup(config.name, "strategy").factory(config, scenario, rulebases)
+    return with_conditions(chosen, scenario, config)
+
+
+def with_conditions(policy: Strategy, scenario: Scenario, config: StrategyConfig | None = None) -> Strategy:
+    """``policy`` in the grid that ``config`` (default: the scenario's ``[strategy]`` table) describes:
+    its fields that are conditions of the grid rather than the policy (:data:`CONDITIONS`: per-job
+    location policies, caps, LoadLeveler's slots and maxjobs, the holding queue, refusals, stale
+    information) wrapped around ``policy``. Training runs its candidates in them (docs/training.md,
+    The grid a policy trains in)."""
+    if config is None:
+        config = strategy_config(scenario)
+    chosen = policy
     if config.job_locations:
         chosen = JobLocations(chosen, tuple(config.job_locations.items()))
     if config.grid_cap:
@@ -312,6 +330,13 @@ def build_strategy(config: StrategyConfig, scenario: Scenario,
     if config.refusals != REFUSALS.default.name:
         chosen = Refusals(chosen, config.refusals)
     return Stale(chosen, config.refresh_s) if config.refresh_s else chosen
+
+
+def conditions(scenario: Scenario) -> dict[str, Any]:
+    """The scenario's grid conditions (:data:`CONDITIONS`) that differ from the defaults, as given."""
+    config, default = strategy_config(scenario), StrategyConfig()
+    return {name: value for name in CONDITIONS
+            if (value := getattr(config, name)) != getattr(default, name)}
 
 
 def _per_site(values: dict[str, int], name: str, scenario: Scenario) -> tuple[int | None, ...]:
