@@ -186,6 +186,7 @@ def reservation_study(scenario: Scenario, algorithms: Sequence[str], out: Path |
     from evogrid.sim.booking import ALGORITHMS, reservation_setup, simulate_reservations
     from evogrid.sim.metrics import reservation_metrics, site_reservation_metrics
 
+    scenario.refuse_strategy("evogrid reserve")
     summary, site_rows, written = [], [], []
     workloads, requests, base = reservation_setup(scenario, **overrides)
     for algorithm in algorithms:

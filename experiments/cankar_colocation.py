@@ -25,7 +25,7 @@ from joblib import Parallel, delayed
 
 from evogrid.nodes import packing
 from evogrid.nodes.cloud_jobs import scalable_batch
-from evogrid.nodes.colocation import preprocess
+from evogrid.nodes.colocation import ScalableJobs, preprocess
 from evogrid.optimize.rundir import write_csv
 
 OUT = Path(__file__).parent / "results" / "cankar_colocation"
@@ -41,12 +41,17 @@ TABLE_4_2_3 = {"set": ((10, 3), (8.0, 6.0), (1.75, 2 + 20 / 60), 25),
 TIE = 1e-9
 
 
+def batch(seed: int, n_nodes: int, balanced: float, parallel: bool, copy: int) -> ScalableJobs:
+    """Copy ``copy`` of the batch of workload seed ``seed`` for this setting."""
+    batch_seed = int(np.random.SeedSequence([seed, n_nodes, round(balanced * 100), parallel, copy])
+                     .generate_state(1)[0])
+    return scalable_batch(n_nodes, balanced, parallel, batch_seed)
+
+
 def run_batch(seed: int, n_nodes: int, balanced: float, parallel: bool, copy: int,
               backfill: bool = True) -> list[dict]:
     """The batch's rows, one per scheduler: t_RUN and last end (h) of the three inputs."""
-    batch_seed = int(np.random.SeedSequence([seed, n_nodes, round(balanced * 100), parallel, copy])
-                     .generate_state(1)[0])
-    jobs = scalable_batch(n_nodes, balanced, parallel, batch_seed)
+    jobs = batch(seed, n_nodes, balanced, parallel, copy)
     pre = preprocess(jobs)
     rows = []
     for strategy in packing.STRATEGIES:

@@ -54,6 +54,10 @@ def files(tmp_path_factory):
     (root / "reserving.toml").write_text('[[sites]]\nwindow = "KTH@0-1"\n[[sites]]\nwindow = "SDSC03@0-1"\n'
                                          '[reservations]\nworkload = "rw1"\n')
     (root / "badrules.toml").write_text('[[sites]]\nwindow = "KTH@0-1"\n[reservations]\nwindows = 0\n')
+    (root / "reserving_awf.toml").write_text((root / "reserving.toml").read_text()
+                                             + '[strategy]\nname = "awf"\n')
+    (root / "limited.toml").write_text('[[sites]]\nwindow = "KTH@0-1"\n[[sites]]\nwindow = "SDSC03@0-1"\n'
+                                       '[strategy]\nname = "broker"\ngrid_maxjobs = { 0 = 2 }\n')
     (root / "broken.toml").write_text("[[sites]\n")
     (root / "stale.toml").write_text('[[sites]]\nwindow = "KTH@0-1"\n[[sites]]\nwindow = "SDSC03@0-1"\n'
                                      '[strategy]\nname = "broker"\nrefresh_s = 2.5\n')
@@ -113,6 +117,13 @@ CASES = [
     (["train", "{root}/reserving.toml", "--generations", "1"], 2, ["reserving.toml", "[reservations]"]),
     (["pareto", "{root}/reserving.toml", "--generations", "1"], 2, ["[reservations]"]),
     (["simulate", "{root}/reserving.toml", "--strategy", "awf"], 0, []),  # exchange with reservations
+    # commands that run the sites without exchange refuse a [strategy] table they would ignore
+    (["reserve", "{root}/reserving_awf.toml"], 2, ["reserving_awf.toml", "evogrid reserve", "[strategy]"]),
+    (["train", "{root}/reserving_awf.toml", "--policy", "admission", "--generations", "1"], 2,
+     ["train --policy admission", "[strategy]"]),
+    (["pareto", "{root}/reserving_awf.toml", "--mode", "reservation", "--generations", "1"], 2,
+     ["pareto --mode reservation", "[strategy]"]),
+    (["pareto", "{root}/limited.toml", "--generations", "1"], 2, ["strategy.grid_maxjobs", "exact grid"]),
     (["simulate", "{root}/reserving.toml", "--strategy", "pool"], 2,
      ["reserving.toml", "not with the pool scheme"]),
     (["simulate", "{root}/badrules.toml"], 2,  # the rules' own types check the table

@@ -153,6 +153,17 @@ def test_preprocessing_merges_and_saves_on_a_batch():
         packing.reference(jobs, "SJF")
 
 
+def test_optimizations_count_the_t_pair_minimisations_tried():
+    """His 4.5.5 counts the minimisations of t_pair: none where every job is fully balanced (nothing
+    is tried), at least one per merged group otherwise, and on this batch a wider W (more pairs
+    pass the size test) tries more."""
+    assert preprocess(scalable_batch(15, 1.0, False, seed=3)).optimizations == 0
+    jobs = scalable_batch(15, 0.0, False, seed=3)
+    narrow, wide = preprocess(jobs, w=1.25), preprocess(jobs, w=3.0)
+    assert narrow.optimizations >= sum(len(g) > 1 for g in narrow.groups) > 0
+    assert wide.optimizations > narrow.optimizations
+
+
 def test_without_backfilling_a_job_starts_no_earlier_than_the_one_before():
     """One node: A (half of it, 10 min), B (all of it, 5 min), C (half, 5 min). With backfilling C
     fills the gap beside A at 0; without, it starts no earlier than B (10) and, B holding the node

@@ -243,6 +243,7 @@ def run_admission(config: AdmissionConfig, out: Path, evaluator: Evaluator, *, p
                   stop_after: int | None = None,
                   plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
     """Start an admission-rulebase run in ``out``; see :func:`~evogrid.optimize.loop.run_loop`."""
+    config.ref.scenario().refuse_strategy("train --policy admission")
     return new_run(ADMISSION, config, out, evaluator, lambda: {"kind": "efs-admission"},
                    progress=progress, stop_after=stop_after, plots=plots)
 

@@ -225,6 +225,7 @@ def run_reservation_front(config: ReservationFrontConfig, out: Path, evaluator: 
                           progress: bool = True, stop_after: int | None = None,
                           plots: Plots | str | None = STANDARD_PLOTS) -> dict[str, Any]:
     """Start a reservation front in ``out``; see :func:`~evogrid.optimize.loop.run_loop`."""
+    config.ref.scenario().refuse_strategy("pareto --mode reservation")
     return new_run(RESERVATION_FRONT, config, out, evaluator,
                    lambda: {"kind": "pareto",
                             "reference_points": reference_points(config.ref, config.per_site)},

@@ -320,6 +320,15 @@ class Scenario:
         toml = path.suffix == ".toml"
         return cls.from_config(config, label=path.stem if toml else spec, source=path if toml else None)
 
+    def refuse_strategy(self, command: str) -> None:
+        """Raise ScenarioError if the scenario has a ``[strategy]`` table, which ``command`` (one that
+        runs the sites without job exchange: ``evogrid reserve``, ``train --policy admission``,
+        ``pareto --mode reservation``) would ignore."""
+        if self.strategy is not None:
+            raise ScenarioError(
+                f"{self.source or self.name}: {command} runs the sites without job exchange and would "
+                "ignore the [strategy] table; remove it, or run both with evogrid simulate")
+
     def refuse_reservations(self, command: str) -> None:
         """Raise ScenarioError if the scenario has a ``[reservations]`` table, which ``command`` does
         not run (``evogrid reserve``, ``train --policy admission`` and ``pareto --mode reservation``
