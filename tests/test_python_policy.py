@@ -92,6 +92,41 @@ def test_python_broker_location_gives_the_compiled_schedule(sites, data):
 
 @SETTINGS
 @given(sites=grids(), data=st.data())
+def test_a_python_location_policy_with_stale_information_gives_the_compiled_schedule(sites, data):
+    """With the information service refreshing every 1-40 s, a Python OLB or least-load twin (as
+    brokers, or as AWF's location order) reads the sites as last published, as the compiled
+    policies do: the same schedule. The exact view (refresh 0) tells apart from it on the same
+    grids in some cases, so the test reads the published view, not the live one."""
+    lrms = data.draw(st.sampled_from(["fcfs", "easy", "list"]))
+    location = data.draw(st.sampled_from(["olb", "least-load"]))
+    refresh = data.draw(st.integers(1, 40))
+    jobs = GridJobs.merge(sites)
+    transfer = ("broker",) * len(sites) if data.draw(st.booleans()) else ("awf",) * len(sites)
+    compiled = Exchange("c", transfer=transfer, location=location, refresh_s=refresh)
+    python = replace(compiled, location=TWINS_L[location]())
+    a, b = simulate_grid(jobs, lrms, compiled), simulate_grid(jobs, lrms, python)
+    _same(a, b)
+    check_schedule(b)
+
+
+def test_a_published_view_has_no_queue_contents():
+    """Under stale information a location policy's view is the published one: counters and running
+    jobs, no queue contents (one clear error); the exact view has them."""
+
+    class Peeks(LocationPolicy):
+        def order(self, view, site, candidates):
+            view.waiting(site)
+            return candidates
+
+    jobs = GridJobs.merge([synthetic_workload(30, 4, seed=1), synthetic_workload(30, 4, seed=2)])
+    brokers = Exchange("x", transfer=("broker", "broker"), location=Peeks())
+    with pytest.raises(ScenarioError, match="not their queues"):
+        simulate_grid(jobs, "easy", replace(brokers, refresh_s=30))
+    check_schedule(simulate_grid(jobs, "easy", brokers))  # the exact view has them
+
+
+@SETTINGS
+@given(sites=grids(), data=st.data())
 def test_a_python_sjf_queue_order_gives_the_compiled_sjf(sites, data):
     """A Python queue order keyed by estimate under FCFS / EASY = the compiled sjf / easy-sjf, alone
     (no exchange) and with Python AWF; and with no exchange, the local loop's schedule."""

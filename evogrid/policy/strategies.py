@@ -340,7 +340,8 @@ class Stale:
     published them, every ``refresh_s`` seconds (Beichter's MDS: every 30 s), rather than as they
     are: what the sites' free processors, queues, running jobs and work ahead were at the last
     multiple of ``refresh_s``. The sites' own transfer decisions see themselves as they are.
-    Exchange strategies with a compiled location policy only (docs/grid.md, Stale information)."""
+    Exchange strategies only; a Python location policy gets the published view (docs/grid.md, Stale
+    information)."""
 
     strategy: Strategy
     refresh_s: int

@@ -47,9 +47,15 @@ class GridView:
         machine_procs, free, waiting_procs, n_running: per site, processors; processors free now;
             processors the waiting jobs request; running jobs.
         speed: per site, the speed factor (1.0 on homogeneous grids).
+        published: the view a location policy gets where the grid's information service refreshes
+            every ``refresh_s`` > 0 seconds: ``free``, ``waiting_procs``, ``n_running``,
+            :meth:`n_waiting` and :meth:`running` as last published, as the compiled location
+            policies read them; the per-job arrays are the jobs' records as they are, and
+            :meth:`waiting` (the queue's contents, which are not published) is an error.
     """
 
-    def __init__(self, jobs: np.ndarray, state: core.State, speed: np.ndarray) -> None:
+    def __init__(self, jobs: np.ndarray, state: core.State, speed: np.ndarray,
+                 published: bool = False) -> None:
         queue, sc, running, out = state.queue, state.sc, state.running, state.out
         K = running.shape[1]
         self.time = 0
@@ -62,9 +68,14 @@ class GridView:
         self.waiting_procs, self.n_running = _frozen(sc[:K, core.W_PROCS]), _frozen(sc[:K, core.N_HEAP])
         self.speed = _frozen(speed)
         self.n_sites = K
+        self.published = published
 
     def waiting(self, site: int) -> np.ndarray:
-        """The jobs waiting in ``site``'s queue, in queue order."""
+        """The jobs waiting in ``site``'s queue, in queue order (not in a published view)."""
+        if self.published:
+            raise ScenarioError("GridView.waiting: the information service publishes the sites' counters "
+                                "and running jobs, not their queues (refresh_s > 0); use n_waiting and "
+                                "waiting_procs")
         positions = self._queue[site, self._sc[site, core.Q_HEAD]:self._sc[site, core.Q_TAIL]]
         if self._sc[site, core.Q_HOLES]:  # a long queue, indexed: jobs that left hold its positions
             positions = positions[positions != queue_index.HOLE]
@@ -150,16 +161,20 @@ def _ask_admission(admission: AdmissionPolicy, view: GridView, r: int, requests:
 
 def decider(jobs: np.ndarray, speed: np.ndarray, transfer: Mapping[int, TransferPolicy],
             location: LocationPolicy | None, order: QueueOrder | None = None,
-            admission: tuple[AdmissionPolicy, tuple] | None = None) -> Callable[[tuple, tuple], None]:
+            admission: tuple[AdmissionPolicy, tuple] | None = None,
+            published: bool = False) -> Callable[[tuple, tuple], None]:
     """The ``decide(state, work)`` of :func:`evogrid.sim.grid.run_grid`: asks the Python policy
     named in the pause record (``work.pause``) and writes its answer there (a location policy's into the
     order ``work.order``, a queue order's key into ``work.queue_key``, an admission policy's into
-    the rules' ``asked`` table). ``admission``: ``(policy, (book, rules))`` of a run with requests."""
+    the rules' ``asked`` table). ``admission``: ``(policy, (book, rules))`` of a run with requests.
+    ``published``: the location policy sees the sites as the information service last published
+    them (``work.seen``; the run has ``refresh_s`` > 0), the other policies as they are."""
     views: list[GridView] = []
 
     def decide(state: tuple, work: tuple) -> None:
         if not views:
             views.append(GridView(jobs, state, speed))
+            views.append(GridView(jobs, work.seen, speed, published=True) if published else views[0])
         view = views[0]
         ranking, pause = work.order, work.pause
         view.time, view.job = int(pause[grid.P_TIME]), int(pause[grid.P_JOB])
@@ -178,7 +193,9 @@ def decider(jobs: np.ndarray, speed: np.ndarray, transfer: Mapping[int, Transfer
             return
         n = int(pause[grid.P_COUNT])
         candidates = tuple(ranking[:n].tolist())
-        ranked = list(location.order(view, site, candidates))
+        seen = views[1]
+        seen.time, seen.job = view.time, view.job
+        ranked = list(location.order(seen, site, candidates))
         if sorted(ranked) != sorted(candidates):
             raise ScenarioError(f"{type(location).__name__}.order must return a permutation of the "
                                 f"candidates {list(candidates)}, not {ranked}")

@@ -392,9 +392,8 @@ class Exchange:
         refresh = self.refresh_s
         if not _whole(refresh):
             raise ScenarioError(f"refresh_s {refresh!r}: expected whole seconds >= 0 (0: no staleness)")
-        if refresh > 0 and (self.scheme != "exchange" or location is None):
-            raise ScenarioError("refresh_s applies to the exchange scheme with a compiled location policy, "
-                                f"not {self.scheme!r} with {self.location!r}")
+        if refresh > 0 and self.scheme != "exchange":
+            raise ScenarioError(f"refresh_s applies to the exchange scheme, not {self.scheme!r}")
         handover = HANDOVER.lookup(self.handover)
         if handover.code != codes.H_INTERACTIVE:
             if self.scheme != "exchange":
@@ -666,7 +665,8 @@ def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record
     if exchange.in_python or admission is not None:
         location = exchange.location if isinstance(exchange.location, LocationPolicy) else None
         decide = decider(packed, jobs.site_arrays.speed, exchange.python_transfer, location, exchange.order,
-                         None if admission is None else (admission, requests))
+                         None if admission is None else (admission, requests),
+                         published=exchange.refresh_s > 0)
     else:
         decide = None
     out, d_site, d_partner, d_x, d_y, bounds, booked = grid.run_grid(*arguments, decide, index_span)
