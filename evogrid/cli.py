@@ -347,7 +347,7 @@ def simulate_cmd(
 
     A scenario file with a [reservations] table also runs its requests (sites without exchange; its
     admission algorithm; evogrid reserve compares algorithms)."""
-    from evogrid.policy.config import RulebaseSpec, build_strategy, strategy_config
+    from evogrid.policy.config import RulebaseSpec, build_strategy, strategy_config, trained_elsewhere
     from evogrid.policy.strategies import simulate, strategy_label
     from evogrid.sim.scenario import Scenario
 
@@ -371,6 +371,8 @@ def simulate_cmd(
                                                           "SITE=JOBS, e.g. 1=5"))
     specs = [RulebaseSpec.parse(spec) for spec in rulebase] if rulebase else None
     chosen = build_strategy(config, loaded, specs)
+    for note in trained_elsewhere(chosen, loaded, config):
+        print(f"evogrid: note: {note}", file=sys.stderr)
     t0 = time.perf_counter()
     res = simulate(loaded, chosen)
     elapsed = time.perf_counter() - t0

@@ -289,7 +289,7 @@ def test_training_runs_its_candidates_in_the_scenarios_grid_conditions(tmp_path,
     information and LoadLeveler's maxjobs at KTH) trains in them: its recorded fitness is its AWRT
     in them, not in the exact, unlimited grid; the rulebase records them. The table's policy (broker
     MCT) is what training replaces. Conditions the ranking cannot run in are refused before a run
-    directory exists; the Pareto front refuses conditions."""
+    directory exists; the Pareto front refuses conditions. Run elsewhere, a note says so."""
     from evogrid.optimize import ParetoConfig
     from evogrid.policy.config import with_conditions
     from evogrid.policy.strategies import Broker, simulate
@@ -310,6 +310,14 @@ def test_training_runs_its_candidates_in_the_scenarios_grid_conditions(tmp_path,
     exact = simulate(scenario, ranking).schedule.awrt()[1]
     assert limited == pytest.approx(rb.provenance["fitness_awrt"], abs=0.01)
     assert abs(limited - exact) > 1.0  # the conditions bind: training in the exact grid would score otherwise
+    # Applied where it trained, it runs silently; in the exact grid, a note says where it trained.
+    plain = tmp_path / "plain.toml"
+    plain.write_text(LIMITED.split("[strategy]")[0])
+    for where, noted in ((path, False), (plain, True)):
+        code, _, err = run(capsys, "simulate", str(where), "--strategy", "broker", "--location", "rank",
+                           "--rulebase", f"1={file}")
+        assert code == 0 and ("note: rulebase of SDSC03@0-1" in err) == noted, err
+    assert "trained in grid_maxjobs = {'KTH@0-1': 2}, refresh_s = 600; it runs in the exact grid" in err
 
     path = tmp_path / "read.toml"  # (another name: workers cache scenarios by their path)
     path.write_text(LIMITED + 'slot_rule = "read"\n')

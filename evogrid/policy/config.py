@@ -23,7 +23,7 @@ site gets the rulebases trained for its size, :func:`pool_for_sites`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -332,11 +332,37 @@ def with_conditions(policy: Strategy, scenario: Scenario, config: StrategyConfig
     return Stale(chosen, config.refresh_s) if config.refresh_s else chosen
 
 
-def conditions(scenario: Scenario) -> dict[str, Any]:
-    """The scenario's grid conditions (:data:`CONDITIONS`) that differ from the defaults, as given."""
-    config, default = strategy_config(scenario), StrategyConfig()
+def conditions(scenario: Scenario, config: StrategyConfig | None = None) -> dict[str, Any]:
+    """The grid conditions (:data:`CONDITIONS`) of ``config`` (default: the scenario's ``[strategy]``
+    table) that differ from the defaults, as given."""
+    config, default = config or strategy_config(scenario), StrategyConfig()
     return {name: value for name in CONDITIONS
             if (value := getattr(config, name)) != getattr(default, name)}
+
+
+def trained_elsewhere(strategy: Strategy, scenario: Scenario, config: StrategyConfig) -> list[str]:
+    """One line per rulebase of ``strategy`` that was trained in other grid conditions than it runs in
+    here (its provenance's ``trained_in``, none: the exact grid), as a researcher would want to be told
+    (a ranking learned without LoadLeveler's limits may not carry over to them: docs/grid.md)."""
+    while not isinstance(strategy, FuzzyPolicy | Broker) and hasattr(strategy, "strategy"):
+        strategy = strategy.strategy
+    choices = (strategy.rulebases.values() if isinstance(strategy, FuzzyPolicy)
+               else strategy.rankings.values() if isinstance(strategy, Broker) else ())
+    rulebases = [rb for c in choices
+                 for rb in (c.values() if isinstance(c, Mapping) else c if isinstance(c, Sequence) else [c])]
+    here = conditions(scenario, config)
+
+    def described(given: dict[str, Any]) -> str:
+        return ", ".join(f"{k} = {v}" for k, v in given.items()) if given else "the exact grid"
+
+    notes = []
+    for rb in rulebases:
+        trained = rb.provenance.get("trained_in", {})
+        where = f"{rb.provenance.get('site', '?')} (trained on {rb.provenance.get('trained_on', '?')})"
+        note = f"rulebase of {where} was trained in {described(trained)}; it runs in {described(here)}"
+        if trained != here and note not in notes:
+            notes.append(note)
+    return notes
 
 
 def _per_site(values: dict[str, int], name: str, scenario: Scenario) -> tuple[int | None, ...]:
