@@ -208,10 +208,11 @@ def lrms_pass(site, queue, t, jobs, begin, visible=lambda job: True):
     if first is None or site.lrms in ("fcfs", "sjf"):
         return started
     behind = queue[queue.index(first) + 1:]
-    if site.lrms == "conservative":  # every waiting job reserves, in queue order
-        assert all(visible(job) for job in queue), "the loop enforces no slots under conservative"
+    if site.lrms == "conservative":  # every waiting job the pass sees reserves, in queue order
         reservations = []
         for job in list(queue):
+            if not visible(job):
+                continue
             j = jobs[job]
             # running jobs hold their processors to their estimated end (one past it: to t + 1)
             busy = [(t, max(est, t + 1), p) for _, est, p, _ in site.running] + reservations

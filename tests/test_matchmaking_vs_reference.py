@@ -56,8 +56,8 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     policies that route jobs one by one) or in batches of 1-30 s (``batch``); in a third of the
     cases, a cap per site on the processors other sites' jobs hold there (none, or 0 to half the
     site's size), which the jobs from elsewhere never exceed; in another third, the grid's slots
-    LoadLeveler enforces (none, or 1 to m, at sites that do not run conservative backfilling),
-    which the jobs from elsewhere running there never exceed either."""
+    LoadLeveler enforces (none, or 1 to m), which the jobs from elsewhere running there never
+    exceed either."""
     K = len(sites)
     jobs = GridJobs.merge(sites, data.draw(heterogeneous(K)))
     lrms = [data.draw(st.sampled_from(["fcfs", "easy", "list", "conservative"])) for _ in sites]
@@ -80,7 +80,7 @@ def test_brokers_matchmaking_and_speeds_equal_reference(sites, data):
     batch_s = data.draw(st.integers(1, 30)) if handover == "batch" else 0
     caps = () if set(transfer) == {"local"} or data.draw(st.integers(0, 2)) else tuple(
         data.draw(st.one_of(st.none(), st.integers(0, max(1, w.machine_procs // 2)))) for w in sites)
-    slots, maxjobs = _loadleveler_limits(data, transfer, lrms, sites, 1, 3) \
+    slots, maxjobs = _loadleveler_limits(data, sites, 1, 3) \
         if set(transfer) != {"local"} and not data.draw(st.integers(0, 2)) else ((), ())
     exchange = replace(exchange, refresh_s=refresh, job_locations=shares, handover=handover, batch_s=batch_s,
                        grid_cap=caps, grid_slots=slots, grid_maxjobs=maxjobs)
@@ -149,7 +149,7 @@ def test_beichters_policies_equal_reference(sites, data):
     cap of 5 m waiting jobs. In half the cases
     where some site does not keep its jobs, the grid's LoadLeveler slots per site (none, or 1 to 3 m:
     his ``maxslots``, free when no job from elsewhere runs there), enforced by LoadLeveler (except at
-    sites that run conservative backfilling) or only read by his policies, drawn; in half of all cases an
+    sites of any LRMS) or only read by his policies, drawn; in half of all cases an
     information service refreshed every 1-40 s (the free slots as last published)."""
     _beichter_case(sites, data, ("broker", "awf", "local"))
 
@@ -174,8 +174,7 @@ def _beichter_case(sites, data, transfers):
     if "broker" in transfer:
         handover = data.draw(st.sampled_from(["interactive", "when-room"]))
     slot_rule = data.draw(st.sampled_from(["enforced", "read"]))
-    plans = lrms if slot_rule == "enforced" else ()
-    slots, maxjobs = _loadleveler_limits(data, transfer, plans, sites, 3, 3) \
+    slots, maxjobs = _loadleveler_limits(data, sites, 3, 3) \
         if set(transfer) != {"local"} and data.draw(st.booleans()) else ((), ())
     if slot_rule == "read" and location == "beichter-old":
         maxjobs = ()  # his old policy reads no maxjobs: given only to be read, they are an error
@@ -215,16 +214,14 @@ def _beichter_case(sites, data, transfers):
     event(f"{location}: a job moved: {bool((schedule.site != jobs.origin).any())}")
 
 
-def _loadleveler_limits(data, transfer, lrms, sites, slots_per_m, most_jobs):
+def _loadleveler_limits(data, sites, slots_per_m, most_jobs):
     """LoadLeveler's limits for the grid per site, drawn: ``(slots, maxjobs)``, each () or per site
-    None or 1 to ``slots_per_m`` m slots, and None or 1 to ``most_jobs`` jobs; none at a site whose
-    LRMS (in ``lrms``: the sites where they are enforced) plans on a profile."""
-    plans = [lr == "conservative" for lr in lrms] or [False] * len(sites)
+    None or 1 to ``slots_per_m`` m slots, and None or 1 to ``most_jobs`` jobs (under every LRMS,
+    conservative backfilling included)."""
     slots = () if data.draw(st.booleans()) else tuple(
-        None if p else data.draw(st.one_of(st.none(), st.integers(1, slots_per_m * w.machine_procs)))
-        for p, w in zip(plans, sites, strict=True))
+        data.draw(st.one_of(st.none(), st.integers(1, slots_per_m * w.machine_procs))) for w in sites)
     maxjobs = () if data.draw(st.booleans()) else tuple(
-        None if p else data.draw(st.one_of(st.none(), st.integers(1, most_jobs))) for p in plans)
+        data.draw(st.one_of(st.none(), st.integers(1, most_jobs))) for _ in sites)
     return slots, maxjobs
 
 
@@ -380,6 +377,30 @@ def test_slots_that_stay_free_while_the_users_hold_the_processors(location):
                                              grid_slots=(None, 50), slot_rule="read"))
 
 
+@pytest.mark.parametrize("lrms", ["fcfs", "easy", "conservative"])
+def test_no_lrms_backfills_a_grid_job_over_the_slots(lrms):
+    """Site 1 (4 processors, 1 slot for the grid) runs its own 2-processor job and a grid job; its
+    own 4-processor job waits for both (to 101 s), and its own long 1-processor job behind it would
+    delay it. A second grid job would fit the free processor and end long before (4-14 s), so EASY
+    and conservative backfilling would start it (they do without the slot); the slot hides it
+    (conservative: it reserves nothing either, while the long job behind the head reserves), and it
+    starts with the long job after the wide one (151 s)."""
+    a = Workload("a", 1, arr([0, 1, 4]), arr([1000, 100, 10]), arr([1, 1, 1]), arr([1000, 100, 10]),
+                 arr([1, 2, 3]), arr([0] * 3))
+    b = Workload("b", 4, arr([0, 2, 3]), arr([100, 50, 1000]), arr([2, 4, 1]), arr([100, 50, 1000]),
+                 arr([1, 2, 3]), arr([0] * 3))
+    jobs = GridJobs.merge([a, b])
+    awf = Exchange("x", transfer=("awf", "awf"))
+    schedule = simulate_grid(jobs, lrms, replace(awf, grid_slots=(None, 1)))
+    check_schedule(schedule, limited=_limited((None, 1), ()))
+    # merged by submission: a's long job, b's 2-processor job, the grid job, b's wide job, b's long
+    # job, the second grid job
+    assert schedule.site.tolist() == [0, 1, 1, 1, 1, 1]
+    assert schedule.start.tolist() == [0, 0, 1, 101, 151, 151]
+    backfilled = 151 if lrms == "fcfs" else 4  # without the slot
+    assert simulate_grid(jobs, lrms, awf).start.tolist() == [0, 0, 1, 101, 151, backfilled]
+
+
 def test_loadleveler_starts_no_grid_job_over_the_slots():
     """Beichter's clusters: LoadLeveler starts no job of the grid's class over its slots. The broker
     at site 0 (4 processors) sends four 1-processor jobs (0-3 s) to site 1 (8 processors, the most
@@ -409,9 +430,7 @@ def test_loadleveler_starts_no_grid_job_over_the_slots():
     ]:
         with pytest.raises(ScenarioError, match=message):
             simulate_grid(jobs, "fcfs", replace(broker, **change))
-    with pytest.raises(ScenarioError, match="grid_slots of site 1 with slot_rule 'enforced' do not run with "
-                                            "its LRMS 'conservative'"):
-        simulate_grid(jobs, ["fcfs", "conservative"], replace(broker, grid_slots=(None, 2)))
+    assert run((None, 2), ["fcfs", "conservative"]) == run((None, 2))  # conservative passes over them too
     assert run((None, 2), ["conservative", "fcfs"]) == run((None, 2))  # a site without slots may plan
     none = Reservations("none", *(np.zeros(0, dtype=np.int64) for _ in range(4)), np.zeros((0, 1), np.int64))
     with pytest.raises(ScenarioError, match="slot_rule 'enforced' do not run with reservation requests"):

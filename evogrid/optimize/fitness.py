@@ -57,7 +57,7 @@ def trained_strategy(rulebases: dict[int, Rulebase], decision: str, others: str,
 
 def check_conditions(scenario: Scenario, decision: str, others: str, location: str) -> None:
     """Raise, before a run starts, the error its candidates would meet in the scenario's grid conditions
-    (slots a ranking does not read, an LRMS enforced limits do not run with, ...): one simulation of
+    (slots a ranking does not read, a holding queue without brokers, ...): one simulation of
     the untrained grid, where the scenario gives conditions."""
     if conditions(scenario):
         jobs = scenario.grid_jobs()

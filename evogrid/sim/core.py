@@ -426,14 +426,16 @@ def build_profile(k, t, sc, running, jobs, profile):
 
 
 @njit(cache=True, inline="always")
-def _reserve_in_order(q, first, last, m, jobs, queue, profile, n):
-    """Reserve queue row q's jobs ``[first, last)`` that fit a site of ``m`` processors, in order,
-    each at its earliest fit on the profile (``n`` breakpoints); returns the new ``n``."""
+def _reserve_in_order(k, q, first, last, m, room, more, jobs, queue, profile, n):
+    """Reserve queue row q's jobs ``[first, last)`` that site k (of ``m`` processors) sees, in order,
+    each at its earliest fit on the profile (``n`` breakpoints); returns the new ``n``. It sees a job
+    that fits it and that the grid's limits there (``room``, ``more``: :func:`grid_room`) do not
+    pass over."""
     for r in range(first, last):
         job = queue[q, r]
         need = jobs[PROCS, job]
         duration = max(jobs[ESTIMATE, job], 1)  # a zero-length job still needs its processors once
-        if need <= m:
+        if need <= m and not passed_over(k, job, need, room, more, jobs):
             n = reserve(profile, n, earliest_fit(profile, n, need, duration), need, duration)
     return n
 
@@ -453,8 +455,9 @@ def backfill_on_profile(k, q, code, t, cursor, jobs, state):
     """Conservative backfilling behind site k's blocked head, from ``queue[q, read]`` (a job that fits
     the ``free`` processors at time ``t``) to the end of the pass; returns the scan's ``(read, write)``.
 
-    ``cursor = (reserved, read, write, tail, free, pending)``: where the scan
-    (:func:`lrms_scan`) stands.
+    ``cursor = (reserved, read, write, tail, free, pending, room, more)``: where the scan
+    (:func:`lrms_scan`) stands; ``(room, more)``: :func:`grid_room`'s, ``NEVER`` where the grid's
+    limits do not hold at site k.
 
     Each job that fits the free processors starts if it fits the profile
     (built here from the running jobs) now, without delaying any job ahead.
@@ -467,24 +470,38 @@ def backfill_on_profile(k, q, code, t, cursor, jobs, state):
     bound starts without placing them (the common case). A job that cannot
     start stays off the profile, with its bound.
 
+    Where LoadLeveler limits the grid's jobs at site k, the jobs the limits
+    pass over (:func:`passed_over`) reserve nothing, and the others reserve
+    as the pass reaches them, not lazily: a start takes room from the grid's
+    jobs, so the jobs a later placement would see are not those the pass
+    saw (lazy placement gives the same schedule only where nothing hides).
+
     A call, not inlined: one compiled copy serves every loop, and the other
     LRMS's loops do not pay its compile time again. Once per pass, not per
     judged job: a call pushes some 50 words (the arrays' fields) on the
     stack, and one per judged job (4 million on SDSC-BLUE) made the loop
     run at 0.7 or 1.1 M jobs/s depending on the process (docs/benchmarks.md).
     """
-    reserved, read, write, tail, free, pending = cursor
+    reserved, read, write, tail, free, pending, room, more = cursor
     queue, sc, running, out, profile = state.queue, state.sc, state.running, state.out, state.profile
     m = sc[k, M_PROCS]
     n = build_profile(k, t, sc, running, jobs, profile)
     running_bound = NEVER
     running_bound_need = NEVER
     off_bound = NEVER
+    limited = room != NEVER  # grid_room: both NEVER where LoadLeveler limits nothing at k
+    if limited:  # no start since the blocked head: the pass saw the kept jobs as the limits are now
+        n = _reserve_in_order(k, q, reserved, write, m, room, more, jobs, queue, profile, n)
+        reserved = write
+        pending = NEVER
     while read < tail and free > 0:
         job = queue[q, read]
         read += 1
         need = jobs[PROCS, job]
-        if need <= free:
+        hidden = limited and passed_over(k, job, need, room, more, jobs)
+        if hidden:
+            pass
+        elif need <= free:
             d = jobs[ESTIMATE, job]
             short = first_short_step(profile, n, need, d)
             if short < 0 and reserved < write:
@@ -496,7 +513,7 @@ def backfill_on_profile(k, q, code, t, cursor, jobs, state):
                 if pending != NEVER:
                     lowest = min(lowest, running_bound)
                 if t + d > lowest:  # it may overlap them: place them all
-                    n = _reserve_in_order(q, reserved, write, m, jobs, queue, profile, n)
+                    n = _reserve_in_order(k, q, reserved, write, m, room, more, jobs, queue, profile, n)
                     reserved = write
                     pending = NEVER
                     off_bound = NEVER
@@ -507,12 +524,19 @@ def backfill_on_profile(k, q, code, t, cursor, jobs, state):
                 n = reserve(profile, n, 0, need, max(d, 1))
                 take_job(k, q, t, job, MIXED, code, jobs, sc, running, out)  # one copy for every mode
                 free -= need
+                if limited:
+                    room, more = took_grid_job(k, job, need, room, more, jobs)
                 continue
             off_bound = min(off_bound, profile[P_TIME, short + 1])
         elif need <= m:
             pending = min(pending, need)
         queue[q, write] = job
         write += 1
+        if limited and not hidden:  # it reserves now, as the pass reaches it
+            n = _reserve_in_order(k, q, write - 1, write, m, room, more, jobs, queue, profile, n)
+            reserved = write
+            pending = NEVER
+            off_bound = NEVER
     return read, write
 
 
@@ -836,7 +860,7 @@ def lrms_scan(k, q, code, t, T, extra, jobs, state, mode):
                     reserved = write
             elif need <= free:
                 if lrms.USES_PROFILE[code]:
-                    cursor = (reserved, read, write, tail, free, pending)
+                    cursor = (reserved, read, write, tail, free, pending, room, more)
                     read, write = backfill_behind_head(mode, k, q, code, t, cursor, jobs, state)
                     break
                 else:

@@ -310,9 +310,8 @@ class Exchange:
             starts no job from another site while such jobs would hold more processors there than
             its slots, or while its maxjobs of them run; the job waits in the site's queue, passed
             over by its LRMS, and a job wider than a site's slots does not qualify there; any
-            location policy; not with conservative backfilling at a site with either, nor with
-            reservation requests) or ``read`` (only Beichter's policies read them, so needed with
-            policies that do).
+            location policy and LRMS; not with reservation requests) or ``read`` (only Beichter's
+            policies read them, so needed with policies that do).
         refusals: what a broker does with a job its location policy would hand to no site
             (``beichter-old`` and ``beichter-new`` where every queue is full): ``refuse`` (Beichter:
             the job never runs; its start stays -1 and it counts as refused) or ``keep`` (evogrid's
@@ -608,26 +607,17 @@ class GridRun(NamedTuple):
     booked: tuple  #: evogrid.sim.reserving.Booked
 
 
-def _check_enforced_slots(exchange: Exchange, codes: np.ndarray, names: list[str],
-                          with_requests: bool) -> None:
+def _check_enforced_slots(exchange: Exchange, with_requests: bool) -> None:
     """ScenarioError where LoadLeveler would enforce the grid's slots (``slot_rule`` ``enforced``) in
-    a run the loop does not enforce them in: reservation requests, or a site with slots whose LRMS
-    plans on a profile (conservative backfilling reserves lazily, before it knows which jobs the
-    slots pass over)."""
-    if not exchange.enforces_limits:
+    a run the loop does not enforce them in: one with reservation requests (a site holding
+    reservations judges every job on its profile with them, :func:`evogrid.sim.core.profile_scan`,
+    which does not pass over the jobs the limits hide)."""
+    if not exchange.enforces_limits or not with_requests:
         return
     for name in ("grid_slots", "grid_maxjobs"):
-        values = getattr(exchange, name)
-        if all(v is None for v in values):
-            continue
-        if with_requests:
+        if any(v is not None for v in getattr(exchange, name)):
             raise ScenarioError(f"{name} with slot_rule 'enforced' do not run with reservation requests "
                                 "(slot_rule 'read' does)")
-        for k, value in enumerate(values):
-            if value is not None and lrms.USES_PROFILE[codes[k]]:
-                raise ScenarioError(f"{name} of site {k} with slot_rule 'enforced' do not run with its LRMS "
-                                    f"{names[k]!r} (it plans on a profile); use another LRMS or slot_rule "
-                                    "'read'")
 
 
 def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record_decisions: bool = False,
@@ -645,7 +635,7 @@ def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record
     capacity = jobs.n_sites * len(jobs.submit) if record_decisions else 0
     cutoff = np.broadcast_to(np.asarray(awrt_cutoff, dtype=np.float64), (jobs.n_sites,)).copy()
     policy = exchange.arrays(jobs)
-    _check_enforced_slots(exchange, codes, names, requests is not None)
+    _check_enforced_slots(exchange, requests is not None)
     packed = jobs.packed
     if jobs.sites.speeds_differ:
         # The loop rescales moved jobs in place; and a job not yet routed may
