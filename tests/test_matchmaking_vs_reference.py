@@ -401,6 +401,31 @@ def test_no_lrms_backfills_a_grid_job_over_the_slots(lrms):
     assert simulate_grid(jobs, lrms, awf).start.tolist() == [0, 0, 1, 101, 151, backfilled]
 
 
+def test_conservative_reserves_the_grid_jobs_its_pass_saw():
+    """Conservative backfilling at a site with 4 slots, in one pass (at 10 s, when a job ends): the
+    wide own job H blocks the head (20 s); the grid job K (4 processors) is seen, and reserves beside
+    it (20 s); the grid job G starts (10 s) and leaves the slots 2, hiding K from then on; the own
+    job X would fit the free processor now, but K's reservation holds the rest, so X waits (70 s).
+    Placing the reservations later, when X comes (as conservative backfilling does lazily where
+    nothing hides), would hide K and start X at 10 s, delaying K to 100 s."""
+    # a (4 processors, speed 1): its two grid jobs go to b, the faster (MET), at half their run time
+    a = Workload("a", 4, arr([2, 3]), arr([100, 10]), arr([4, 2]), arr([100, 10]), arr([1, 2]), arr([0, 0]))
+    # b (8 processors, speed 2): R1 (5, to 20 s) and R2 (3, to 10 s) fill it; then H and X queue
+    b = Workload("b", 8, arr([0, 0, 1, 4]), arr([20, 10, 100, 90]), arr([5, 3, 4, 1]),
+                 arr([20, 10, 100, 90]), arr([1, 2, 3, 4]), arr([0] * 4))
+    jobs = GridJobs.merge([a, b], Sites((1.0, 2.0), ({}, {}), ()))
+    schedule = simulate_grid(jobs, "conservative", Exchange("x", transfer=("broker", "local"), location="met",
+                                                            grid_slots=(None, 4)))
+    check_schedule(schedule, limited=_limited((None, 4), ()))
+    # merged by submission: R1, R2, H, K, G, X
+    assert schedule.site.tolist() == [1] * 6
+    assert schedule.start.tolist() == [0, 0, 20, 20, 10, 70]
+    start, where, _ = _reference([a, b], jobs, ["conservative"] * 2,
+                                 Policy("exchange", ("broker", "local"), "met", speed=(1.0, 2.0),
+                                        grid_slots=(None, 4)))
+    assert (start, where) == (schedule.start.tolist(), schedule.site.tolist())  # the twin agrees
+
+
 def test_loadleveler_starts_no_grid_job_over_the_slots():
     """Beichter's clusters: LoadLeveler starts no job of the grid's class over its slots. The broker
     at site 0 (4 processors) sends four 1-processor jobs (0-3 s) to site 1 (8 processors, the most
