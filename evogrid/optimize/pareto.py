@@ -45,7 +45,7 @@ from evogrid.optimize.partition import (
     partition_schedule,
 )
 from evogrid.optimize.policy_front import RulebaseProblem, decode, site_params
-from evogrid.policy.config import conditions
+from evogrid.policy.config import trained_in
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import (
     AcceptWhenFit,
@@ -344,7 +344,7 @@ def write_results(config: ParetoConfig, front: NSGA2Front, state: ParetoState, o
         np.savez_compressed(buffer, sites=sites, origin=jobs.origin.astype(np.int8))
         atomic_write_bytes(out / "front_assignments.npz", buffer.getvalue())
     else:
-        grid = {"trained_in": given} if (given := conditions(config.ref.scenario())) else {}
+        grid = trained_in(config.ref.scenario())
         for i, x in enumerate(X):
             for k, rb in enumerate(decode(x, jobs.n_sites, config.n_rules, config.features)):
                 facts = {"site": names[k], "front_point": i, "objectives": F[i].tolist(),

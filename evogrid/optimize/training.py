@@ -38,7 +38,7 @@ from evogrid.optimize.evaluator import Evaluator
 from evogrid.optimize.fitness import trained_strategy
 from evogrid.optimize.genome import to_rulebase
 from evogrid.optimize.loop import STANDARD_PLOTS, Plots, RunKind, new_run, resolve_plots, resume_run
-from evogrid.policy.config import conditions
+from evogrid.policy.config import trained_in
 from evogrid.policy.rulebase import Rulebase
 from evogrid.policy.strategies import Result, simulate
 from evogrid.sim.scenario import Scenario
@@ -84,7 +84,6 @@ def learned_rulebases(config: TrainConfig, best: dict[int, tuple[np.ndarray, flo
     scenario = config.ref.scenario()
     names = [w.name for w in scenario.workloads]
     sizes = [w.machine_procs for w in scenario.workloads]
-    grid = {"trained_in": given} if (given := conditions(scenario)) else {}
     result = {}
     for k, (p, awrt) in best.items():
         partners = [l for l in range(len(names)) if l != k]
@@ -95,7 +94,7 @@ def learned_rulebases(config: TrainConfig, best: dict[int, tuple[np.ndarray, flo
             partner_m=int(sizes[single]) if single is not None else None,
             trained_on=config.scenario, lrms=config.lrms, kind=config.kind, decision=config.decision,
             optimizer=config.optimizer_label, generations=config.generations, seed=config.seed,
-            fitness_awrt=round(awrt, 2), **grid,
+            fitness_awrt=round(awrt, 2), **trained_in(scenario),
         )
     return result
 

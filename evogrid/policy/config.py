@@ -340,6 +340,13 @@ def conditions(scenario: Scenario, config: StrategyConfig | None = None) -> dict
             if (value := getattr(config, name)) != getattr(default, name)}
 
 
+def trained_in(scenario: Scenario) -> dict[str, Any]:
+    """The provenance entry of a rulebase trained on ``scenario``: ``{"trained_in": its grid
+    conditions}``, or nothing in the exact grid (:func:`trained_elsewhere` reads it back)."""
+    given = conditions(scenario)
+    return {"trained_in": given} if given else {}
+
+
 def trained_elsewhere(strategy: Strategy, scenario: Scenario, config: StrategyConfig) -> list[str]:
     """One line per rulebase of ``strategy`` that was trained in other grid conditions than it runs in
     here (its provenance's ``trained_in``, none: the exact grid), as a researcher would want to be told

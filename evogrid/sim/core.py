@@ -499,9 +499,7 @@ def backfill_on_profile(k, q, code, t, cursor, jobs, state):
         read += 1
         need = jobs[PROCS, job]
         hidden = limited and passed_over(k, job, need, room, more, jobs)
-        if hidden:
-            pass
-        elif need <= free:
+        if need <= free and not hidden:
             d = jobs[ESTIMATE, job]
             short = first_short_step(profile, n, need, d)
             if short < 0 and reserved < write:
@@ -532,7 +530,7 @@ def backfill_on_profile(k, q, code, t, cursor, jobs, state):
             pending = min(pending, need)
         queue[q, write] = job
         write += 1
-        if limited and not hidden:  # it reserves now, as the pass reaches it
+        if limited:  # judged as the pass reaches it: it reserves now, unless the limits hide it
             n = _reserve_in_order(k, q, write - 1, write, m, room, more, jobs, queue, profile, n)
             reserved = write
             pending = NEVER

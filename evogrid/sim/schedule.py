@@ -607,19 +607,6 @@ class GridRun(NamedTuple):
     booked: tuple  #: evogrid.sim.reserving.Booked
 
 
-def _check_enforced_slots(exchange: Exchange, with_requests: bool) -> None:
-    """ScenarioError where LoadLeveler would enforce the grid's slots (``slot_rule`` ``enforced``) in
-    a run the loop does not enforce them in: one with reservation requests (a site holding
-    reservations judges every job on its profile with them, :func:`evogrid.sim.core.profile_scan`,
-    which does not pass over the jobs the limits hide)."""
-    if not exchange.enforces_limits or not with_requests:
-        return
-    for name in ("grid_slots", "grid_maxjobs"):
-        if any(v is not None for v in getattr(exchange, name)):
-            raise ScenarioError(f"{name} with slot_rule 'enforced' do not run with reservation requests "
-                                "(slot_rule 'read' does)")
-
-
 def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record_decisions: bool = False,
                  awrt_cutoff: float | Sequence[float] = 0.0, requests: tuple | None = None,
                  admission: AdmissionPolicy | None = None, index_span: int = queue_index.SPAN) -> GridRun:
@@ -634,8 +621,12 @@ def run_exchange(jobs: GridJobs, names: list[str], exchange: Exchange, *, record
         raise ScenarioError("the active request's start rule needs EASY at every site (--lrms easy)")
     capacity = jobs.n_sites * len(jobs.submit) if record_decisions else 0
     cutoff = np.broadcast_to(np.asarray(awrt_cutoff, dtype=np.float64), (jobs.n_sites,)).copy()
-    policy = exchange.arrays(jobs)
-    _check_enforced_slots(exchange, requests is not None)
+    policy = exchange.arrays(jobs)  # (checks the per-site limits first)
+    if requests is not None and exchange.enforces_limits:
+        # A site holding reservations judges every job on its profile with them (core.profile_scan),
+        # a pass that does not hide the jobs LoadLeveler's limits pass over.
+        raise ScenarioError("grid_slots and grid_maxjobs with slot_rule 'enforced' do not run with "
+                            "reservation requests (slot_rule 'read' does)")
     packed = jobs.packed
     if jobs.sites.speeds_differ:
         # The loop rescales moved jobs in place; and a job not yet routed may
