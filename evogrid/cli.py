@@ -875,8 +875,9 @@ def coevolve(
         help="Pick the result among the pairings of every generation (default), not only the "
              "last (--no-archive, the published choice).")] = True,
     joint: Annotated[bool, typer.Option(
-        help="Instead of co-evolution, one ES over all sites' rulebases at once (the EA baseline); "
-             "its fitness is --pick's score.")] = False,
+        help="Instead of co-evolution, one ES over all sites' rulebases at once (evogrid's joint "
+             "baseline; the dissertation's EA is the pairwise pool); its fitness is --pick's "
+             "score.")] = False,
     policy: Annotated[str, typer.Option(
         help="transfer: the sites' job-exchange rulebases; ranking: their TSK ranking rulebases, "
              "every site a broker (docs/grid.md).")] = "transfer",

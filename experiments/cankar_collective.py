@@ -34,7 +34,7 @@ from evogrid.nodes import (
     optimum,
     planetlab_like,
 )
-from evogrid.nodes.pool import RESOURCES
+from evogrid.nodes.pool import RESOURCES, TABLE_3_1
 from evogrid.nodes.request import NODE_COUNTS, cankar_cases
 from evogrid.optimize.rundir import write_csv
 
@@ -63,17 +63,21 @@ TIE = 1e-9
 
 
 def run_seed(seed: int, load: float, occupied: tuple[str, ...], shared: bool,
-             optimum_multiple: int = 3, m_max: int = 3) -> list[dict]:
+             optimum_multiple: int = 3, m_max: int = 3, spread: float = 1.0,
+             table_statistics: bool = False) -> list[dict]:
     """One row per case and variant (simple, collective), with the N = 5 optimum; ``shared``: the
     simple variant gets the nodes discovered for the collective one; the optimum searches the
     first ``optimum_multiple x N`` nodes of the collective request's discovery sample (3: the
     nodes the algorithm sees; more: those and further ones); ``m_max``: M doubles from 3 while at most
-    this (3: his one pass)."""
-    pool = planetlab_like(seed=seed, load=load, occupied=occupied)
+    this (3: his one pass); ``spread`` scales the capacities' standard deviations, and
+    ``table_statistics`` draws the requests' totals from Table 3.1's statistics, not the pool's."""
+    pool = planetlab_like(seed=seed, load=load, occupied=occupied, spread=spread)
+    statistics = TABLE_3_1 if table_statistics else None
     limits = CankarLimits(m_max=m_max)
     rows = []
     for n_nodes in NODE_COUNTS:
-        for case, pair in enumerate(cankar_cases(pool, n_nodes, CASES, seed=1000 * seed + n_nodes)):
+        for case, pair in enumerate(cankar_cases(pool, n_nodes, CASES, seed=1000 * seed + n_nodes,
+                                                      statistics=statistics)):
             algo_seed = 100_000 * seed + 1000 * n_nodes + case
             found = discovered(pool, pair[1], limits, algo_seed)
             wider = CankarLimits(m_init=optimum_multiple, m_max=optimum_multiple)
@@ -347,6 +351,12 @@ def main() -> None:
     parser.add_argument("--discovery", choices=["shared", "own"], default="shared",
                         help="shared: the simple variant is given the collective one's discovered nodes; "
                         "own: each variant's phase I samples its own")
+    parser.add_argument("--spread", type=float, default=1.0,
+                        help="the nodes' capacities' standard deviations times this (1: Table 3.1's; "
+                        "less: nodes more alike)")
+    parser.add_argument("--request-statistics", choices=["pool", "table"], default="pool",
+                        help="draw the requests' totals from the pool's statistics or Table 3.1's "
+                        "(differ only with --spread)")
     args = parser.parse_args()
     if args.gain_readings:
         text = gain_readings(args.loads[0])
@@ -371,11 +381,12 @@ def main() -> None:
         part = []
         for seed in range(1, args.seeds + 1):
             part += run_seed(seed, load, occupied, args.discovery == "shared", args.optimum_multiple,
-                             args.m_max)
+                             args.m_max, args.spread, args.request_statistics == "table")
             print(f"load {load}, seed {seed} done", flush=True)
         rows += part
         text.append(report(part, f"Mean utilisation {load} of {'+'.join(occupied)}, "
-                           f"{args.discovery} discovery, optimum over {5 * args.optimum_multiple} nodes"))
+                           f"{args.discovery} discovery, optimum over {5 * args.optimum_multiple} nodes, "
+                           f"capacity spread {args.spread} ({args.request_statistics} statistics)"))
     out = OUT / args.out
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / "cases.csv", list(rows[0]),

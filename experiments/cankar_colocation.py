@@ -9,9 +9,9 @@ with best-fit backfilling (``evogrid.nodes.packing``), and t_RUN (the sum of the
 finishing times, his 4.1) and the last job's end are compared. Prints Table 4.1's job counts and
 Tables 4.2 and 4.3 (ours, mean ± sd over the seeds | his).
 
-Run: ``.venv/bin/python experiments/cankar_colocation.py [--seeds 5] [--workers 2] [--no-backfill]``
-(about 5 minutes on 2 workers). Writes ``experiments/results/cankar_colocation/[no_backfill/]cases.csv``
-and ``tables.md``.
+Run: ``.venv/bin/python experiments/cankar_colocation.py [--seeds 5] [--workers 2] [--no-backfill]
+[--share-position log|linear|middle|top]`` (about 3-5 minutes on 2 workers). Writes
+``experiments/results/cankar_colocation/[no_backfill/][share_<position>/]cases.csv`` and ``tables.md``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from cankar_collective import mean_sd
 from joblib import Parallel, delayed
 
 from evogrid.nodes import packing
-from evogrid.nodes.cloud_jobs import scalable_batch
+from evogrid.nodes.cloud_jobs import SHARE_POSITIONS, scalable_batch
 from evogrid.nodes.colocation import ScalableJobs, preprocess
 from evogrid.optimize.rundir import write_csv
 
@@ -41,17 +41,18 @@ TABLE_4_2_3 = {"set": ((10, 3), (8.0, 6.0), (1.75, 2 + 20 / 60), 25),
 TIE = 1e-9
 
 
-def batch(seed: int, n_nodes: int, balanced: float, parallel: bool, copy: int) -> ScalableJobs:
+def batch(seed: int, n_nodes: int, balanced: float, parallel: bool, copy: int,
+          share_position: str = "log") -> ScalableJobs:
     """Copy ``copy`` of the batch of workload seed ``seed`` for this setting."""
     batch_seed = int(np.random.SeedSequence([seed, n_nodes, round(balanced * 100), parallel, copy])
                      .generate_state(1)[0])
-    return scalable_batch(n_nodes, balanced, parallel, batch_seed)
+    return scalable_batch(n_nodes, balanced, parallel, batch_seed, share_position)
 
 
 def run_batch(seed: int, n_nodes: int, balanced: float, parallel: bool, copy: int,
-              backfill: bool = True) -> list[dict]:
+              backfill: bool = True, share_position: str = "log") -> list[dict]:
     """The batch's rows, one per scheduler: t_RUN and last end (h) of the three inputs."""
-    jobs = batch(seed, n_nodes, balanced, parallel, copy)
+    jobs = batch(seed, n_nodes, balanced, parallel, copy, share_position)
     pre = preprocess(jobs)
     rows = []
     for strategy in packing.STRATEGIES:
@@ -134,14 +135,20 @@ def main() -> None:
     parser.add_argument("--no-backfill", action="store_true",
                         help="the scheduler without backfilling: each job no earlier than the one before "
                         "(a reading his text does not support; results in the subdirectory no_backfill)")
+    parser.add_argument("--share-position", choices=SHARE_POSITIONS, default="log",
+                        help="where a job's share lies in its scaling range (his text leaves it open; "
+                        "log: ours; another writes to the subdirectory share_<position>)")
     args = parser.parse_args()
     out = OUT / "no_backfill" if args.no_backfill else OUT
+    if args.share_position != "log":
+        out = out / f"share_{args.share_position}"
     packing.run(np.full((2, 3), 0.5), np.ones(2), np.ones(2, dtype=np.int64), 2)  # compile once
     tasks = [(s, n, b, p, c) for s in range(1, args.seeds + 1) for n in NODES for b in BALANCED
              for p in (False, True) for c in (0, 1)]
     tasks.sort(key=lambda t: -t[1] * (1 if t[3] else 10))  # the long batches first
     backfill = not args.no_backfill
-    done = Parallel(n_jobs=args.workers, verbose=5)(delayed(run_batch)(*t, backfill) for t in tasks)
+    done = Parallel(n_jobs=args.workers, verbose=5)(delayed(run_batch)(*t, backfill, args.share_position)
+                                                    for t in tasks)
     rows = sorted((r for batch in done for r in batch), key=lambda r: (
         r["seed"], r["nodes"], -r["balanced"], r["parallel"], r["copy"], r["strategy"]))
     out.mkdir(parents=True, exist_ok=True)

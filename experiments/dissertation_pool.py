@@ -35,7 +35,8 @@ SCENARIOS = {1: (("KTH", 11), ("SDSC00", 11)), 2: (("LANL96", 24), ("SDSC03", 24
 #: M_n diagonal %). Typos of the printed table read as: FCFS-JS scenario 1 AWRT "12.8043,42" =
 #: 128,043.42 and C_max "2.957.587" (site 2) kept as printed; scenario 3 AWRT "14277,15" = 14,277.15,
 #: SA "449.8547.287" = 4,498,547,287; FCFS-JS scenario 2 Delta "100,00" kept as printed (its AWRT
-#: gives -173 %).
+#: gives -173 %); LIST-JS scenario 2 prints SDSC03's SA "49.172.388.088" for LANL96 too, kept as
+#: printed (its own U and C_max give about 4.05e10).
 PUBLISHED = {
     "fcfs": {1: ((128_043.42, 70.12, 29_571_802, 2_073_589_120, 69.38, -70.37, 82.86),
                  (139_380.14, 72.94, 2_957_587, 2_724_164_663, 47.72, -89.36, 86.05)),

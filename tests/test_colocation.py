@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evogrid.nodes import packing
-from evogrid.nodes.cloud_jobs import SHARES, scalable_batch
+from evogrid.nodes.cloud_jobs import SHARE_POSITIONS, SHARES, scalable_batch
 from evogrid.nodes.colocation import ScalableJobs, classify, pair_scales, preprocess
 
 
@@ -162,6 +162,38 @@ def test_optimizations_count_the_t_pair_minimisations_tried():
     narrow, wide = preprocess(jobs, w=1.25), preprocess(jobs, w=3.0)
     assert narrow.optimizations >= sum(len(g) > 1 for g in narrow.groups) > 0
     assert wide.optimizations > narrow.optimizations
+
+
+def test_a_pair_that_failed_is_not_minimised_again(monkeypatch):
+    """Step 3 meets step 2's failed pairs again; each pair is minimised at most once (his bound of
+    2 |O|^2 / 4 minimisations counts each pair once), and the count is the minimisations made."""
+    from evogrid.nodes import colocation
+
+    calls = []
+    real = colocation.pair_scales
+    monkeypatch.setattr(colocation, "pair_scales",
+                        lambda jobs, a, b: calls.append((min(a, b), max(a, b))) or real(jobs, a, b))
+    jobs = scalable_batch(30, 0.0, False, seed=1)
+    out = preprocess(jobs)
+    assert out.optimizations == len(calls) > 0
+    assert len(set(calls)) == len(calls)
+
+
+@pytest.mark.parametrize("position", SHARE_POSITIONS)
+def test_every_share_position_keeps_his_intervals(position):
+    """Each reading of where a share lies in its scaling range keeps d_min <= d <= d_max and his
+    intervals (d_min in [0.15, 0.8] unless the share is lower, d_max in [0.2, 1] unless higher);
+    the same seed gives the same shares, times and tasks, only the bounds move."""
+    jobs = scalable_batch(30, 0.33, True, seed=4, share_position=position)
+    log = scalable_batch(30, 0.33, True, seed=4)
+    assert np.all(jobs.low <= jobs.need) and np.all(jobs.need <= jobs.high)
+    assert np.all(jobs.low >= np.minimum(0.15, jobs.need)) and np.all(jobs.low <= 0.8)
+    assert np.all(jobs.high >= 0.2) and np.all(jobs.high <= np.maximum(1.0, jobs.need))
+    assert np.array_equal(jobs.need, log.need) and np.array_equal(jobs.hours, log.hours)
+    assert np.array_equal(jobs.tasks, log.tasks)
+    assert np.array_equal(jobs.low, log.low) == (position == "log")
+    with pytest.raises(ValueError, match="share_position: unknown 'mid'"):
+        scalable_batch(5, 0.0, False, seed=1, share_position="mid")
 
 
 def test_without_backfilling_a_job_starts_no_earlier_than_the_one_before():

@@ -153,6 +153,22 @@ def test_planetlab_like_pool_has_table_3_1s_statistics():
     assert (pool.occupancy <= pool.capacity[:, :, None]).all()
 
 
+def test_a_narrower_spread_keeps_the_means_and_scales_the_deviations():
+    """``spread`` scales each capacity's standard deviation (means and ranges stay Table 3.1's);
+    requests can still be drawn from Table 3.1's statistics."""
+    narrow = planetlab_like(seed=1, spread=0.5).statistics()
+    for name, (mean, sd, low, high) in narrow.items():
+        table = TABLE_3_1[name]
+        assert abs(mean - table[0]) < 0.1 and abs(sd - 0.5 * table[1]) < 0.06
+        assert table[2] <= low and high <= table[3]
+    pool = planetlab_like(50, seed=1, spread=0.25)
+    for simple, _ in cankar_cases(pool, 5, 20, seed=1, statistics=TABLE_3_1):
+        for e, (mean, sd, *_) in zip(simple.total, TABLE_3_1.values(), strict=True):
+            assert 5 * max(mean - 2 * sd, 0.1) <= e <= 5 * (mean + sd / 2)
+    with pytest.raises(ValueError, match="spread: 0.0 is not above 0"):
+        planetlab_like(10, spread=0.0)
+
+
 def test_cankar_cases_follow_his_test_setting():
     pool = planetlab_like(200, seed=2)
     pairs = cankar_cases(pool, 10, 50, seed=1)

@@ -10,7 +10,7 @@ as many jobs as make the batch's demand "sorazmerna kapaciteti virov, ki
 jo oblak lahko ponudi v 24 urah" (proportional to what the cloud offers in
 24 hours). What he leaves open is our choice, written in
 docs/coallocation.md ("Co-location"): the law of the scaling range, where
-a share lies in its range, and the proportion (fitted once to his Table
+a share lies in its range (:data:`SHARE_POSITIONS`), and the proportion (fitted once to his Table
 4.1's job counts without parallel jobs).
 """
 
@@ -28,21 +28,34 @@ DEMAND_OF_CAPACITY = 0.81
 #: the bounds are clipped to his intervals; the realised ranges average about 2.8).
 RANGE = (1.25, 4.25, 5.0)
 LOW_BOUNDS, HIGH_BOUNDS = (0.15, 0.8), (0.2, 1.0)
+#: Where a share lies inside its scaling range (his text leaves it open; "log", uniform in the
+#: logarithm, is ours): uniform in the logarithm or linearly, at the geometric middle, or in the
+#: top quarter (in the logarithm: the job can shrink most). Each draws one uniform number, so the
+#: batches differ in the bounds only.
+SHARE_POSITIONS = ("log", "linear", "middle", "top")
 
 
-def _bounds(rng: np.random.Generator, share: float) -> tuple[float, float]:
-    """(d_min, d_max) around ``share``: a range drawn from :data:`RANGE`, the share at a uniform
-    position (in the logarithm) inside it, then both clipped to his intervals."""
+def _bounds(rng: np.random.Generator, share: float, position: str) -> tuple[float, float]:
+    """(d_min, d_max) around ``share``: a range drawn from :data:`RANGE`, the share at a
+    ``position`` (:data:`SHARE_POSITIONS`) inside it, then both clipped to his intervals."""
     ratio = rng.triangular(*RANGE)
-    low = share / ratio ** rng.uniform()
+    u = rng.uniform()
+    if position == "linear":
+        low = share / (1 + u * (ratio - 1))
+    else:
+        low = share / ratio ** {"log": u, "middle": 0.5, "top": 0.75 + 0.25 * u}[position]
     low = float(np.clip(low, *LOW_BOUNDS))
     high = float(np.clip(low * ratio, *HIGH_BOUNDS))
     return min(low, share), max(high, share)
 
 
-def scalable_batch(n_nodes: int, balanced: float, parallel: bool, seed: int) -> ScalableJobs:
+def scalable_batch(n_nodes: int, balanced: float, parallel: bool, seed: int,
+                   share_position: str = "log") -> ScalableJobs:
     """A batch for ``n_nodes`` nodes with a share ``balanced`` of fully balanced jobs (module
-    docstring); ``parallel``: tasks uniform in [1, max(2, 0.3 n_nodes)], else one task each."""
+    docstring); ``parallel``: tasks uniform in [1, max(2, 0.3 n_nodes)], else one task each;
+    ``share_position``: one of :data:`SHARE_POSITIONS`."""
+    if share_position not in SHARE_POSITIONS:
+        raise ValueError(f"share_position: unknown {share_position!r}; expected one of {SHARE_POSITIONS}")
     rng = np.random.default_rng(seed)
     most_tasks = max(2, int(0.3 * n_nodes)) if parallel else 1
     rows = []
@@ -50,10 +63,10 @@ def scalable_batch(n_nodes: int, balanced: float, parallel: bool, seed: int) -> 
     while demand < target:
         if rng.uniform() < balanced:
             need = np.full(3, rng.choice(SHARES))
-            bounds = [_bounds(rng, need[0])] * 3
+            bounds = [_bounds(rng, need[0], share_position)] * 3
         else:
             need = rng.choice(SHARES, 3)
-            bounds = [_bounds(rng, s) for s in need]
+            bounds = [_bounds(rng, s, share_position) for s in need]
         hours = rng.uniform(2.0, 7.0)
         tasks = int(rng.integers(1, most_tasks + 1))
         rows.append((need, bounds, hours, tasks))

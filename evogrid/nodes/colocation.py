@@ -160,23 +160,30 @@ def _similar(jobs: ScalableJobs, a: int, b: int, w: float) -> bool:
     return max(size[a], size[b]) / min(size[a], size[b]) < w
 
 
-def _merge_pair(jobs: ScalableJobs, a: int, b: int, w: float, out: Preprocessed):
+def _merge_pair(jobs: ScalableJobs, a: int, b: int, w: float, out: Preprocessed,
+                failed: set[tuple[int, int]]):
     """(s_a, s_b, t_pair) of a pair that merges, else None: similar sizes, shared node, and no
-    longer than the two one after the other (at their own shares)."""
-    if not _similar(jobs, a, b, w):
+    longer than the two one after the other (at their own shares). A pair that failed once fails
+    again (the test depends on the two jobs only, and symmetrically), so ``failed`` keeps it from
+    being minimised twice: step 3 meets step 2's failures again, and his bound of 2 |O|^2 / 4
+    minimisations (4.5.5) counts each pair once."""
+    key = (min(a, b), max(a, b))
+    if key in failed or not _similar(jobs, a, b, w):
         return None
     out.optimizations += 1
     scaled = pair_scales(jobs, a, b)
     if scaled is None or scaled[2] > jobs.hours[a] + jobs.hours[b]:
+        failed.add(key)
         return None
     return scaled
 
 
-def _merge_group(jobs: ScalableJobs, a: int, group: list[int], w: float, out: Preprocessed):
+def _merge_group(jobs: ScalableJobs, a: int, group: list[int], w: float, out: Preprocessed,
+                 failed: set[tuple[int, int]]):
     """A parallel job a with jobs whose tasks sum to a's: the first (most tasks) pairs with a as
     two jobs do, the others fill the room a leaves on its other nodes, ending by t_pair. Returns
     the members (a first) and t_pair, or None."""
-    first = _merge_pair(jobs, a, group[0], w, out)
+    first = _merge_pair(jobs, a, group[0], w, out, failed)
     if first is None:
         return None
     s_a, s_b, t_pair = first
@@ -197,10 +204,11 @@ def _sorted(jobs: ScalableJobs, members: list[int], r_max: int, descending: bool
 
 
 def _merge_classes(jobs: ScalableJobs, class_a: list[int], class_b: list[int], r_max: int,
-                   merged: set[int], out: Preprocessed, w: float) -> None:
+                   merged: set[int], out: Preprocessed, w: float,
+                   failed: set[tuple[int, int]]) -> None:
     """Step 2 (and 3) for one pair of classes: each job of A with the jobs of B of its tasks, in
     order, until one merges (else, if parallel, with a group of B), then each parallel job of B
-    left with a group of A."""
+    left with a group of A; ``failed``: the pairs that did not merge (:func:`_merge_pair`)."""
     for side_a, side_b, a_first in ((class_a, class_b, True), (class_b, class_a, False)):
         sorted_b = _sorted(jobs, side_b, r_max, not a_first)  # the keys do not change: sort once
         for a in _sorted(jobs, side_a, r_max, a_first):
@@ -211,7 +219,7 @@ def _merge_classes(jobs: ScalableJobs, class_a: list[int], class_b: list[int], r
             if partners:
                 if a_first:  # equal tasks: A's jobs look for a partner, in B's order (his 4.3.2)
                     for b in partners:
-                        done = _merge_pair(jobs, a, b, w, out)
+                        done = _merge_pair(jobs, a, b, w, out, failed)
                         if done is not None:
                             s_a, s_b, t_pair = done
                             _record(jobs, out, [Member(a, s_a), Member(b, s_b)], t_pair)
@@ -222,7 +230,7 @@ def _merge_classes(jobs: ScalableJobs, class_a: list[int], class_b: list[int], r
                 continue
             group = _group(jobs, a, [b for b in order_b if jobs.tasks[b] < jobs.tasks[a]])
             if group:
-                done = _merge_group(jobs, a, group, w, out)
+                done = _merge_group(jobs, a, group, w, out, failed)
                 if done is not None:
                     _record(jobs, out, done[0], done[1])
                     merged.add(a)
@@ -266,12 +274,13 @@ def preprocess(jobs: ScalableJobs, alpha: float = ALPHA, w: float = W) -> Prepro
         members.setdefault(c, []).append(j)
     out = Preprocessed()
     merged: set[int] = set()
+    failed: set[tuple[int, int]] = set()
     for a, b in FULL_PAIRS:
-        _merge_classes(jobs, members.get(a, []), members.get(b, []), r_max, merged, out, w)
+        _merge_classes(jobs, members.get(a, []), members.get(b, []), r_max, merged, out, w, failed)
     gathered = {c: [j for src in srcs for j in members.get(src, []) if j not in merged]
                 for c, srcs in PARTIAL_GATHERS.items()}
     for a, b in PARTIAL_PAIRS:
-        _merge_classes(jobs, gathered[a], gathered[b], r_max, merged, out, w)
+        _merge_classes(jobs, gathered[a], gathered[b], r_max, merged, out, w, failed)
     for j in range(len(jobs)):
         if j in merged:
             continue

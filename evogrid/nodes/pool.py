@@ -115,7 +115,7 @@ def _capacity_law(stats: tuple[float, float, float, float], whole: bool):
 
 def planetlab_like(n_nodes: int = 606, *, load: float = 0.5, seed: int = 0,
                    occupied: tuple[str, ...] = ("cpus",), labelled_share: float = 1.0,
-                   n_slots: int = DAY_SLOTS) -> NodePool:
+                   spread: float = 1.0, n_slots: int = DAY_SLOTS) -> NodePool:
     """A pool after Cankar's test setting (module docstring; docs/coallocation.md).
 
     Capacities: normal laws truncated to Table 3.1's minimum and maximum (CPUs rounded to whole
@@ -124,15 +124,20 @@ def planetlab_like(n_nodes: int = 606, *, load: float = 0.5, seed: int = 0,
     as a first-order autoregressive series (0.95 of the last slot's deviation, noise 0.05),
     clipped to [0, 1]; the ``occupied`` resources of the node are occupied in that proportion, the
     others are free all day (his data record the CPU load only).
-    ``labelled_share`` of the nodes carry both labels his requests asked for.
+    ``labelled_share`` of the nodes carry both labels his requests asked for. ``spread`` scales
+    every capacity's standard deviation (1: Table 3.1's; less: nodes more alike than his 606, as
+    the subset his qualitative conditions kept may have been).
     """
     if not 0.0 < load < 1.0:
         raise ValueError(f"load: {load} is not in (0, 1)")
     if not 0.0 <= labelled_share <= 1.0:
         raise ValueError(f"labelled_share: {labelled_share} is not in [0, 1]")
+    if not spread > 0.0:
+        raise ValueError(f"spread: {spread} is not above 0")
     rng = np.random.default_rng(seed)
-    capacity = np.column_stack([_capacity_law(TABLE_3_1[name], whole=name == "cpus")(rng, n_nodes)
-                                for name in RESOURCES]).astype(np.float64)
+    laws = {name: _capacity_law((mean, spread * sd, low, high), whole=name == "cpus")
+            for name, (mean, sd, low, high) in TABLE_3_1.items()}
+    capacity = np.column_stack([laws[name](rng, n_nodes) for name in RESOURCES]).astype(np.float64)
     mean = rng.beta(2 * load, 2 * (1 - load), n_nodes)
     use = np.empty((n_nodes, n_slots))
     use[:, 0] = mean

@@ -76,18 +76,20 @@ class NodeRequest(BaseModel):
                 np.array(self.total, dtype=np.float64), self.labels, window)
 
 
-def cankar_cases(pool: NodePool, n_nodes: int, n_cases: int,
-                 seed: int) -> list[tuple[NodeRequest, NodeRequest]]:
+def cankar_cases(pool: NodePool, n_nodes: int, n_cases: int, seed: int,
+                 statistics: dict[str, tuple[float, ...]] | None = None,
+                 ) -> list[tuple[NodeRequest, NodeRequest]]:
     """``n_cases`` of Cankar's test requests for ``n_nodes`` nodes as (simple, collective) pairs.
 
     As in his 3.4.2: the duration from :data:`DURATIONS_MIN`, the earliest start and the latest end
     uniform on the slot grid within :data:`EARLIEST_MIN` and :data:`LATEST_END_MIN`, and e_i uniform
     in ``[N (mean_i - 2 sd_i), N (mean_i + sd_i / 2)]`` with the pool's mean and standard deviation
     (its lower end at least ``N x`` :data:`LEAST_PER_NODE`); d_i = e_i / N (simple) or e_i / 2N
-    (collective); both require AMD Opteron nodes with XtreamOS.
+    (collective); both require AMD Opteron nodes with XtreamOS. ``statistics`` (resource ->
+    (mean, sd, ...), e.g. :data:`~evogrid.nodes.pool.TABLE_3_1`) replaces the pool's own.
     """
     rng = np.random.default_rng(seed)
-    stats = pool.statistics()
+    stats = pool.statistics() if statistics is None else statistics
     slot_min = pool.slot_s // 60
     cases = []
     for _ in range(n_cases):

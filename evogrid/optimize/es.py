@@ -330,8 +330,9 @@ class _Vector(list):
 
 
 class JointES(EFS):
-    """One (mu + lambda)-ES over all sites' rulebases at once (the dissertation's "EA" baseline
-    against co-evolution).
+    """One (mu + lambda)-ES over all sites' rulebases at once: evogrid's joint baseline against
+    co-evolution, not the dissertation's "EA" (its 13.3 compares co-evolution with the pairwise
+    pool, "jeweils nur paarweise gelernt", and 12.4 rejects a joint encoding for its search space).
 
     An individual stacks the K rulebases (K N_r rules, one step size per
     feature for all of them); its fitness is the grid's AWRT sum, or with

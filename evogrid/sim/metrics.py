@@ -80,8 +80,9 @@ def site_metrics(schedule: Schedule) -> list[dict[str, float]]:
     ``utilization`` measures the busy fraction over ``[0, C_max]``, 0 being the
     window start: this is what the dissertation's tables report (it matches
     them within 0.1 points, see docs/reproduction.md). The usual formula,
-    measured from the first start, is ``utilization_first_start``; the two
-    differ only when a window's first job arrives late (SDSC03@0-5: day 5).
+    measured from the first start (the dissertation's Eq. 7.6), is
+    ``utilization_first_start``; the two differ only when a window's first job arrives late
+    (SDSC03@0-5: day 5).
     """
     jobs = schedule.jobs
     K = jobs.n_sites

@@ -9,8 +9,8 @@ under the first reason that removes it:
 - ``procs_exceed_machine``: more processors than the machine has;
 - ``submit_negative``: a submit time before the log start;
 - ``estimate_unknown``: no requested time (field 9 <= 0), only with
-  ``drop_unknown_estimate`` (the dissertation's logs lack these jobs,
-  docs/reproduction.md).
+  ``drop_unknown_estimate`` (the dissertation's cuts of CTC and LANL96 lack
+  these jobs: our inference from its Table 7.1, docs/reproduction.md).
 """
 
 from __future__ import annotations

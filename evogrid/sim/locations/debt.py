@@ -1,7 +1,7 @@
 """The debt account (Lepping's dissertation, 11.2.1), as evogrid reads it: a site asks first the
 partners that have used the most of its processors, less what it has used of theirs.
 
-The dissertation names the idea ("ein Schuldenkonto der Arbeitslast, wobei diejenigen Sites bei
+The dissertation names the idea ("einem Schuldenkonto der Arbeitslast, wobei diejenigen Sites bei
 Jobabgaben zuerst angefragt werden, die bei der eigenen Site schon viele Ressourcen extern
 verbraucht haben und umgekehrt") but gives no unit, update or start value and runs no experiment
 with it; the account here is evogrid's design (docs/grid.md).
