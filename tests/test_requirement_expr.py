@@ -170,3 +170,57 @@ def test_bad_swf_requirements_are_one_line_errors(tmp_path, entry, message):
     with pytest.raises(ScenarioError, match=message) as err:
         Scenario.from_spec(str(path))
     assert str(path) in str(err.value) and "\n" not in str(err.value)
+
+
+MEMORY_SITES = """
+lrms = "easy"
+[[sites]]
+window = "LANL96@0-1"
+attributes = { mem_kb = "LANL_KB" }
+[[sites]]
+window = "KTH@0-1"
+attributes = { mem_kb = "8192" }
+[[sites]]
+window = "SDSC03@0-1"
+attributes = { mem_kb = "1024" }
+[[requirements]]
+swf_field = "req_memory"
+attribute = "mem_kb"
+"""
+
+
+def test_a_memory_demand_read_from_the_log_sends_jobs_only_where_it_fits(tmp_path):
+    """SWF field 10 (requested memory per processor, KB) as a demand: a job may run only at a site
+    whose mem_kb is at least it; jobs without it (KTH's, SDSC-BLUE's) are free. Under a broker
+    some of LANL96's jobs move, and none lands where its memory does not fit."""
+    path = tmp_path / "mem.toml"
+    path.write_text(MEMORY_SITES.replace("LANL_KB", "32768"))
+    scenario = Scenario.from_spec(str(path))
+    jobs = scenario.grid_jobs()
+    _, _, hard, _ = jobs.site_arrays
+    demand = np.array([jobs.workloads[o].req_memory[i] for o, i in zip(jobs.origin, jobs.index, strict=True)])
+    assert ((hard != 0) == (demand > 0)).all() and (demand[jobs.origin != 0] <= 0).all()
+    schedule = simulate(scenario, Broker("mct")).schedule
+    check_schedule(schedule)
+    capacity = np.array([32768, 8192, 1024])
+    ran = ~schedule.refused
+    assert (demand[ran] <= capacity[schedule.site[ran]]).all()
+    moved = ran & (jobs.origin == 0) & (schedule.site != 0)
+    assert moved.any() and (demand[moved] > 0).any()
+    assert ((demand > 8192) & ran).any() and (schedule.site[(demand > 8192) & ran] == 0).all()
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ("LANL_KB", "16384", "jobs of site 0 ask for more req_memory per processor than its mem_kb, though "
+     "the log ran them there; give site 0 mem_kb >= 32768"),
+    ('mem_kb"\n', 'mem_kb"\nvalue = "1"\n', "a demand read from the log takes attribute"),
+    ('mem_kb"\n', 'mem_kb"\nshare = 0.5\n', "a demand read from the log takes attribute"),
+    ('attribute = "mem_kb"', 'attribute = "disk_kb"', "no site has attribute disk_kb"),
+    ('"8192"', '"lots"', "site attribute mem_kb = 'lots' is not a number"),
+])
+def test_bad_memory_demands_are_one_line_errors(tmp_path, old, new, message):
+    path = tmp_path / "bad_mem.toml"
+    path.write_text(MEMORY_SITES.replace(old, new).replace("LANL_KB", "32768"))
+    with pytest.raises(ScenarioError, match=message) as err:
+        Scenario.from_spec(str(path)).grid_jobs().site_arrays  # noqa: B018
+    assert str(path) in str(err.value) and "\n" not in str(err.value)

@@ -12,6 +12,7 @@ from evogrid.errors import EvogridError, ScenarioError, SWFFormatError
 from evogrid.workload import Preprocessing, load_swf, load_window, parse_swf, parse_window, synthetic_workload
 from evogrid.workload.model import SECONDS_PER_MONTH
 from evogrid.workload.parse_cache import cached_parse
+from evogrid.workload.swf import COLUMNS
 
 
 def test_header_and_fields(swf_file):
@@ -103,7 +104,7 @@ def test_parser_fuzz_never_crashes_uncontrolled(tmp_path_factory, blob):
     except SWFFormatError as exc:
         assert "f.swf" in str(exc)
         return
-    assert raw.table.shape[1] == 11
+    assert raw.table.shape[1] == len(COLUMNS)
 
 
 def test_windows_are_30_day_months_rebased(swf_file):

@@ -104,8 +104,9 @@ class RequirementConfig(_Strict):
     expression: str = Field(default="", description="instead of attribute and value: REQUIREMENT "
                             "elements with COMP (eq, ne, gr, lo) joined by AND, OR, NOT")
     share: float | None = Field(default=None, ge=0, le=1, description="share of the jobs drawn")
-    swf_field: Literal["queue", "partition"] | None = Field(
-        default=None, description="instead of share: the jobs whose SWF field has one of swf_values")
+    swf_field: Literal["queue", "partition", "req_memory"] | None = Field(
+        default=None, description="instead of share: the jobs whose SWF field has one of swf_values; "
+        "req_memory (SWF field 10, KB per processor): sites whose attribute is at least the job's demand")
     swf_values: list[int] = Field(default_factory=list, description="the SWF field's values")
     kind: str = Field(default="hard", description="hard (filters sites) or preferred (ranks them first)")
     seed: int = 0
@@ -284,6 +285,8 @@ class Scenario:
         try:
             sites = sites_from_config([s.speed for s in config.sites], [s.attributes for s in config.sites],
                                       [r.model_dump() for r in config.requirements])
+            if any(r.is_demand for r in sites.requirements):  # the log's demands against the sites
+                GridJobs.merge(tuple(workloads), sites).site_arrays  # noqa: B018
         except ScenarioError as exc:
             raise ScenarioError(f"{where}{exc}") from None
         return cls(config.name or label or "+".join(names), tuple(workloads), tuple(lrms), config.strategy,

@@ -12,7 +12,10 @@ A :class:`Sites` describes what the grid's sites are beyond their size:
   condition with comparators and AND/OR/NOT (evogrid.sim.requirement_expr;
   a site "holds" it where the condition is met). Instead of a drawn share,
   the jobs may be those whose SWF queue or partition field has one of
-  listed values (``swf_field``, ``swf_values``). A hard
+  listed values (``swf_field``, ``swf_values``). A per-processor demand read
+  from the log (``swf_field = "req_memory"``, SWF field 10, KB) requires a
+  site whose numeric ``attribute`` is at least the job's demand (jobs
+  whose log does not give it have none). A hard
   requirement is drawn only for jobs whose home site holds it, so every job
   can still run where it was submitted (the comparison with local
   scheduling stays meaningful).
@@ -36,8 +39,10 @@ from evogrid.sim import requirement_expr
 #: Bits available for distinct attribute values (int64 masks in the compiled loop).
 MAX_TAGS = 62
 KINDS = ("hard", "preferred")
-#: SWF fields a requirement may be read from (a job has it where its field's value is listed).
-SWF_FIELDS = ("queue", "partition")
+#: SWF fields a requirement may be read from: a job has it where its field's value is listed, or,
+#: for a demand field, a site qualifies where its attribute is at least the job's value.
+SWF_FIELDS = ("queue", "partition", "req_memory")
+DEMAND_FIELDS = ("req_memory",)
 
 
 class SiteArrays(NamedTuple):
@@ -67,6 +72,15 @@ class Requirement:
     def __post_init__(self) -> None:
         """Every check of a requirement, for the scenario file (RequirementConfig) and the API alike."""
         object.__setattr__(self, "swf_values", tuple(self.swf_values))
+        if self.is_demand:
+            extra = self.value or self.expression or self.swf_values or self.share is not None
+            if not self.attribute or extra:
+                raise ScenarioError(f"requirement {self.swf_field}: a demand read from the log takes "
+                                    f"attribute (the sites' capacity per processor) and no value, "
+                                    f"expression, swf_values or share")
+            if self.kind not in KINDS:
+                raise ScenarioError(f"requirement {self.tag}: kind {self.kind!r}, expected hard or preferred")
+            return
         if bool(self.expression) == bool(self.attribute or self.value):
             raise ScenarioError("requirement: give either attribute and value, or expression")
         if not self.expression and not (self.attribute and self.value):
@@ -85,6 +99,28 @@ class Requirement:
         if self.share is not None and not 0.0 <= self.share <= 1.0:
             raise ScenarioError(f"requirement {self.tag}: share {self.share} outside [0, 1]")
 
+    @property
+    def is_demand(self) -> bool:
+        """A per-processor demand read from the log (:data:`DEMAND_FIELDS`)?"""
+        return self.swf_field in DEMAND_FIELDS
+
+    def levels(self, attributes: Sequence[Mapping[str, str]]) -> list[float]:
+        """A demand's distinct site capacities (the numeric values of ``attribute``), ascending."""
+        values = set()
+        for attrs in attributes:
+            try:
+                values.add(float(attrs[self.attribute]))
+            except KeyError:
+                continue
+            except ValueError:
+                raise ScenarioError(f"requirement {self.tag}: site attribute {self.attribute} = "
+                                    f"{attrs[self.attribute]!r} is not a number") from None
+        return sorted(values)
+
+    def level_tag(self, level: float) -> str:
+        """The bit of the sites whose capacity is at least ``level``."""
+        return f"{self.attribute}>={level:g}"
+
     def chosen(self, i: int, fields: Mapping[str, np.ndarray], n_jobs: int) -> np.ndarray:
         """Which jobs have it: those whose SWF field holds a listed value, or a seeded draw of
         ``share`` of them (requirement i's generator, seeded ``(seed, i)``)."""
@@ -99,7 +135,10 @@ class Requirement:
 
     @property
     def tag(self) -> str:
-        """Its bit's name: ``attribute=value``, or the expression in one line."""
+        """Its bit's name: ``attribute=value``, or the expression in one line (a demand's name:
+        ``attribute>=field``; its bits are :meth:`level_tag`'s)."""
+        if self.is_demand:
+            return f"{self.attribute}>={self.swf_field}"
         if self.expression:
             return requirement_expr.describe(self.condition)
         return f"{self.attribute}={self.value}"
@@ -124,6 +163,10 @@ class Sites:
             raise ScenarioError(f"site speeds must be positive, got {list(self.speed)}")
         held = self.tags()
         for r in self.requirements:
+            if r.is_demand:
+                if not r.levels(self.attributes):
+                    raise ScenarioError(f"requirement {r.tag}: no site has attribute {r.attribute}")
+                continue
             if r.tag not in held:
                 raise ScenarioError(f"requirement {r.tag}: no site has it (site attributes: "
                                     f"{', '.join(held) or 'none'})")
@@ -148,6 +191,8 @@ class Sites:
         for r in self.requirements:  # an expression is a bit of its own, held where it holds
             if r.expression and r.tag not in tags and any(r.held_by(a) for a in self.attributes):
                 tags.append(r.tag)
+            if r.is_demand:  # a bit per capacity level: the sites with at least that much
+                tags += [t for t in map(r.level_tag, r.levels(self.attributes)) if t not in tags]
         if len(tags) > MAX_TAGS:
             raise ScenarioError(f"{len(tags)} distinct site attribute values; at most {MAX_TAGS}")
         return tags
@@ -172,6 +217,10 @@ class Sites:
             for r in self.requirements:
                 if r.expression and r.held_by(attrs):
                     masks[k] |= bit[r.tag]
+                if r.is_demand and r.attribute in attrs:
+                    for level in r.levels(self.attributes):
+                        if float(attrs[r.attribute]) >= level:
+                            masks[k] |= bit[r.level_tag(level)]
         return masks
 
     def job_masks(self, origin: np.ndarray, n_sites: int,
@@ -189,6 +238,10 @@ class Sites:
         unknown = np.full(origin.shape[0], -1, dtype=np.int64)
         fields = {name: unknown for name in SWF_FIELDS} | dict(fields or {})
         for i, r in enumerate(self.requirements):
+            if r.is_demand:
+                target = hard if r.kind == "hard" else preferred
+                target |= self._demand_masks(r, fields[r.swf_field], bit, home_masks, origin)
+                continue
             drawn = r.chosen(i, fields, origin.shape[0])
             b = bit[r.tag]
             if r.kind == "hard":
@@ -196,6 +249,28 @@ class Sites:
             else:
                 preferred[drawn] |= b
         return hard, preferred
+
+    def _demand_masks(self, r: Requirement, demand: np.ndarray, bit: Mapping[str, int],
+                      home_masks: np.ndarray, origin: np.ndarray) -> np.ndarray:
+        """Per job, the bit of the least capacity level that meets its demand (0 where the log gives
+        none). A hard demand that the job's home site does not meet is an error: the log ran the
+        job there, so the site's attribute is too low (one line naming the site and the least
+        value that would do)."""
+        levels = np.array(r.levels(self.attributes))
+        bits = np.array([bit[r.level_tag(v)] for v in levels] + [0], dtype=np.int64)
+        known = demand > 0
+        idx = np.where(known, np.searchsorted(levels, demand, side="left"), len(levels))
+        mask = bits[idx]
+        if r.kind == "hard":
+            unmet = known & ((home_masks & mask) == 0)
+            if unmet.any():
+                k = int(origin[unmet][np.argmax(demand[unmet])])
+                worst = int(demand[unmet & (origin == k)].max())
+                raise ScenarioError(f"requirement {r.tag}: {int((unmet & (origin == k)).sum())} jobs "
+                                    f"of site {k} ask for more {r.swf_field} per processor than its "
+                                    f"{r.attribute}, though the log ran them there; give site {k} "
+                                    f"{r.attribute} >= {worst}")
+        return mask
 
     def arrays(self, origin: np.ndarray, n_sites: int,
                fields: Mapping[str, np.ndarray] | None = None) -> SiteArrays:

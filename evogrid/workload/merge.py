@@ -22,7 +22,7 @@ requests", measures the readings against his job counts):
 - **The merged job:** submitted with the run's last job (no job starts
   before its submission), the processors summed, the run time the longest
   of the run, the common estimate; job number, user, queue and partition of
-  the run's first job.
+  the run's first job, the largest requested memory per processor of the run.
 """
 
 from __future__ import annotations
@@ -69,4 +69,6 @@ def merge_small_jobs(w: Workload, *, below_procs: int = BELOW_PROCS,
     pick = lambda a: None if a is None else a[first]  # noqa: E731
     return replace(w, submit=w.submit[last], run_time=np.maximum.reduceat(w.run_time, first),
                    procs=np.add.reduceat(w.procs, first), estimate=w.estimate[first], job_id=w.job_id[first],
-                   user=w.user[first], queue=pick(w.queue), partition=pick(w.partition), dropped=dropped)
+                   user=w.user[first], queue=pick(w.queue), partition=pick(w.partition),
+                   req_memory=None if w.req_memory is None else np.maximum.reduceat(w.req_memory, first),
+                   dropped=dropped)

@@ -32,6 +32,9 @@ class Workload:
         source: the SWF file the jobs came from ("" for synthetic ones).
         queue, partition: SWF fields 15 and 16 (-1 where the log does not say), None for jobs that
             come from no log; requirements may be read from them (evogrid.sim.sites).
+        req_memory: SWF field 10, the requested memory per processor in KB (-1 where the log does
+            not say), None for jobs that come from no log; a per-processor demand that sites'
+            attributes may be required to meet (evogrid.sim.sites).
     """
 
     name: str
@@ -46,16 +49,17 @@ class Workload:
     source: str = ""
     queue: np.ndarray | None = None
     partition: np.ndarray | None = None
+    req_memory: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = self.submit.shape[0]
-        for name in ("run_time", "procs", "estimate", "job_id", "user", "queue", "partition"):
+        for name in ("run_time", "procs", "estimate", "job_id", "user", "queue", "partition", "req_memory"):
             value = getattr(self, name)
             if value is not None and value.shape != (n,):
                 raise ValueError(f"Workload.{name} must have shape ({n},)")
 
     def swf_field(self, name: str) -> np.ndarray:
-        """SWF field ``name`` ("queue" or "partition") per job, -1 where unknown."""
+        """SWF field ``name`` ("queue", "partition" or "req_memory") per job, -1 where unknown."""
         value = getattr(self, name)
         return np.full(self.n_jobs, -1, dtype=np.int64) if value is None else value
 
@@ -84,6 +88,7 @@ class Workload:
             user=self.user[keep],
             queue=None if self.queue is None else self.queue[keep],
             partition=None if self.partition is None else self.partition[keep],
+            req_memory=None if self.req_memory is None else self.req_memory[keep],
         )
 
     def window(self, first: int, last: int | None, *, name: str | None = None,

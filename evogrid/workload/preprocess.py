@@ -123,6 +123,7 @@ def preprocess(raw: RawTrace, options: Preprocessing | None = None, *, name: str
         source=str(raw.path),
         queue=raw.column("queue")[order].copy(),
         partition=raw.column("partition")[order].copy(),
+        req_memory=raw.column("req_memory")[order].copy(),
     )
 
 

@@ -34,6 +34,7 @@ USED_FIELDS: dict[int, str] = {
     5: "alloc_procs",
     8: "req_procs",
     9: "req_time",
+    10: "req_memory",
     11: "status",
     12: "user",
     13: "group",
