@@ -19,7 +19,7 @@ relative spread would be tens of per cent; his 1.1 % fits t_RUN). Best-fit backf
 cankar_colocation.py, or without it (``--no-backfill``).
 
 Run: ``.venv/bin/python experiments/cankar_colocation_parameters.py [--seeds 5] [--workers 2]
-[--no-backfill]`` (a few minutes on 2 workers). Writes
+[--no-backfill] [--share-position log|linear|middle|top]`` (a few minutes on 2 workers). Writes
 ``experiments/results/cankar_colocation/[no_backfill/]parameters.md`` and ``parameters.csv``
 (``--report``: the tables again from that CSV).
 """
@@ -36,6 +36,7 @@ from joblib import Parallel, delayed
 
 from evogrid.files import atomic_write_bytes
 from evogrid.nodes import packing
+from evogrid.nodes.cloud_jobs import SHARE_POSITIONS
 from evogrid.nodes.colocation import ALPHA, W, preprocess
 from evogrid.optimize.rundir import write_csv
 
@@ -57,10 +58,11 @@ def grid() -> list[tuple[float, float]]:
     return sorted(fine | {(a, w) for a in COARSE_ALPHA for w in COARSE_W})
 
 
-def run_batch(seed: int, n_nodes: int, parallel: bool, copy: int, backfill: bool) -> list[dict]:
+def run_batch(seed: int, n_nodes: int, parallel: bool, copy: int, backfill: bool,
+              share_position: str = "log") -> list[dict]:
     """One training batch's rows: per scheduler and (alpha, W), t_RUN of the reference and of both
     approaches."""
-    jobs = batch(TRAINING_SEED_OFFSET + seed, n_nodes, 0.0, parallel, copy)
+    jobs = batch(TRAINING_SEED_OFFSET + seed, n_nodes, 0.0, parallel, copy, share_position)
     reference = {s: packing.run(*packing.reference(jobs, s), n_nodes, backfill)[0]
                  for s in packing.STRATEGIES}
     rows = []
@@ -156,10 +158,15 @@ def main() -> None:
                         help="the scheduler without backfilling (results in the subdirectory no_backfill)")
     parser.add_argument("--report", action="store_true",
                         help="only the tables again, from the parameters.csv an earlier run wrote")
+    parser.add_argument("--share-position", choices=SHARE_POSITIONS, default="log",
+                        help="where a job's share lies in its scaling range (log: ours; another writes to "
+                        "the subdirectory share_<position>)")
     args = parser.parse_args()
     if args.seeds < 1:
         parser.error(f"--seeds {args.seeds}: expected 1 or more")
     out = OUT / "no_backfill" if args.no_backfill else OUT
+    if args.share_position != "log":
+        out = out / f"share_{args.share_position}"
     if args.report:
         text = report(read_rows(out / "parameters.csv"), not args.no_backfill)
         atomic_write_bytes(out / "parameters.md", text.encode())
@@ -169,7 +176,8 @@ def main() -> None:
              for c in (0, 1)]
     tasks.sort(key=lambda t: -t[1] * (1 if t[2] else 10))  # the long batches first
     backfill = not args.no_backfill
-    done = Parallel(n_jobs=args.workers, verbose=5)(delayed(run_batch)(*t, backfill) for t in tasks)
+    done = Parallel(n_jobs=args.workers, verbose=5)(delayed(run_batch)(*t, backfill, args.share_position)
+                                                    for t in tasks)
     rows = sorted((r for batch in done for r in batch), key=lambda r: (*_case(r), r["alpha"], r["w"]))
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / "parameters.csv", list(rows[0]), [list(r.values()) for r in rows])
