@@ -54,7 +54,7 @@ def digest(schedule: Schedule, bookings: Bookings | None = None) -> str:
 EARLIER = {"variant_order": "by-start", "backlog_rule": "every-held", "backfill_until": "head-fit",
            "tariffs": "peak", "success_hours": 6.0, "threshold": 0.5, "load_rule": "backlog",
            "probe_slots": "earliest", "meltzer_draw": "independent", "status_queue": "none",
-           "meltzer_templates": "taken"}
+           "meltzer_templates": "taken", "request_at": "before-start"}
 MELTZER = ("trivial", "cpu-count", "backlog", "backfill", "weighted")
 #: (workload, algorithms, settings named in the case, settings not named)
 RESERVATION_CASES = (

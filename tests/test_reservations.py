@@ -99,15 +99,24 @@ def test_meltzer_is_seeded():
 
 
 def test_roblitz_book_ahead():
+    """Their timing by default: requested at the job's submission, starting 24 h later; the earlier
+    reading requests 24 h before the submission (never before 0) and starts at it."""
     w = load_window("SDSC03")
     batch, req = roblitz(w, book_ahead_hours=24, slack_hours=2, first_jobs=2000)
     assert req.n_requests == 200 and batch.n_jobs == 1800
     assert (req.source_job % 10 == 9).all()
-    start = w.submit[req.source_job]
-    assert (req.earliest_start == start).all()
-    assert (req.submit == np.maximum(0, start - 24 * 3600)).all()
-    assert (req.deadline == start + req.duration + 2 * 3600).all()
+    submitted = w.submit[req.source_job]
+    assert (req.submit == submitted).all() and (req.earliest_start == submitted + 24 * 3600).all()
+    assert (req.deadline == req.earliest_start + req.duration + 2 * 3600).all()
     assert (req.parts[:, 0] == w.procs[req.source_job]).all()
+    batch_b, before = roblitz(w, book_ahead_hours=24, slack_hours=2, first_jobs=2000,
+                              request_at="before-start")
+    assert np.array_equal(batch_b.submit, batch.submit) and np.array_equal(before.duration, req.duration)
+    assert (before.earliest_start == submitted).all()
+    assert (before.submit == np.maximum(0, submitted - 24 * 3600)).all()
+    assert (before.deadline == submitted + before.duration + 2 * 3600).all()
+    with pytest.raises(ScenarioError, match="request_at 'later'"):
+        roblitz(w, first_jobs=100, request_at="later")
 
 
 def _one(**change):

@@ -77,7 +77,7 @@ from evogrid.sim.schedule import GridJobs, Schedule, lrms_code, simulate_local
 from evogrid.sim.sites import Requirement, Sites, sites_from_config
 from evogrid.workload.model import Workload
 from evogrid.workload.preprocess import Preprocessing
-from evogrid.workload.reservations import MeltzerDraw, MeltzerTemplates
+from evogrid.workload.reservations import MeltzerDraw, MeltzerTemplates, RequestAt
 from evogrid.workload.traces import load_window, relative_to
 
 
@@ -161,6 +161,10 @@ class ReservationsConfig(_Strict):
         default="kept", description="Meltzer: the jobs the requests are made from stay batch jobs (kept, "
                                     "his 6.3: templates) or leave the workload (taken)")
     book_ahead_hours: float = Field(default=6.0, ge=0, description="book-ahead: hours booked ahead")
+    request_at: RequestAt = Field(
+        default="submission", description="book-ahead: the request made at the job's submission, its start "
+        "book_ahead_hours later (submission, Röblitz et al.'s), or that long before the job's "
+        "submission, which stays its start (before-start, our earlier reading)")
     slack_hours: float = Field(default=2.0, ge=0, description="book-ahead: room after the run time")
     every: int = Field(default=10, ge=1, description="book-ahead: every n-th job becomes a request")
     elastic: tuple[float, float] | None = Field(

@@ -20,10 +20,12 @@ under ``dropped["became_reservation"]``; Meltzer's stay batch jobs unless
   equal to the second ("Die dritte Teilreservierung ist ein Duplikat der
   zweiten") and leaves out every third request.
 - :func:`roblitz` (T. Röblitz, F. Schintke, J. Wendler, elastic grid
-  reservations): every ``every``-th job becomes a one-part reservation that
-  wants to start when the job was submitted, booked ``book_ahead_hours``
-  before that (never before 0), with ``slack_hours`` of room:
-  deadline = start + run time + slack. With ``elastic=`` a range of
+  reservations): every ``every``-th job becomes a one-part reservation
+  requested when the job was submitted and wanting to start
+  ``book_ahead_hours`` later (their timing; ``request_at="before-start"``:
+  requested that long before the job's submission, never before 0, and
+  starting at it), with ``slack_hours`` of room: deadline = start + run
+  time + slack. With ``elastic=`` a range of
   processor counts, each request is also an :class:`Elastic` request.
 
 An elastic request may run on any processor count n in ``[procs_min,
@@ -330,10 +332,18 @@ def meltzer(window: Workload, variant: str = "rw1", seed: int = 0, probability: 
     return (window if templates == "kept" else _take_jobs(window, chosen)), requests
 
 
+#: When a book-ahead request is made: at its job's submission, its earliest start ``b`` hours later
+#: (``submission``, Röblitz et al.'s 4: "The reference value for the book-ahead time is the
+#: submission time from the original workload"), or ``b`` hours before the job's submission, which
+#: stays its earliest start (``before-start``, evogrid's earlier reading).
+RequestAt = Literal["submission", "before-start"]
+REQUEST_AT: tuple[str, ...] = get_args(RequestAt)
+
+
 def roblitz(window: Workload, book_ahead_hours: float = 0.0, slack_hours: float = 0.0, every: int = 10,
             first_jobs: int | None = None, elastic: tuple[float, float] | None = None,
             model: str = "amdahl", params: tuple[float, float] = (0.05, 0.0), site: int = 0,
-            offset: int = 0) -> tuple[Workload, Reservations]:
+            offset: int = 0, request_at: RequestAt = "submission") -> tuple[Workload, Reservations]:
     """Röblitz et al.'s book-ahead reservations: every ``every``-th job (module docstring).
 
     Args:
@@ -351,6 +361,7 @@ def roblitz(window: Workload, book_ahead_hours: float = 0.0, slack_hours: float 
         site: the site (index in the scenario) the requests are booked at.
         offset: which job of each ``every`` becomes one (0: the 10th, 20th, ...;
             1: the 9th, 19th, ...), for repetitions with other requests.
+        request_at: when the request is made (:data:`REQUEST_AT`; their timing by default).
 
     Returns:
         ``(batch, requests)``: the remaining batch jobs and the requests.
@@ -360,18 +371,24 @@ def roblitz(window: Workload, book_ahead_hours: float = 0.0, slack_hours: float 
                             "slack_hours >= 0 are needed")
     if model not in SPEEDUP_MODELS:
         raise ScenarioError(f"unknown speedup model {model!r}; expected one of {', '.join(SPEEDUP_MODELS)}")
+    if request_at not in REQUEST_AT:
+        raise ScenarioError(f"roblitz: request_at {request_at!r}; expected one of {', '.join(REQUEST_AT)}")
     if first_jobs is not None:
         window = window.select(np.arange(window.n_jobs) < first_jobs)
     chosen = (np.arange(window.n_jobs) + 1 + offset) % every == 0
     idx = np.flatnonzero(chosen)
-    start = window.submit[idx].astype(np.int64)
+    ahead = round(book_ahead_hours * SECONDS_PER_HOUR)
+    submitted = window.submit[idx].astype(np.int64)
     run = np.maximum(1, window.run_time[idx].astype(np.int64))  # a zero-length job holds 1 s
-    submit = np.maximum(0, start - round(book_ahead_hours * SECONDS_PER_HOUR))
+    if request_at == "submission":
+        submit, start = submitted, submitted + ahead
+    else:
+        submit, start = np.maximum(0, submitted - ahead), submitted
     deadline = start + run + round(slack_hours * SECONDS_PER_HOUR)
     cpus = window.procs[idx].astype(np.int64)
     name = f"{window.name} book-ahead {book_ahead_hours:g} h"
-    # Already in submission order: the window's jobs are, and booking ahead by
-    # a constant (never before 0) keeps that order.
+    # Already in submission order: the window's jobs are, and requesting a
+    # constant ahead (never before 0) keeps that order.
     part = None
     if elastic is not None:
         low, high = elastic

@@ -14,7 +14,7 @@ def make(workloads, config, options):
     workloads = list(workloads)
     workloads[config.source], requests = roblitz(workloads[config.source], config.book_ahead_hours,
                                                  config.slack_hours, config.every, site=config.source,
-                                                 elastic=config.elastic)
+                                                 elastic=config.elastic, request_at=config.request_at)
     return workloads, requests
 
 
