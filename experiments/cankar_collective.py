@@ -15,7 +15,9 @@ and variant) and ``tables.md``. The other readings in docs/coallocation.md: ``--
 0.5 --optimum-multiple 6``, ``--out optimum60 --loads 0.5 --optimum-multiple 12`` and, M doubling up
 to 12, ``--out mmax12 --loads 0.5 --discovery own --m-max 12``. Phase VI's failure path:
 ``--concurrency 1 2 4 8 16`` (``concurrency/tables.md``). His 8.5 %% gain under each reading of his
-sentence, from the main run's cases: ``--gain-readings`` (``gain_readings.md``).
+sentence, from the main run's cases: ``--gain-readings`` (``gain_readings.md``). Nodes more alike than
+Table 3.1's: ``--out spread_0.5_table --loads 0.5 --spread 0.5 --request-statistics table`` (and 0.75,
+0.25; ``pool`` draws the requests from the narrower pool).
 """
 
 from __future__ import annotations
