@@ -49,6 +49,19 @@ def batch(seed: int, n_nodes: int, balanced: float, parallel: bool, copy: int,
     return scalable_batch(n_nodes, balanced, parallel, batch_seed, share_position)
 
 
+def add_share_position(parser: argparse.ArgumentParser, where: str) -> None:
+    """The scripts' ``--share-position``: where a job's share lies in its scaling range (his text
+    leaves it open; ``log`` is ours); ``where``: where another position's results go."""
+    parser.add_argument("--share-position", choices=SHARE_POSITIONS, default="log",
+                        help=f"where a job's share lies in its scaling range (his text leaves it open; "
+                        f"log: ours; another writes to {where})")
+
+
+def results_dir(out: Path, share_position: str) -> Path:
+    """``out``, or its subdirectory ``share_<position>`` for another share position than ours."""
+    return out if share_position == "log" else out / f"share_{share_position}"
+
+
 def run_batch(seed: int, n_nodes: int, balanced: float, parallel: bool, copy: int,
               backfill: bool = True, share_position: str = "log") -> list[dict]:
     """The batch's rows, one per scheduler: t_RUN and last end (h) of the three inputs."""
@@ -135,13 +148,9 @@ def main() -> None:
     parser.add_argument("--no-backfill", action="store_true",
                         help="the scheduler without backfilling: each job no earlier than the one before "
                         "(a reading his text does not support; results in the subdirectory no_backfill)")
-    parser.add_argument("--share-position", choices=SHARE_POSITIONS, default="log",
-                        help="where a job's share lies in its scaling range (his text leaves it open; "
-                        "log: ours; another writes to the subdirectory share_<position>)")
+    add_share_position(parser, "the subdirectory share_<position>")
     args = parser.parse_args()
-    out = OUT / "no_backfill" if args.no_backfill else OUT
-    if args.share_position != "log":
-        out = out / f"share_{args.share_position}"
+    out = results_dir(OUT / "no_backfill" if args.no_backfill else OUT, args.share_position)
     packing.run(np.full((2, 3), 0.5), np.ones(2), np.ones(2, dtype=np.int64), 2)  # compile once
     tasks = [(s, n, b, p, c) for s in range(1, args.seeds + 1) for n in NODES for b in BALANCED
              for p in (False, True) for c in (0, 1)]

@@ -31,12 +31,11 @@ import csv
 from pathlib import Path
 
 import numpy as np
-from cankar_colocation import batch
+from cankar_colocation import add_share_position, batch, results_dir
 from joblib import Parallel, delayed
 
 from evogrid.files import atomic_write_bytes
 from evogrid.nodes import packing
-from evogrid.nodes.cloud_jobs import SHARE_POSITIONS
 from evogrid.nodes.colocation import ALPHA, W, preprocess
 from evogrid.optimize.rundir import write_csv
 
@@ -158,15 +157,11 @@ def main() -> None:
                         help="the scheduler without backfilling (results in the subdirectory no_backfill)")
     parser.add_argument("--report", action="store_true",
                         help="only the tables again, from the parameters.csv an earlier run wrote")
-    parser.add_argument("--share-position", choices=SHARE_POSITIONS, default="log",
-                        help="where a job's share lies in its scaling range (log: ours; another writes to "
-                        "the subdirectory share_<position>)")
+    add_share_position(parser, "the subdirectory share_<position>")
     args = parser.parse_args()
     if args.seeds < 1:
         parser.error(f"--seeds {args.seeds}: expected 1 or more")
-    out = OUT / "no_backfill" if args.no_backfill else OUT
-    if args.share_position != "log":
-        out = out / f"share_{args.share_position}"
+    out = results_dir(OUT / "no_backfill" if args.no_backfill else OUT, args.share_position)
     if args.report:
         text = report(read_rows(out / "parameters.csv"), not args.no_backfill)
         atomic_write_bytes(out / "parameters.md", text.encode())

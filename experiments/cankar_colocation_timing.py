@@ -32,11 +32,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-from cankar_colocation import BALANCED, NODES, batch
+from cankar_colocation import BALANCED, NODES, add_share_position, batch
 
 from evogrid.files import atomic_write_bytes
 from evogrid.nodes import packing
-from evogrid.nodes.cloud_jobs import SHARE_POSITIONS
 from evogrid.nodes.colocation import preprocess
 from evogrid.optimize.rundir import write_csv
 
@@ -113,9 +112,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=1, help="workload seeds 1..N (N >= 1)")
     parser.add_argument("--repeats", type=int, default=3,
                         help="timed runs of each step (the least counts)")
-    parser.add_argument("--share-position", choices=SHARE_POSITIONS, default="log",
-                        help="where a job's share lies in its scaling range (his text leaves it open; "
-                        "log: ours); another than log writes timing_<position>.md/.csv")
+    add_share_position(parser, "timing_<position>.md/.csv")
     args = parser.parse_args()
     if args.seeds < 1 or args.repeats < 1:
         parser.error("--seeds and --repeats: expected 1 or more")

@@ -166,7 +166,8 @@ def test_optimizations_count_the_t_pair_minimisations_tried():
 
 def test_a_pair_that_failed_is_not_minimised_again(monkeypatch):
     """Step 3 meets step 2's failed pairs again; each pair is minimised at most once (his bound of
-    2 |O|^2 / 4 minimisations counts each pair once), and the count is the minimisations made."""
+    2 |O|^2 / 4 minimisations has each pair at most once per step), and the count is the minimisations
+    made."""
     from evogrid.nodes import colocation
 
     calls = []

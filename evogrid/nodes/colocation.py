@@ -165,8 +165,8 @@ def _merge_pair(jobs: ScalableJobs, a: int, b: int, w: float, out: Preprocessed,
     """(s_a, s_b, t_pair) of a pair that merges, else None: similar sizes, shared node, and no
     longer than the two one after the other (at their own shares). A pair that failed once fails
     again (the test depends on the two jobs only, and symmetrically), so ``failed`` keeps it from
-    being minimised twice: step 3 meets step 2's failures again, and his bound of 2 |O|^2 / 4
-    minimisations (4.5.5) counts each pair once."""
+    being minimised twice: step 3 meets step 2's failures again, and a retry cannot change the
+    groups, only the count his 4.5.5 reports."""
     key = (min(a, b), max(a, b))
     if key in failed or not _similar(jobs, a, b, w):
         return None

@@ -289,8 +289,7 @@ class Scenario:
         try:
             sites = sites_from_config([s.speed for s in config.sites], [s.attributes for s in config.sites],
                                       [r.model_dump() for r in config.requirements])
-            if any(r.is_demand for r in sites.requirements):  # the log's demands against the sites
-                GridJobs.merge(tuple(workloads), sites).site_arrays  # noqa: B018
+            sites.check_demands(workloads)
         except ScenarioError as exc:
             raise ScenarioError(f"{where}{exc}") from None
         return cls(config.name or label or "+".join(names), tuple(workloads), tuple(lrms), config.strategy,

@@ -217,10 +217,9 @@ class Sites:
             for r in self.requirements:
                 if r.expression and r.held_by(attrs):
                     masks[k] |= bit[r.tag]
-                if r.is_demand and r.attribute in attrs:
-                    for level in r.levels(self.attributes):
-                        if float(attrs[r.attribute]) >= level:
-                            masks[k] |= bit[r.level_tag(level)]
+                if r.is_demand and r.attribute in attrs:  # every level up to its capacity
+                    capacity = float(attrs[r.attribute])
+                    masks[k] |= sum(bit[r.level_tag(v)] for v in r.levels(self.attributes) if v <= capacity)
         return masks
 
     def job_masks(self, origin: np.ndarray, n_sites: int,
@@ -249,6 +248,15 @@ class Sites:
             else:
                 preferred[drawn] |= b
         return hard, preferred
+
+    def check_demands(self, workloads: Sequence) -> None:
+        """Raise :meth:`job_masks`' error for the sites' own jobs' demands read from their logs
+        (``workloads``, one per site, in site order), without merging the jobs first."""
+        if not any(r.is_demand for r in self.requirements):
+            return
+        origin = np.repeat(np.arange(len(workloads)), [w.n_jobs for w in workloads])
+        fields = {name: np.concatenate([w.swf_field(name) for w in workloads]) for name in DEMAND_FIELDS}
+        self.job_masks(origin, len(workloads), fields)
 
     def _demand_masks(self, r: Requirement, demand: np.ndarray, bit: Mapping[str, int],
                       home_masks: np.ndarray, origin: np.ndarray) -> np.ndarray:
