@@ -358,3 +358,20 @@ def quantile_box_plot(path: str | Path, groups: dict[str, list[np.ndarray]], mem
     ax.legend([plt.Rectangle((0, 0), 1, 1, color=colours(i % 10)) for i in range(len(members))], members,
               fontsize=7)
     return _save(fig, path)
+
+
+def sorted_curves_plot(path: str | Path, curves: dict[str, np.ndarray], xlabel: str, ylabel: str,
+                       title: str) -> Path:
+    """One line per label, its values (> 0: the axis is logarithmic) sorted in increasing order against
+    their rank (1, 2, ...), as Röblitz et al.'s Fig. 8 draws the batch jobs' additional waits per
+    book-ahead time."""
+    fig, ax = plt.subplots(figsize=(7.5, 4.6), dpi=120)
+    for label, values in curves.items():
+        values = np.sort(np.asarray(values, dtype=float))
+        ax.plot(np.arange(1, len(values) + 1), values, lw=1.2, label=f"{label} ({len(values)})")
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7)
+    return _save(fig, path)

@@ -1,9 +1,9 @@
-"""A learned TSK admission rulebase against Meltzer's Algorithms 2-4 on unseen windows.
+"""A learned TSK admission rulebase against Meltzer's Algorithms 2-5 on unseen windows.
 
 Trains one admission rulebase per ES seed 1-5 (``evogrid train --policy admission`` defaults) on
 ``experiments/configs/meltzer7.toml`` (seven two-week SDSC-BLUE windows, RW1, request seed 1 as in
 the file), then runs each on the next seven windows (``experiments/configs/meltzer7_test.toml``)
-with RW1 request seed = the ES seed, next to Algorithms 2, 3 and 4 on the same requests.
+with RW1 request seed = the ES seed, next to Algorithms 2-5 on the same requests.
 
 Run: ``.venv/bin/python experiments/admission_rulebase.py [requests|area] [DRAWS]`` (about 3
 minutes on 2 cores per training draw): the failure rate the ES scores counts requests (default,
@@ -41,12 +41,13 @@ OUT = ROOT / "results" / "reservations"
 RULEBASES = ROOT.parent / "trained_rulebases" / "admission"
 SEEDS = (1, 2, 3, 4, 5)
 TRAIN = "experiments/configs/meltzer7.toml"
+#: Meltzer's Algorithms 2-5 (Algorithm 5 at evogrid's k = s = 0.5).
 ALGORITHMS = {"Algorithm 2 (cpu-count)": "cpu-count", "Algorithm 3 (backlog)": "backlog",
-              "Algorithm 4 (backfill)": "backfill"}
+              "Algorithm 4 (backfill)": "backfill", "Algorithm 5 (weighted, k = s = 0.5)": "weighted"}
 
 
 def measure(scenario: Scenario, seed: int, rulebase: Rulebase) -> list[dict]:
-    """Rows (rule, failure rate, batch AWRT) of Algorithms 2-4 and ``rulebase`` on ``scenario``'s
+    """Rows (rule, failure rate, batch AWRT) of Algorithms 2-5 and ``rulebase`` on ``scenario``'s
     requests drawn with ``seed``."""
     workloads, requests, base = reservation_setup(scenario, seed=seed)
     rules = {label: replace(base, algorithm=name) for label, name in ALGORITHMS.items()}

@@ -17,7 +17,11 @@ to 12, ``--out mmax12 --loads 0.5 --discovery own --m-max 12``. Phase VI's failu
 ``--concurrency 1 2 4 8 16`` (``concurrency/tables.md``). His 8.5 %% gain under each reading of his
 sentence, from the main run's cases: ``--gain-readings`` (``gain_readings.md``). Nodes more alike than
 Table 3.1's: ``--out spread_0.5_table --loads 0.5 --spread 0.5 --request-statistics table`` (and 0.75,
-0.25; ``pool`` draws the requests from the narrower pool).
+0.25; ``pool`` draws the requests from the narrower pool). Table 3.3 with the efficiency taken as
+his estimate (3.3) or his factor (3.2): ``--factor-readings`` (``factor_readings.md``; with
+``--out all --occupied cpus ghz memory_gb`` for every resource occupied). Phase V's improvement
+(his 3.4.5: about 10 %): ``--phase-five [--spread S --request-statistics table] [--concentration C]
+--out phase_five[_...]``.
 """
 
 from __future__ import annotations
@@ -66,14 +70,15 @@ TIE = 1e-9
 
 def run_seed(seed: int, load: float, occupied: tuple[str, ...], shared: bool,
              optimum_multiple: int = 3, m_max: int = 3, spread: float = 1.0,
-             table_statistics: bool = False) -> list[dict]:
+             table_statistics: bool = False, concentration: float = 2.0) -> list[dict]:
     """One row per case and variant (simple, collective), with the N = 5 optimum; ``shared``: the
     simple variant gets the nodes discovered for the collective one; the optimum searches the
     first ``optimum_multiple x N`` nodes of the collective request's discovery sample (3: the
     nodes the algorithm sees; more: those and further ones); ``m_max``: M doubles from 3 while at most
     this (3: his one pass); ``spread`` scales the capacities' standard deviations, and
-    ``table_statistics`` draws the requests' totals from Table 3.1's statistics, not the pool's."""
-    pool = planetlab_like(seed=seed, load=load, occupied=occupied, spread=spread)
+    ``table_statistics`` draws the requests' totals from Table 3.1's statistics, not the pool's;
+    ``concentration``: how near ``load`` the nodes' loads lie (evogrid.nodes.planetlab_like)."""
+    pool = planetlab_like(seed=seed, load=load, occupied=occupied, spread=spread, concentration=concentration)
     statistics = TABLE_3_1 if table_statistics else None
     limits = CankarLimits(m_max=m_max)
     rows = []
@@ -329,6 +334,104 @@ def gain_readings(load: float) -> str:
     return "\n".join(lines) + "\n"
 
 
+def phase_five_study(seeds: int, load: float, spread: float, concentration: float,
+                     table_statistics: bool) -> str:
+    """His 3.4.5 "Povprečna izboljšava faktorja učinkovitosti v fazi V je okoli 10 %": per N and
+    variant, the mean of (efficiency after phase V) / (efficiency of phase IV's set) - 1 over the
+    placed requests (the same seed with L2 = 0 gives phase IV's set: phase V draws last); the simple
+    variant gets the collective one's discovered nodes, as in the main tables."""
+    rows: dict[tuple[str, int], list[float]] = {}
+    limits, without = CankarLimits(), CankarLimits(l2=0)
+    statistics = TABLE_3_1 if table_statistics else None
+    for seed in range(1, seeds + 1):
+        pool = planetlab_like(seed=seed, load=load, spread=spread, concentration=concentration)
+        for n_nodes in NODE_COUNTS:
+            for case, pair in enumerate(cankar_cases(pool, n_nodes, CASES, seed=1000 * seed + n_nodes,
+                                                          statistics=statistics)):
+                algo_seed = 100_000 * seed + 1000 * n_nodes + case
+                nodes = discovered(pool, pair[1], limits, algo_seed)
+                for variant, request in zip(("simple", "collective"), pair, strict=True):
+                    given = nodes if variant == "simple" else None
+                    after = co_allocate(pool, request, limits, algo_seed, nodes=given)
+                    if after.placed:
+                        before = co_allocate(pool, request, without, algo_seed, nodes=given)
+                        gain = after.efficiency / before.efficiency - 1
+                        rows.setdefault((variant, n_nodes), []).append(gain)
+    lines = [f"### Phase V's improvement of the efficiency estimate, load {load}, spread {spread}, "
+             f"concentration {concentration} ({'table' if table_statistics else 'pool'} statistics), "
+             f"{seeds} seeds (his: about 10 %)", "",
+             "| variant | " + " | ".join(f"N = {n}" for n in NODE_COUNTS) + " | all |",
+             "|---|" + "---|" * (len(NODE_COUNTS) + 1)]
+    for variant in ("simple", "collective"):
+        cells = [f"{100 * np.mean(rows[variant, n]):.1f} %" if rows.get((variant, n)) else "-"
+                 for n in NODE_COUNTS]
+        every = np.concatenate([rows[variant, n] for n in NODE_COUNTS if rows.get((variant, n))])
+        lines.append(f"| {variant} | " + " | ".join(cells) + f" | {100 * every.mean():.1f} % |")
+    return "\n".join(lines) + "\n"
+
+
+#: How a placement's efficiency is taken for Table 3.3: his estimate (3.3), which phases IV-V
+#: search by and ``co_allocate`` reports; or his factor (3.2) once the request holds its e_i, at
+#: the start slot or averaged over the reservation's slots.
+FACTOR_READINGS = ("estimate (3.3)", "factor (3.2) over the reservation", "factor (3.2) at the start")
+
+
+def _factor(pool, nodes, total, first: int, n_slots: int) -> tuple[float, float, float]:
+    """A set's efficiency at a start under each of FACTOR_READINGS (slots, nodes' occupancy before
+    the request is booked)."""
+    occupancy = pool.occupancy[np.asarray(nodes)][:, :, first:first + n_slots]  # (N, R, slots)
+    capacity = pool.capacity[np.asarray(nodes)].sum(axis=0)
+    total = np.asarray(total, dtype=float)
+    estimate = float(np.prod((total + occupancy.max(axis=2).sum(axis=0)) / capacity))
+    per_slot = np.prod((total[:, None] + occupancy.sum(axis=0)) / capacity[:, None], axis=0)
+    return estimate, float(per_slot.mean()), float(per_slot[0])
+
+
+def factor_readings(seeds: int, load: float, occupied: tuple[str, ...]) -> str:
+    """Table 3.3's "delež od optimalnega faktorja učinkovitosti" under FACTOR_READINGS: at N = 5, each
+    variant's set against the best N-set of the algorithm's 15 discovered nodes at the optimum's
+    start, both taken by the same reading (the optimum by brute force over every feasible N-set);
+    mean over the cases that start with the optimum, and the cases above 99 % of it."""
+    import itertools
+
+    found: dict[tuple[str, str], list[float]] = {}
+    limits = CankarLimits()
+    for seed in range(1, seeds + 1):
+        pool = planetlab_like(seed=seed, load=load, occupied=occupied)
+        for case, pair in enumerate(cankar_cases(pool, 5, CASES, seed=1000 * seed + 5)):
+            algo_seed = 100_000 * seed + 5000 + case
+            nodes = discovered(pool, pair[1], limits, algo_seed)
+            best = optimum(pool, pair[1], nodes)
+            if best.start_s is None:
+                continue
+            first, n_slots = best.start_s // pool.slot_s, pair[1].duration_s // pool.slot_s
+            _, per_node, total, _, _ = pair[1].compiled(pool)
+            free = pool.free()[nodes, :, first:first + n_slots].min(axis=2)
+            ok = [k for k in range(len(nodes)) if (free[k] >= per_node).all()]
+            sets = [nodes[list(s)] for s in itertools.combinations(ok, 5)
+                    if (free[list(s)].sum(axis=0) >= total).all()]
+            best_of = np.max([_factor(pool, s, total, first, n_slots) for s in sets], axis=0)
+            for variant, request in zip(("simple", "collective"), pair, strict=True):
+                placement = co_allocate(pool, request, limits, algo_seed,
+                                        nodes=nodes if variant == "simple" else None)
+                if placement.placed and placement.start_s == best.start_s:
+                    mine = _factor(pool, placement.nodes, total, first, n_slots)
+                    for reading, value, top in zip(FACTOR_READINGS, mine, best_of, strict=True):
+                        found.setdefault((reading, variant), []).append(value / top)
+    lines = [f"### Table 3.3's efficiency / the optimum's by reading of the factor, load {load}, "
+             f"{'+'.join(occupied)} occupied, N = 5, {seeds} seeds", "",
+             "| reading | collective: mean / above 99 % (cases) | simple: mean / above 99 % | his |",
+             "|---|---|---|---|"]
+    for reading in FACTOR_READINGS:
+        cells = []
+        for variant in ("collective", "simple"):
+            ratios = np.array(found.get((reading, variant), []))
+            cells.append(f"{ratios.mean():.3f} / {int((ratios > 0.99).sum())} of {len(ratios)}"
+                         if len(ratios) else "-")
+        lines.append(f"| {reading} | {cells[0]} | {cells[1]} | 0.92 / 22 of 56; 0.84 / 4 of 20 |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=5)
@@ -350,12 +453,21 @@ def main() -> None:
     parser.add_argument("--gain-readings", action="store_true",
                         help="instead: his 8.5 %% efficiency gain under each reading of his sentence, from "
                         "the main run's cases.csv (no simulation)")
+    parser.add_argument("--factor-readings", action="store_true",
+                        help="instead: Table 3.3's distance to the optimum with the efficiency taken as "
+                        "his estimate (3.3) or his factor (3.2), at N = 5")
+    parser.add_argument("--phase-five", action="store_true",
+                        help="instead: phase V's improvement of the efficiency estimate per N (his about "
+                        "10 %%), with --spread, --concentration and --request-statistics")
     parser.add_argument("--discovery", choices=["shared", "own"], default="shared",
                         help="shared: the simple variant is given the collective one's discovered nodes; "
                         "own: each variant's phase I samples its own")
     parser.add_argument("--spread", type=float, default=1.0,
                         help="the nodes' capacities' standard deviations times this (1: Table 3.1's; "
                         "less: nodes more alike)")
+    parser.add_argument("--concentration", type=float, default=2.0,
+                        help="the nodes' loads: Beta(c load, c (1 - load)) (2: uniform at load 0.5; more: "
+                        "nearer the mean load)")
     parser.add_argument("--request-statistics", choices=["pool", "table"], default="pool",
                         help="draw the requests' totals from the pool's statistics or Table 3.1's "
                         "(differ only with --spread)")
@@ -370,6 +482,20 @@ def main() -> None:
     if args.phase_one:
         print(phase_one_study(args.seeds, args.loads[0]))
         return
+    if args.phase_five:
+        text = phase_five_study(args.seeds, args.loads[0], args.spread, args.concentration,
+                                args.request_statistics == "table")
+        out = OUT / (args.out or "phase_five")
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "tables.md").write_text(text)
+        print(text)
+        return
+    if args.factor_readings:
+        text = factor_readings(args.seeds, args.loads[0], tuple(args.occupied))
+        (OUT / args.out).mkdir(parents=True, exist_ok=True)
+        (OUT / args.out / "factor_readings.md").write_text(text)
+        print(text)
+        return
     if args.concurrency:
         text = concurrency_study(args.seeds, args.loads[0], args.concurrency)
         out = OUT / (args.out or "concurrency")
@@ -383,12 +509,13 @@ def main() -> None:
         part = []
         for seed in range(1, args.seeds + 1):
             part += run_seed(seed, load, occupied, args.discovery == "shared", args.optimum_multiple,
-                             args.m_max, args.spread, args.request_statistics == "table")
+                             args.m_max, args.spread, args.request_statistics == "table", args.concentration)
             print(f"load {load}, seed {seed} done", flush=True)
         rows += part
         text.append(report(part, f"Mean utilisation {load} of {'+'.join(occupied)}, "
                            f"{args.discovery} discovery, optimum over {5 * args.optimum_multiple} nodes, "
-                           f"capacity spread {args.spread} ({args.request_statistics} statistics)"))
+                           f"capacity spread {args.spread} ({args.request_statistics} statistics), "
+                           f"load concentration {args.concentration}"))
     out = OUT / args.out
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / "cases.csv", list(rows[0]),

@@ -1,6 +1,6 @@
 """Learned admission parameters on unseen windows: the NSGA-II reservation front of
 ``experiments/configs/meltzer7.toml`` (RW1, request seed 1 as in the file), one point picked, and the pick
-against Meltzer's Algorithms 3 and 4 on the next seven two-week windows
+against Meltzer's Algorithms 2-5 on the next seven two-week windows
 (``experiments/configs/meltzer7_test.toml``) with RW1 request seeds 1-5.
 
 Run: ``.venv/bin/python experiments/reservations_front.py`` (about 2 minutes on 2 cores).
@@ -31,6 +31,9 @@ from evogrid.sim.scenario import Scenario
 CONFIGS = Path(__file__).parent / "configs"
 OUT = Path(__file__).parent / "results" / "reservations"
 SEEDS = (1, 2, 3, 4, 5)
+#: Meltzer's Algorithms 2-5 (Algorithm 5 at evogrid's k = s = 0.5, the front's reference point).
+ALGORITHMS = {"Algorithm 2 (cpu-count)": "cpu-count", "Algorithm 3 (backlog)": "backlog",
+              "Algorithm 4 (backfill)": "backfill", "Algorithm 5 (weighted, k = s = 0.5)": "weighted"}
 
 
 def main() -> None:
@@ -48,9 +51,9 @@ def main() -> None:
     for seed in SEEDS:
         workloads, requests, base = reservation_setup(test, seed=seed)
         measured = base.arrays(workloads)[1]
-        for label, rules in (("Algorithm 3 (backlog)", replace(base, algorithm="backlog")),
-                             ("Algorithm 4 (backfill)", replace(base, algorithm="backfill")),
-                             ("learned parameters", genome_rules(X[pick], base, measured))):
+        compared = {label: replace(base, algorithm=name) for label, name in ALGORITHMS.items()}
+        compared["learned parameters"] = genome_rules(X[pick], base, measured)
+        for label, rules in compared.items():
             schedule, bookings = simulate_reservations(workloads, test.lrms, requests, rules)
             rows.append({"rule": label, "seed": seed, "failure_rate": 1.0 - bookings.accepted.mean(),
                          "batch_awrt": float(np.mean(schedule.awrt()))})

@@ -31,7 +31,10 @@ docs/reservations.md (mean and sample sd over the seeds).
 - Röblitz: every 10th job (offsets 0-4 as the five repetitions) a one-site request booked
   b = 0, 6, 12, 24 h ahead with 2 h of slack; first fit, Algorithm 3 (backlog) and probe/reserve
   of plain and of elastic requests; on the first 2,000 jobs and on eight 2,000-job windows
-  (``roblitz_windows.csv``).
+  (``roblitz_windows.csv``); their Figs. 6-8 on the first 2,000 jobs (``roblitz_grid.csv``,
+  ``roblitz_delay.csv``, ``docs/img/roblitz_fig8.png``). Each request is made at its job's
+  submission and starts b hours later (their timing); ``--request-at before-start`` runs evogrid's
+  earlier reading (``*_before_start.csv``).
 """
 
 from __future__ import annotations
@@ -55,11 +58,12 @@ from evogrid.workload import load_window
 from evogrid.workload.reservations import REQUEST_AT, roblitz
 
 OUT = Path(__file__).parent / "results" / "reservations"
-#: The timing of Röblitz et al.'s requests (``--request-at``): evogrid's earlier reading, requested b
-#: hours before the job's submission, by default, as most of docs/reservations.md's tables were
-#: measured; ``submission`` is theirs, ``roblitz``'s default (CSV files *_submission.csv). The
-#: funnel study runs both.
-TIMING = "before-start"
+IMAGES = Path(__file__).parent.parent / "docs" / "img"
+#: The timing of Röblitz et al.'s requests (``--request-at``): theirs by default, the request made at
+#: the job's submission and starting b hours later (``roblitz``'s default); ``before-start`` is
+#: evogrid's earlier reading, requested b hours before the job's submission (CSV files
+#: *_before_start.csv). The funnel study runs both.
+TIMING = "submission"
 SEEDS = (1, 2, 3, 4, 5)
 ALGORITHMS = ("trivial", "cpu-count", "backlog", "backfill")
 #: The readings of Meltzer's listings (docs/reservations.md): his; his start-sorted variants of
@@ -157,7 +161,7 @@ def meltzer_scenario(sites: int, merged: bool | None = None) -> Scenario:
 
 def _write(name: str, rows: list[dict]) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    suffix = ("_as_logged" if AS_LOGGED else "") + ("_submission" if TIMING == "submission" else "")
+    suffix = ("_as_logged" if AS_LOGGED else "") + ("_before_start" if TIMING == "before-start" else "")
     with (OUT / f"{name}{suffix}.csv").open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
@@ -645,6 +649,101 @@ def roblitz_grid_study() -> None:
 
 
 
+#: Their Fig. 8 (4.3): "most jobs experience no additional delay ... Fig. 8 shows the jobs waiting
+#: longer (approx. 200 to 400 jobs)".
+THEIR_LONGER = (200, 400)
+
+
+#: The local schedulers of the Fig. 8 study: EASY, this page's, and shortest job first without
+#: backfilling, whose wait rises with the book-ahead as theirs does (roblitz_lrms_study).
+DELAY_LRMS = ("easy", "sjf")
+
+
+def roblitz_delay_study() -> None:
+    """Röblitz et al.'s Fig. 8: each batch job's additional wait (its wait with the 200 requests less
+    its wait without them, s) at a 30 h range (load, <1, 1>, cover slots), per book-ahead and local
+    scheduler (DELAY_LRMS): how many jobs wait longer, less and the same, mean over 5 offsets, and
+    under EASY the sorted additional waits of the jobs waiting longer at offset 0 (their requests
+    were drawn once) drawn as their figure."""
+    from evogrid.plots import sorted_curves_plot
+    from evogrid.sim.schedule import simulate_local
+
+    window = load_window("SDSC03")
+    first = window.select(np.arange(window.n_jobs) < 2000)
+    rows, curves = [], {}
+    for lrms in DELAY_LRMS:
+        for offset in range(5):
+            batch = roblitz(first, 0, 30, offset=offset, request_at=TIMING)[0]
+            alone = simulate_local([batch], lrms)
+            alone_wait = alone.start - alone.jobs.submit
+            for b in BOOK_AHEAD_H:
+                batch, requests = roblitz(first, b, 30, offset=offset, request_at=TIMING)
+                schedule, bookings = simulate_reservations([batch], lrms, requests, ReservationRules("probe"))
+                extra = (schedule.start - schedule.jobs.submit) - alone_wait
+                longer = extra[extra > 0]
+                rows.append({"lrms": lrms, "book_ahead_h": b, "offset": offset,
+                             "accepted": int(bookings.accepted.sum()), "longer": len(longer),
+                             "shorter": int((extra < 0).sum()), "same": int((extra == 0).sum()),
+                             "mean_extra_s": float(extra.mean()),
+                             "longer_mean_extra_s": float(longer.mean()) if len(longer) else 0.0,
+                             "longer_over_1h": int((extra > 3600).sum())})
+                if lrms == "easy" and offset == 0:
+                    curves[f"{b} h"] = longer
+    _write("roblitz_delay", rows)
+    print("\n## Their Fig. 8: batch jobs waiting longer, less or the same as without requests (range 30 h, "
+          f"load; mean over 5 offsets; theirs: {THEIR_LONGER[0]}-{THEIR_LONGER[1]} wait longer)\n")
+    print("| LRMS | book-ahead | jobs waiting longer | less | the same | longer by over 1 h | "
+          "mean additional wait of those waiting longer (s) |")
+    print("|---|---|---|---|---|---|---|")
+    for lrms in DELAY_LRMS:
+        for b in BOOK_AHEAD_H:
+            mine = [r for r in rows if (r["lrms"], r["book_ahead_h"]) == (lrms, b)]
+            m = {k: np.mean([r[k] for r in mine]) for k in ("longer", "shorter", "same", "longer_over_1h",
+                                                           "longer_mean_extra_s")}
+            print(f"| {lrms} | {b} h | {m['longer']:.1f} | {m['shorter']:.1f} | {m['same']:.1f} | "
+                  f"{m['longer_over_1h']:.1f} | {m['longer_mean_extra_s']:,.0f} |")
+    suffix = "_before_start" if TIMING == "before-start" else ""
+    plot = sorted_curves_plot(IMAGES / f"roblitz_fig8{suffix}.png", curves, "jobs waiting longer, sorted",
+                              "additional wait (s)", "Röblitz et al.'s Fig. 8 setting under EASY: additional "
+                              "wait per book-ahead (offset 0)")
+    print(f"\nwrote {plot}")
+
+
+def roblitz_lrms_study() -> None:
+    """Their 4.3 under each local scheduler (theirs is not named): the batch jobs' mean wait without
+    requests (theirs about 700 s) and with the 200 requests at a 30 h range per book-ahead (load,
+    <1, 1>, cover slots), mean and median over 5 offsets."""
+    from evogrid.sim.lrms import REGISTRY
+    from evogrid.sim.schedule import simulate_local
+
+    window = load_window("SDSC03")
+    first = window.select(np.arange(window.n_jobs) < 2000)
+    rows = []
+    for lrms in REGISTRY:
+        for offset in range(5):
+            alone = simulate_local([roblitz(first, 0, 0, offset=offset, request_at=TIMING)[0]], lrms)
+            for b in BOOK_AHEAD_H:
+                batch, requests = roblitz(first, b, 30, offset=offset, request_at=TIMING)
+                schedule, bookings = simulate_reservations([batch], lrms, requests, ReservationRules("probe"))
+                rows.append({"lrms": lrms, "book_ahead_h": b, "offset": offset,
+                             "accepted": int(bookings.accepted.sum()),
+                             "batch_mean_wait": schedule.metrics()[0]["mean_wait"],
+                             "alone_mean_wait": alone.metrics()[0]["mean_wait"]})
+    _write("roblitz_lrms", rows)
+    print("\n## Their 4.3 per local scheduler: batch mean wait (s), mean / median over 5 offsets\n")
+    print("| LRMS | without requests (theirs about 700) | "
+          + " | ".join(f"{b} h" for b in BOOK_AHEAD_H) + " |")
+    print("|---|---|" + "---|" * len(BOOK_AHEAD_H))
+    for lrms in REGISTRY:
+        mine = [r for r in rows if r["lrms"] == lrms]
+        cells = []
+        for b in BOOK_AHEAD_H:
+            waits = [r["batch_mean_wait"] for r in mine if r["book_ahead_h"] == b]
+            cells.append(f"{np.mean(waits):,.0f} / {np.median(waits):,.0f}")
+        alone = np.mean([r["alone_mean_wait"] for r in mine if r["book_ahead_h"] == 0])
+        print(f"| {lrms} | {alone:,.0f} | " + " | ".join(cells) + " |")
+
+
 def roblitz_funnel_study() -> None:
     """Röblitz et al.'s Fig. 7 (their 4.2): per request, the candidates the probe returns, those over
     the threshold (0.85) and the tries the site refuses (their CRS; no try reaches a refusing local
@@ -652,8 +751,9 @@ def roblitz_funnel_study() -> None:
     2 h, range 10 h, elastic <0.5, 2> and plain requests, their slot rule, 5 offsets; static also
     with thresholds just over its estimate at the fourth slot, 9 h 30 after now (0.8504); history
     also on the jobs moved to submit from 0 on (the log's window opens 5 days before its first job,
-    and the history estimate records those idle days); each estimate also with their timing (the
-    request made at the job's submission, the earliest start b hours later, roblitz's default)."""
+    and the history estimate records those idle days); each estimate also with the timing that
+    ``--request-at`` does not choose (theirs, the request made at the job's submission and starting b
+    hours later, is the default)."""
     window = load_window("SDSC03")
     first = window.select(np.arange(window.n_jobs) < 2000)
     moved = replace(first, submit=first.submit - first.submit.min())
@@ -662,17 +762,18 @@ def roblitz_funnel_study() -> None:
     print("| estimate | threshold | requests | accepted of 200 | successful: probed / over threshold / "
           "refused by the site | failed: probed / over threshold / refused by the site |")
     print("|---|---|---|---|---|---|")
-    runs = (("static", 0.85, first, False), ("static", 0.8505, first, False), ("static", 0.86, first, False),
-            ("history", 0.85, first, False), ("history", 0.85, moved, False), ("load", 0.85, first, False),
-            ("static", 0.85, first, True), ("history", 0.85, first, True), ("load", 0.85, first, True))
-    for estimate, threshold, jobs, theirs in runs:
+    other = next(t for t in REQUEST_AT if t != TIMING)
+    runs = (("static", 0.85, first, TIMING), ("static", 0.8505, first, TIMING),
+            ("static", 0.86, first, TIMING), ("history", 0.85, first, TIMING),
+            ("history", 0.85, moved, TIMING), ("load", 0.85, first, TIMING),
+            ("static", 0.85, first, other), ("history", 0.85, first, other), ("load", 0.85, first, other))
+    for estimate, threshold, jobs, timing in runs:
         label = f"{estimate}, first job at 0" if jobs is moved else estimate
-        label += ", requested at the job's submission" if theirs else ""
+        label += f", requested {timing}" if timing != TIMING else ""
         for kind, elastic in (("elastic", (0.5, 2.0)), ("plain", None)):
             funnels, accepted = [], []
             for offset in range(5):
-                batch, requests = roblitz(jobs, 2, 10, offset=offset, elastic=elastic,
-                                          request_at="submission" if theirs else "before-start")
+                batch, requests = roblitz(jobs, 2, 10, offset=offset, elastic=elastic, request_at=timing)
                 rules = ReservationRules("probe", estimate=estimate, threshold=threshold)
                 _, bookings = simulate_reservations([batch], "easy", requests, rules)
                 funnels.append((bookings.funnel, bookings.accepted))
@@ -789,7 +890,8 @@ def matched_study() -> None:
 
 STUDIES = {f.__name__.removesuffix("_study"): f for f in (
     window_study, job_only_study, cost_load_study, meltzer_study, start_study, backfill_study, draw_study,
-    bound_study, setting_study, roblitz_study, roblitz_grid_study, roblitz_funnel_study,
+    bound_study, setting_study, roblitz_study, roblitz_grid_study, roblitz_delay_study, roblitz_lrms_study,
+    roblitz_funnel_study,
     roblitz_elastic_study, matched_study)}
 
 if __name__ == "__main__":
@@ -802,9 +904,11 @@ if __name__ == "__main__":
     parser.add_argument("--step", choices=list(STEPS), default="divided",
                         help="the window study's candidate starts' step: divided (Meltzer's listing 1) or "
                              "floor (our earlier reading; CSV file meltzer_windows_floor.csv)")
-    parser.add_argument("--request-at", choices=list(REQUEST_AT), default="before-start",
-                        help="the Röblitz studies' timing: before-start (evogrid's earlier reading, most "
-                             "tables in the docs) or submission (theirs; CSV files *_submission.csv)")
+    parser.add_argument("--request-at", choices=list(REQUEST_AT), default="submission",
+                        help="the Röblitz studies' timing: submission (theirs: requested at the job's "
+                             "submission, starting b hours later) or before-start (evogrid's earlier "
+                             "reading: requested b hours before the submission; CSV files "
+                             "*_before_start.csv)")
     args = parser.parse_args()
     AS_LOGGED = args.as_logged
     STEP = args.step

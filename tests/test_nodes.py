@@ -169,6 +169,21 @@ def test_a_narrower_spread_keeps_the_means_and_scales_the_deviations():
         planetlab_like(10, spread=0.0)
 
 
+def test_a_higher_concentration_brings_the_nodes_loads_nearer_the_mean_load():
+    """``concentration`` is the Beta law's c: the nodes' mean utilisations keep ``load`` as their
+    mean, and their spread falls as c rises (the default 2 is the uniform law at load 0.5)."""
+    def node_loads(c: float) -> np.ndarray:
+        pool = planetlab_like(400, seed=3, load=0.5, concentration=c)
+        return (pool.occupancy[:, 0] / pool.capacity[:, :1]).mean(axis=1)
+
+    wide, narrow = node_loads(2.0), node_loads(32.0)
+    assert abs(wide.mean() - 0.5) < 0.05 and abs(narrow.mean() - 0.5) < 0.05
+    assert narrow.std() < 0.5 * wide.std()
+    assert abs(wide.std() - np.sqrt(1 / 12)) < 0.05  # Beta(1, 1): uniform
+    with pytest.raises(ValueError, match="concentration: 0.0 is not above 0"):
+        planetlab_like(10, concentration=0.0)
+
+
 def test_cankar_cases_follow_his_test_setting():
     pool = planetlab_like(200, seed=2)
     pairs = cankar_cases(pool, 10, 50, seed=1)

@@ -71,3 +71,16 @@ def test_seeds_that_are_not_finite_are_refused(monkeypatch):
              "per_seed": [1.0, float("nan")]}]
     with pytest.raises(ValueError, match="KTH test fcfs: per_seed needs finite"):
         _drawn(monkeypatch, rows)
+
+
+def test_sorted_curves_draw_each_label_in_increasing_order_on_a_log_axis(monkeypatch):
+    kept = {}
+    monkeypatch.setattr(plots, "_save", lambda fig, path: kept.setdefault("fig", fig))
+    plots.sorted_curves_plot("unused.png", {"0 h": np.array([30.0, 2.0, 700.0]), "24 h": np.array([5.0])},
+                             "rank", "additional wait (s)", "title")
+    ax = kept["fig"].axes[0]
+    assert [line.get_ydata().tolist() for line in ax.lines] == [[2.0, 30.0, 700.0], [5.0]]
+    assert [line.get_xdata().tolist() for line in ax.lines] == [[1, 2, 3], [1]]
+    assert ax.get_yscale() == "log"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["0 h (3)", "24 h (1)"]
+    plt.close("all")

@@ -115,12 +115,13 @@ def _capacity_law(stats: tuple[float, float, float, float], whole: bool):
 
 def planetlab_like(n_nodes: int = 606, *, load: float = 0.5, seed: int = 0,
                    occupied: tuple[str, ...] = ("cpus",), labelled_share: float = 1.0,
-                   spread: float = 1.0, n_slots: int = DAY_SLOTS) -> NodePool:
+                   spread: float = 1.0, concentration: float = 2.0, n_slots: int = DAY_SLOTS) -> NodePool:
     """A pool after Cankar's test setting (module docstring; docs/coallocation.md).
 
     Capacities: normal laws truncated to Table 3.1's minimum and maximum (CPUs rounded to whole
     CPUs) whose mean and standard deviation are the table's. Occupancy: each node has a mean
-    utilisation drawn from Beta(2 load, 2 (1 - load)) and a utilisation per slot that follows it
+    utilisation drawn from Beta(c load, c (1 - load)) with c = ``concentration`` (2: uniform at load
+    0.5; larger: the nodes' loads nearer ``load``) and a utilisation per slot that follows it
     as a first-order autoregressive series (0.95 of the last slot's deviation, noise 0.05),
     clipped to [0, 1]; the ``occupied`` resources of the node are occupied in that proportion, the
     others are free all day (his data record the CPU load only).
@@ -134,11 +135,13 @@ def planetlab_like(n_nodes: int = 606, *, load: float = 0.5, seed: int = 0,
         raise ValueError(f"labelled_share: {labelled_share} is not in [0, 1]")
     if not spread > 0.0:
         raise ValueError(f"spread: {spread} is not above 0")
+    if not concentration > 0.0:
+        raise ValueError(f"concentration: {concentration} is not above 0")
     rng = np.random.default_rng(seed)
     laws = {name: _capacity_law((mean, spread * sd, low, high), whole=name == "cpus")
             for name, (mean, sd, low, high) in TABLE_3_1.items()}
     capacity = np.column_stack([laws[name](rng, n_nodes) for name in RESOURCES]).astype(np.float64)
-    mean = rng.beta(2 * load, 2 * (1 - load), n_nodes)
+    mean = rng.beta(concentration * load, concentration * (1 - load), n_nodes)
     use = np.empty((n_nodes, n_slots))
     use[:, 0] = mean
     noise = rng.normal(0.0, 0.05, (n_nodes, n_slots))
