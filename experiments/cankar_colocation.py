@@ -10,8 +10,9 @@ finishing times, his 4.1) and the last job's end are compared. Prints Table 4.1'
 Tables 4.2 and 4.3 (ours, mean ± sd over the seeds | his).
 
 Run: ``.venv/bin/python experiments/cankar_colocation.py [--seeds 5] [--workers 2] [--no-backfill]
-[--share-position log|linear|middle|top]`` (about 3-5 minutes on 2 workers). Writes
-``experiments/results/cankar_colocation/[no_backfill/][share_<position>/]cases.csv`` and ``tables.md``.
+[--share-position log|linear|middle|top] [--partition-policy apart|leader-nodes]`` (about 3-5 minutes
+on 2 workers). Writes ``experiments/results/cankar_colocation/[no_backfill/][share_<position>/]
+[partition_<policy>/]cases.csv`` and ``tables.md``.
 """
 
 from __future__ import annotations
@@ -63,15 +64,16 @@ def results_dir(out: Path, share_position: str) -> Path:
 
 
 def run_batch(seed: int, n_nodes: int, balanced: float, parallel: bool, copy: int,
-              backfill: bool = True, share_position: str = "log") -> list[dict]:
-    """The batch's rows, one per scheduler: t_RUN and last end (h) of the three inputs."""
+              backfill: bool = True, share_position: str = "log", policy: str = "apart") -> list[dict]:
+    """The batch's rows, one per scheduler: t_RUN and last end (h) of the three inputs (the
+    partition under ``policy``, evogrid.nodes.packing.PARTITION_POLICIES)."""
     jobs = batch(seed, n_nodes, balanced, parallel, copy, share_position)
     pre = preprocess(jobs)
     rows = []
     for strategy in packing.STRATEGIES:
-        ref = packing.run(*packing.reference(jobs, strategy), n_nodes, backfill)
-        merged = packing.run(*packing.as_set(pre, strategy), n_nodes, backfill)
-        parts = packing.run(*packing.as_partition(jobs, pre, strategy), n_nodes, backfill)
+        ref = packing.run(packing.reference(jobs, strategy), n_nodes, backfill)
+        merged = packing.run(packing.as_set(pre, strategy), n_nodes, backfill)
+        parts = packing.run(packing.as_partition(jobs, pre, strategy, policy), n_nodes, backfill)
         rows.append(dict(seed=seed, nodes=n_nodes, balanced=balanced, parallel=parallel, copy=copy,
                          strategy=strategy, jobs=len(jobs), groups=len(pre.groups),
                          merged_jobs=sum(len(g) for g in pre.groups if len(g) > 1),
@@ -149,15 +151,22 @@ def main() -> None:
                         help="the scheduler without backfilling: each job no earlier than the one before "
                         "(a reading his text does not support; results in the subdirectory no_backfill)")
     add_share_position(parser, "the subdirectory share_<position>")
+    parser.add_argument("--partition-policy", choices=packing.PARTITION_POLICIES, default="apart",
+                        help="how the scheduler treats a partition's groups (his text leaves it open): "
+                        "apart (ours) or leader-nodes, a group's later members preferring its first "
+                        "member's nodes at their start (results in the subdirectory partition_<policy>)")
     args = parser.parse_args()
     out = results_dir(OUT / "no_backfill" if args.no_backfill else OUT, args.share_position)
-    packing.run(np.full((2, 3), 0.5), np.ones(2), np.ones(2, dtype=np.int64), 2)  # compile once
+    if args.partition_policy != "apart":
+        out = out / f"partition_{args.partition_policy}"
+    packing.run(packing.Packed(np.full((2, 3), 0.5), np.ones(2), np.ones(2, dtype=np.int64),
+                               np.full(2, -1, dtype=np.int64)), 2)  # compile once
     tasks = [(s, n, b, p, c) for s in range(1, args.seeds + 1) for n in NODES for b in BALANCED
              for p in (False, True) for c in (0, 1)]
     tasks.sort(key=lambda t: -t[1] * (1 if t[3] else 10))  # the long batches first
     backfill = not args.no_backfill
-    done = Parallel(n_jobs=args.workers, verbose=5)(delayed(run_batch)(*t, backfill, args.share_position)
-                                                    for t in tasks)
+    done = Parallel(n_jobs=args.workers, verbose=5)(
+        delayed(run_batch)(*t, backfill, args.share_position, args.partition_policy) for t in tasks)
     rows = sorted((r for batch in done for r in batch), key=lambda r: (
         r["seed"], r["nodes"], -r["balanced"], r["parallel"], r["copy"], r["strategy"]))
     out.mkdir(parents=True, exist_ok=True)

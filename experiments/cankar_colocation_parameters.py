@@ -62,7 +62,7 @@ def run_batch(seed: int, n_nodes: int, parallel: bool, copy: int, backfill: bool
     """One training batch's rows: per scheduler and (alpha, W), t_RUN of the reference and of both
     approaches."""
     jobs = batch(TRAINING_SEED_OFFSET + seed, n_nodes, 0.0, parallel, copy, share_position)
-    reference = {s: packing.run(*packing.reference(jobs, s), n_nodes, backfill)[0]
+    reference = {s: packing.run(packing.reference(jobs, s), n_nodes, backfill)[0]
                  for s in packing.STRATEGIES}
     rows = []
     for alpha, w in grid():
@@ -72,8 +72,8 @@ def run_batch(seed: int, n_nodes: int, parallel: bool, copy: int, backfill: bool
             rows.append(dict(seed=seed, nodes=n_nodes, parallel=parallel, copy=copy, strategy=strategy,
                              alpha=alpha, w=w, jobs=len(jobs), merged=merged,
                              t_run_ref=reference[strategy],
-                             t_run_set=packing.run(*packing.as_set(pre, strategy), n_nodes, backfill)[0],
-                             t_run_partition=packing.run(*packing.as_partition(jobs, pre, strategy), n_nodes,
+                             t_run_set=packing.run(packing.as_set(pre, strategy), n_nodes, backfill)[0],
+                             t_run_partition=packing.run(packing.as_partition(jobs, pre, strategy), n_nodes,
                                                          backfill)[0]))
     return rows
 

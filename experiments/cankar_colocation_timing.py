@@ -63,7 +63,7 @@ def time_batch(seed: int, n_nodes: int, balanced: float, parallel: bool, copy: i
                jobs=len(jobs), optimizations=pre.optimizations, most=len(jobs) ** 2 / 2,
                preprocess_s=_least_time(lambda: preprocess(jobs), repeats))
     for name, args in inputs.items():
-        row[f"schedule_{name}_s"] = _least_time(lambda args=args: packing.run(*args, n_nodes), repeats)
+        row[f"schedule_{name}_s"] = _least_time(lambda args=args: packing.run(args, n_nodes), repeats)
     return row
 
 
@@ -116,7 +116,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.seeds < 1 or args.repeats < 1:
         parser.error("--seeds and --repeats: expected 1 or more")
-    packing.run(*packing.reference(batch(1, 5, 0.0, False, 0), STRATEGY), 5)  # compile before timing
+    packing.run(packing.reference(batch(1, 5, 0.0, False, 0), STRATEGY), 5)  # compile before timing
     rows = [time_batch(s, n, b, p, c, args.repeats, args.share_position) for s in range(1, args.seeds + 1)
             for n in NODES for b in BALANCED for p in (False, True) for c in (0, 1)]
     OUT.mkdir(parents=True, exist_ok=True)

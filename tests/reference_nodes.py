@@ -168,20 +168,29 @@ def optimum(pool, nodes, request):
     return None
 
 
-def pack(need, minutes, tasks, n_nodes, horizon, backfill=True):
+def pack(need, minutes, tasks, n_nodes, horizon, backfill=True, leader=None, waits=False):
     """The reference scheduler of evogrid.nodes.packing, literally: each job in order at the first
     minute (without ``backfill``: no earlier than the job before it) with ``tasks`` nodes that have
-    room all along, on the ones with the highest utilisation after it (ties to the lower node).
-    Returns (starts, each node's last end)."""
+    room all along, on the ones with the highest utilisation after it (ties to the lower node);
+    a job with a leader (``leader[j]`` >= 0, an earlier job) takes only its leader's nodes at that
+    minute if enough of them have room; with ``waits``, if its leader runs on at least ``tasks``
+    nodes, the first minute at which enough of those have room. Returns (starts, each node's last
+    end)."""
+    leader = leader or [-1] * len(need)
     usage = [[[0.0] * horizon for _ in range(len(need[0]))] for _ in range(n_nodes)]
-    starts, last = [], [0] * n_nodes
-    for d, dur, p in zip(need, minutes, tasks, strict=True):
+    starts, last, runs_on = [], [0] * n_nodes, []
+    for j, (d, dur, p) in enumerate(zip(need, minutes, tasks, strict=True)):
         placed = None
         for t in range(0 if backfill or not starts else starts[-1], horizon - dur + 1):
             window = range(t, t + dur)
             ok = [k for k in range(n_nodes)
                   if all(usage[k][r][s] + d[r] <= 1.0 + 1e-9 for r in range(len(d)) for s in window)]
+            led = [k for k in ok if leader[j] >= 0 and k in runs_on[leader[j]]]
+            if waits and leader[j] >= 0 and len(runs_on[leader[j]]) >= p and len(led) < p:
+                continue
             if len(ok) >= p:
+                if len(led) >= p:
+                    ok = led
                 score = {k: sum(sum(usage[k][r][t:t + dur]) / dur + d[r] for r in range(len(d))) for k in ok}
                 placed = (t, sorted(sorted(ok, key=lambda k: (-score[k], k))[:p]))
                 break
@@ -189,6 +198,7 @@ def pack(need, minutes, tasks, n_nodes, horizon, backfill=True):
             starts.append(-1)
             return starts, last
         t, nodes = placed
+        runs_on.append(nodes)
         starts.append(t)
         for k in nodes:
             for r in range(len(d)):

@@ -22,20 +22,46 @@ def packings(draw):
     need = [[draw(st.integers(1, 4)) / 4 for _ in range(3)] for _ in range(n_jobs)]
     minutes = [draw(st.integers(1, 6)) for _ in range(n_jobs)]
     tasks = [draw(st.integers(1, n_nodes)) for _ in range(n_jobs)]
-    return need, minutes, tasks, n_nodes, draw(st.integers(6, 30))
+    leader = [draw(st.integers(-1, j - 1)) for j in range(n_jobs)]  # -1 or an earlier job
+    return need, minutes, tasks, leader, n_nodes, draw(st.integers(6, 30))
 
 
 @settings(max_examples=1000, deadline=None)
-@given(packings(), st.booleans())
-def test_compiled_scheduler_is_the_twins(case, backfill):
-    """With backfilling (his earliest gap) and without (each job no earlier than the one before)."""
-    need, minutes, tasks, n_nodes, horizon = case
+@given(packings(), st.booleans(), st.sampled_from(["alone", "prefers", "waits"]))
+def test_compiled_scheduler_is_the_twins(case, backfill, led):
+    """With backfilling (his earliest gap) and without (each job no earlier than the one before),
+    each job on its own, preferring its leader's nodes at its start, or waiting for them."""
+    need, minutes, tasks, leader, n_nodes, horizon = case
+    leader = [-1] * len(need) if led == "alone" else leader
     start, last_end, _ = packing.schedule(np.array(need), np.array(minutes, dtype=np.int64),
-                                          np.array(tasks, dtype=np.int64), n_nodes, horizon, backfill)
-    want_start, want_last = ref.pack(need, minutes, tasks, n_nodes, horizon, backfill)
+                                          np.array(tasks, dtype=np.int64), np.array(leader, dtype=np.int64),
+                                          led == "waits", n_nodes, horizon, backfill)
+    want_start, want_last = ref.pack(need, minutes, tasks, n_nodes, horizon, backfill, leader, led == "waits")
     assert start[:len(want_start)].tolist() == want_start
     if -1 not in want_start:
         assert last_end.tolist() == want_last
+
+
+def test_a_member_takes_its_leaders_nodes_when_they_have_room_at_its_start():
+    """Two nodes, jobs of one task: A (0.75 of a node, 10 min) runs on node 0, B (0.5) does not fit
+    beside it and runs on node 1. C (0.25, 20 min) fits beside either: on its own, best fit puts it
+    beside A (the fuller node 0); led by B, beside B. A job whose leader's node has no room at its
+    earliest start goes where it would go alone, not later."""
+    one = np.ones(3, dtype=np.int64)
+    minutes = np.array([10, 10, 20], dtype=np.int64)
+
+    def last_ends(shares, leader, waits=False):
+        need = np.repeat(np.array(shares)[:, None], 3, axis=1)
+        start, ends, _ = packing.schedule(need, minutes, one, np.array(leader, dtype=np.int64), waits, 2, 40,
+                                          True)
+        return start.tolist(), ends.tolist()
+
+    assert last_ends([0.75, 0.5, 0.25], [-1, -1, -1]) == ([0, 0, 0], [20, 10])
+    assert last_ends([0.75, 0.5, 0.25], [-1, -1, 1]) == ([0, 0, 0], [10, 20])
+    # B (0.75) on node 1, C (0.5) led by B: no room beside B at 0, room beside A (0.5): node 0 at 0;
+    # waiting for B's node, C starts when B ends (10) there
+    assert last_ends([0.5, 0.75, 0.5], [-1, -1, 1]) == ([0, 0, 0], [20, 10])
+    assert last_ends([0.5, 0.75, 0.5], [-1, -1, 1], waits=True) == ([0, 0, 10], [10, 30])
 
 
 @st.composite
@@ -129,11 +155,11 @@ def test_preprocessing_merges_and_saves_on_a_batch():
     pre = preprocess(jobs)
     assert sum(len(g) > 1 for g in pre.groups) >= 10
     for strategy in packing.STRATEGIES:
-        base = packing.run(*packing.reference(jobs, strategy), 15)[0]
-        assert packing.run(*packing.as_set(pre, strategy), 15)[0] < base
-        assert packing.run(*packing.as_partition(jobs, pre, strategy), 15)[0] < base
+        base = packing.run(packing.reference(jobs, strategy), 15)[0]
+        assert packing.run(packing.as_set(pre, strategy), 15)[0] < base
+        assert packing.run(packing.as_partition(jobs, pre, strategy), 15)[0] < base
     for strategy in packing.STRATEGIES:  # the set approach's surrogates (his 4.4)
-        need, hours, tasks = packing.as_set(pre, strategy)
+        need, hours, tasks = packing.as_set(pre, strategy)[:3]
         assert len(hours) == len(pre.groups) and np.all(need <= 1 + 1e-9)
         order = -hours if strategy == "LJF" else -need.max(axis=1)
         assert np.all(np.diff(order) >= 0)
@@ -142,12 +168,14 @@ def test_preprocessing_merges_and_saves_on_a_batch():
             summed = sum(jobs.need[m.job] * m.scale for m in members)
             assert np.allclose(pre.need[g], summed) and pre.hours[g] == max(
                 jobs.hours[m.job] / m.scale for m in members)
-    need, hours, tasks = packing.as_partition(jobs, pre, "HDF")
+    parts = packing.as_partition(jobs, pre, "HDF")
+    need, hours, tasks = parts.need, parts.hours, parts.tasks
     assert len(hours) == len(jobs) and sorted(np.round(hours * need[:, 0], 9)) == sorted(
         np.round(jobs.hours * jobs.need[:, 0], 9))  # every job once, its work kept by scaling
-    t_run, end = packing.run(need, hours, tasks, 15)
-    start, last_end, _ = packing.schedule(need, np.ceil(hours * 60 - 1e-9).astype(np.int64), tasks, 15,
-                                          int(60 * hours.sum()) + 1, True)
+    assert (parts.leader == -1).all()  # ours: every job on its own
+    t_run, end = packing.run(parts, 15)
+    start, last_end, _ = packing.schedule(need, np.ceil(hours * 60 - 1e-9).astype(np.int64), tasks,
+                                          parts.leader, False, 15, int(60 * hours.sum()) + 1, True)
     assert t_run == last_end.sum() / 60 and end == last_end.max() / 60
     with pytest.raises(ValueError, match="strategy: unknown 'SJF'"):
         packing.reference(jobs, "SJF")
@@ -203,5 +231,6 @@ def test_without_backfilling_a_job_starts_no_earlier_than_the_one_before():
     until 15, at 15."""
     need = np.array([[0.5] * 3, [1.0] * 3, [0.5] * 3])
     minutes, tasks = np.array([10, 5, 5], dtype=np.int64), np.ones(3, dtype=np.int64)
-    assert packing.schedule(need, minutes, tasks, 1, 30, True)[0].tolist() == [0, 10, 0]
-    assert packing.schedule(need, minutes, tasks, 1, 30, False)[0].tolist() == [0, 10, 15]
+    alone = np.full(3, -1, dtype=np.int64)
+    assert packing.schedule(need, minutes, tasks, alone, False, 1, 30, True)[0].tolist() == [0, 10, 0]
+    assert packing.schedule(need, minutes, tasks, alone, False, 1, 30, False)[0].tolist() == [0, 10, 15]

@@ -52,8 +52,8 @@ def warm_up_nodes() -> None:
         co_allocate(pool, request, seed=1, book=book)
     optimum(pool, request, discovered(pool, request, seed=1))
     one = np.ones(1, dtype=np.int64)
-    packing.schedule(np.full((1, 3), 0.25), one, one, 1, 6, True)
-    packing.run(*packing.reference(scalable_batch(2, 0.0, False, seed=1), packing.STRATEGIES[0]), 2)
+    packing.schedule(np.full((1, 3), 0.25), one, one, -one, False, 1, 6, True)
+    packing.run(packing.reference(scalable_batch(2, 0.0, False, seed=1), packing.STRATEGIES[0]), 2)
 
 
 def warm_up_single_sites(names: tuple[str, ...]) -> None:
