@@ -41,7 +41,8 @@ OUT = ROOT / "results" / "reservations"
 RULEBASES = ROOT.parent / "trained_rulebases" / "admission"
 SEEDS = (1, 2, 3, 4, 5)
 TRAIN = "experiments/configs/meltzer7.toml"
-#: Meltzer's Algorithms 2-5 (Algorithm 5 at evogrid's k = s = 0.5).
+#: Meltzer's Algorithms 2-5 (Algorithm 5 at evogrid's k = s = 0.5, the reservation front's reference
+#: point); experiments/reservations_front.py compares the same.
 ALGORITHMS = {"Algorithm 2 (cpu-count)": "cpu-count", "Algorithm 3 (backlog)": "backlog",
               "Algorithm 4 (backfill)": "backfill", "Algorithm 5 (weighted, k = s = 0.5)": "weighted"}
 

@@ -10,9 +10,10 @@ finishing times, his 4.1) and the last job's end are compared. Prints Table 4.1'
 Tables 4.2 and 4.3 (ours, mean ± sd over the seeds | his).
 
 Run: ``.venv/bin/python experiments/cankar_colocation.py [--seeds 5] [--workers 2] [--no-backfill]
-[--share-position log|linear|middle|top] [--partition-policy apart|leader-nodes]`` (about 3-5 minutes
-on 2 workers). Writes ``experiments/results/cankar_colocation/[no_backfill/][share_<position>/]
-[partition_<policy>/]cases.csv`` and ``tables.md``.
+[--share-position log|linear|middle|top] [--partition-policy apart|leader-nodes|leader-waits]``
+(about 3-5 minutes on 2 workers). Writes
+``experiments/results/cankar_colocation/[no_backfill/][share_<position>/][partition_<policy>/]cases.csv``
+and ``tables.md``.
 """
 
 from __future__ import annotations
@@ -153,14 +154,14 @@ def main() -> None:
     add_share_position(parser, "the subdirectory share_<position>")
     parser.add_argument("--partition-policy", choices=packing.PARTITION_POLICIES, default="apart",
                         help="how the scheduler treats a partition's groups (his text leaves it open): "
-                        "apart (ours) or leader-nodes, a group's later members preferring its first "
-                        "member's nodes at their start (results in the subdirectory partition_<policy>)")
+                        "apart (ours); leader-nodes, a group's later members preferring its first "
+                        "member's nodes at their start; leader-waits, waiting for room on them (results "
+                        "in the subdirectory partition_<policy>)")
     args = parser.parse_args()
     out = results_dir(OUT / "no_backfill" if args.no_backfill else OUT, args.share_position)
     if args.partition_policy != "apart":
         out = out / f"partition_{args.partition_policy}"
-    packing.run(packing.Packed(np.full((2, 3), 0.5), np.ones(2), np.ones(2, dtype=np.int64),
-                               np.full(2, -1, dtype=np.int64)), 2)  # compile once
+    packing.run(packing.packed(np.full((2, 3), 0.5), np.ones(2), np.ones(2)), 2)  # compile once
     tasks = [(s, n, b, p, c) for s in range(1, args.seeds + 1) for n in NODES for b in BALANCED
              for p in (False, True) for c in (0, 1)]
     tasks.sort(key=lambda t: -t[1] * (1 if t[3] else 10))  # the long batches first

@@ -159,10 +159,15 @@ def meltzer_scenario(sites: int, merged: bool | None = None) -> Scenario:
     return Scenario.from_config(config, source=path)
 
 
+def _suffix() -> str:
+    """The results' file-name suffix for the options that change them (``--as-logged``,
+    ``--request-at before-start``)."""
+    return ("_as_logged" if AS_LOGGED else "") + ("_before_start" if TIMING == "before-start" else "")
+
+
 def _write(name: str, rows: list[dict]) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    suffix = ("_as_logged" if AS_LOGGED else "") + ("_before_start" if TIMING == "before-start" else "")
-    with (OUT / f"{name}{suffix}.csv").open("w", newline="") as fh:
+    with (OUT / f"{name}{_suffix()}.csv").open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
@@ -673,8 +678,7 @@ def roblitz_delay_study() -> None:
     rows, curves = [], {}
     for lrms in DELAY_LRMS:
         for offset in range(5):
-            batch = roblitz(first, 0, 30, offset=offset, request_at=TIMING)[0]
-            alone = simulate_local([batch], lrms)
+            alone = simulate_local([roblitz(first, 0, 0, offset=offset, request_at=TIMING)[0]], lrms)
             alone_wait = alone.start - alone.jobs.submit
             for b in BOOK_AHEAD_H:
                 batch, requests = roblitz(first, b, 30, offset=offset, request_at=TIMING)
@@ -702,8 +706,7 @@ def roblitz_delay_study() -> None:
                                                            "longer_mean_extra_s")}
             print(f"| {lrms} | {b} h | {m['longer']:.1f} | {m['shorter']:.1f} | {m['same']:.1f} | "
                   f"{m['longer_over_1h']:.1f} | {m['longer_mean_extra_s']:,.0f} |")
-    suffix = "_before_start" if TIMING == "before-start" else ""
-    plot = sorted_curves_plot(IMAGES / f"roblitz_fig8{suffix}.png", curves, "jobs waiting longer, sorted",
+    plot = sorted_curves_plot(IMAGES / f"roblitz_fig8{_suffix()}.png", curves, "jobs waiting longer, sorted",
                               "additional wait (s)", "Röblitz et al.'s Fig. 8 setting under EASY: additional "
                               "wait per book-ahead (offset 0)")
     print(f"\nwrote {plot}")

@@ -168,15 +168,15 @@ def optimum(pool, nodes, request):
     return None
 
 
-def pack(need, minutes, tasks, n_nodes, horizon, backfill=True, leader=None, waits=False):
+def pack(need, minutes, tasks, leader, waits, n_nodes, horizon, backfill=True):
     """The reference scheduler of evogrid.nodes.packing, literally: each job in order at the first
     minute (without ``backfill``: no earlier than the job before it) with ``tasks`` nodes that have
     room all along, on the ones with the highest utilisation after it (ties to the lower node);
-    a job with a leader (``leader[j]`` >= 0, an earlier job) takes only its leader's nodes at that
-    minute if enough of them have room; with ``waits``, if its leader runs on at least ``tasks``
-    nodes, the first minute at which enough of those have room. Returns (starts, each node's last
-    end)."""
-    leader = leader or [-1] * len(need)
+    a job with a leader (``leader[j]`` >= 0, an earlier job; ``leader`` None: none has one) takes
+    only its leader's nodes at that minute if enough of them have room; with ``waits``, if its
+    leader runs on at least ``tasks`` nodes, the first minute at which enough of those have room.
+    Returns (starts, each node's last end)."""
+    leader = [-1] * len(need) if leader is None else list(leader)
     usage = [[[0.0] * horizon for _ in range(len(need[0]))] for _ in range(n_nodes)]
     starts, last, runs_on = [], [0] * n_nodes, []
     for j, (d, dur, p) in enumerate(zip(need, minutes, tasks, strict=True)):

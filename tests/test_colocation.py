@@ -36,10 +36,34 @@ def test_compiled_scheduler_is_the_twins(case, backfill, led):
     start, last_end, _ = packing.schedule(np.array(need), np.array(minutes, dtype=np.int64),
                                           np.array(tasks, dtype=np.int64), np.array(leader, dtype=np.int64),
                                           led == "waits", n_nodes, horizon, backfill)
-    want_start, want_last = ref.pack(need, minutes, tasks, n_nodes, horizon, backfill, leader, led == "waits")
+    want_start, want_last = ref.pack(need, minutes, tasks, leader, led == "waits", n_nodes, horizon, backfill)
     assert start[:len(want_start)].tolist() == want_start
     if -1 not in want_start:
         assert last_end.tolist() == want_last
+
+
+def test_a_partition_policy_leads_each_groups_later_members_by_its_first():
+    """Under leader-nodes and leader-waits every later member of a group is led by the group's first
+    row (which itself has none); apart leads none; an unknown policy and a leader that is not an
+    earlier job are refused."""
+    jobs = scalable_batch(15, 0.0, False, seed=1)
+    pre = preprocess(jobs)
+    sizes = [len(g) for g in sorted(pre.groups, key=len)]
+    assert max(sizes) > 1
+    for policy, waits in (("leader-nodes", False), ("leader-waits", True)):
+        parts = packing.as_partition(jobs, pre, "HDF", policy)
+        assert parts.leader_waits is waits
+        firsts = np.flatnonzero(parts.leader == -1)
+        assert len(firsts) == len(pre.groups)  # one first row per group
+        for row, lead in enumerate(parts.leader):
+            if lead >= 0:
+                assert lead < row and parts.leader[lead] == -1
+                assert lead == firsts[firsts < row].max()  # its own group's first row
+    assert (packing.as_partition(jobs, pre, "HDF").leader == -1).all()
+    with pytest.raises(ValueError, match="partition policy: unknown 'together'"):
+        packing.as_partition(jobs, pre, "HDF", "together")
+    with pytest.raises(ValueError, match="leader: each job's leader must be -1 or an earlier job"):
+        packing.packed(np.full((2, 3), 0.5), np.ones(2), np.ones(2), leader=[-1, 1])
 
 
 def test_a_member_takes_its_leaders_nodes_when_they_have_room_at_its_start():

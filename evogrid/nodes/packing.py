@@ -101,8 +101,8 @@ def schedule(need, duration, tasks, leader, leader_waits, n_nodes, horizon, back
     """Place jobs in the given order; ``need`` (jobs, resources) shares, ``duration`` (jobs,) whole
     minutes, ``tasks`` (jobs,), ``leader`` (jobs,): an earlier job whose nodes the job prefers at its
     start, or -1; ``leader_waits``: a led job waits for room on its leader's nodes instead (if the
-    leader runs on as many nodes as it has tasks); ``backfill`` False: each job no earlier than the
-    one before it.
+    leader runs on at least as many nodes as it has tasks); ``backfill`` False: each job no earlier
+    than the one before it.
     Returns ``(start, last_end, horizon)``: each job's start (-1 when it did not fit within
     ``horizon`` minutes: the caller retries with a longer one), each node's last finishing minute,
     and the horizon used."""
@@ -151,11 +151,15 @@ class Packed(NamedTuple):
     leader_waits: bool = False
 
 
-def _packed(need, hours, tasks, leader=None, leader_waits: bool = False) -> Packed:
+def packed(need, hours, tasks, leader=None, leader_waits: bool = False) -> Packed:
+    """A :class:`Packed` batch with its arrays typed for the compiled scheduler; ``leader`` None: no
+    job has a leader. A leader must be -1 or an earlier job."""
     tasks = np.asarray(tasks, dtype=np.int64)
-    leader = np.full(len(tasks), -1) if leader is None else leader
-    return Packed(np.asarray(need, dtype=np.float64), np.asarray(hours, dtype=np.float64), tasks,
-                  np.asarray(leader, dtype=np.int64), leader_waits)
+    leader = np.full(len(tasks), -1, dtype=np.int64) if leader is None else np.asarray(leader, dtype=np.int64)
+    if leader.shape != tasks.shape or np.any((leader < -1) | (leader >= np.arange(len(tasks)))):
+        raise ValueError("leader: each job's leader must be -1 or an earlier job of the order")
+    return Packed(np.ascontiguousarray(need, dtype=np.float64), np.asarray(hours, dtype=np.float64), tasks,
+                  leader, bool(leader_waits))
 
 
 def _key(strategy: str, hours: float, need: np.ndarray) -> float:
@@ -168,11 +172,12 @@ def run(batch: Packed, n_nodes: int, backfill: bool = True) -> tuple[float, floa
     """``(t_RUN, last end)`` in hours of the jobs placed in the batch's order (durations rounded up
     to whole minutes; ``backfill`` False: each job no earlier than the one before it); the horizon
     doubles until every job fits."""
+    batch = packed(*batch)
     minutes = np.ceil(batch.hours * 60 - 1e-9).astype(np.int64)
     horizon = int(2 * np.sum(batch.need.max(axis=1) * minutes * batch.tasks) / n_nodes + minutes.max()) + 1
     while True:
-        start, last_end, _ = schedule(np.ascontiguousarray(batch.need), minutes, batch.tasks, batch.leader,
-                                      batch.leader_waits, n_nodes, horizon, backfill)
+        start, last_end, _ = schedule(batch.need, minutes, batch.tasks, batch.leader, batch.leader_waits,
+                                      n_nodes, horizon, backfill)
         if np.all(start >= 0):
             return float(last_end.sum()) / 60, float(last_end.max()) / 60
         horizon *= 2
@@ -181,13 +186,13 @@ def run(batch: Packed, n_nodes: int, backfill: bool = True) -> tuple[float, floa
 def reference(jobs, strategy: str) -> Packed:
     """The batch as it is, in the strategy's order."""
     order = sorted(range(len(jobs)), key=lambda j: (_key(strategy, jobs.hours[j], jobs.need[j]), j))
-    return _packed(jobs.need[order], jobs.hours[order], jobs.tasks[order])
+    return packed(jobs.need[order], jobs.hours[order], jobs.tasks[order])
 
 
 def as_set(pre, strategy: str) -> Packed:
     """His "set" approach: one surrogate job per group, in the strategy's order."""
     order = sorted(range(len(pre.groups)), key=lambda g: (_key(strategy, pre.hours[g], pre.need[g]), g))
-    return _packed([pre.need[g] for g in order], [pre.hours[g] for g in order], [pre.tasks[g] for g in order])
+    return packed([pre.need[g] for g in order], [pre.hours[g] for g in order], [pre.tasks[g] for g in order])
 
 
 def as_partition(jobs, pre, strategy: str, policy: str = "apart") -> Packed:
@@ -205,5 +210,5 @@ def as_partition(jobs, pre, strategy: str, policy: str = "apart") -> Packed:
         first = len(rows)
         rows += sorted(scaled, key=lambda row: (-float(np.max(row[0])), row[3]))
         leader += [-1] + [first if policy != "apart" else -1] * (len(scaled) - 1)
-    return _packed([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], leader,
+    return packed([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], leader,
                    policy == "leader-waits")
