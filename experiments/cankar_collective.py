@@ -35,6 +35,7 @@ import numpy as np
 
 from evogrid.nodes import (
     CankarLimits,
+    cankar,
     co_allocate,
     co_allocate_concurrently,
     discovered,
@@ -381,12 +382,14 @@ FACTOR_READINGS = ("estimate (3.3)", "factor (3.2) over the reservation", "facto
 def _factor(pool, nodes, total, first: int, n_slots: int) -> tuple[float, float, float]:
     """A set's efficiency at a start under each of FACTOR_READINGS (slots, nodes' occupancy before
     the request is booked)."""
-    occupancy = pool.occupancy[np.asarray(nodes)][:, :, first:first + n_slots]  # (N, R, slots)
-    capacity = pool.capacity[np.asarray(nodes)].sum(axis=0)
+    nodes = np.asarray(nodes)
+    occupancy = pool.occupancy[nodes][:, :, first:first + n_slots]  # (N, R, slots)
     total = np.asarray(total, dtype=float)
-    estimate = float(np.prod((total + occupancy.max(axis=2).sum(axis=0)) / capacity))
+    estimate = cankar.efficiency(pool.capacity[nodes], pool.capacity[nodes] - occupancy.max(axis=2),
+                                 np.arange(len(nodes)), total)
+    capacity = pool.capacity[nodes].sum(axis=0)
     per_slot = np.prod((total[:, None] + occupancy.sum(axis=0)) / capacity[:, None], axis=0)
-    return estimate, float(per_slot.mean()), float(per_slot[0])
+    return float(estimate), float(per_slot.mean()), float(per_slot[0])
 
 
 def factor_readings(seeds: int, load: float, occupied: tuple[str, ...]) -> str:

@@ -54,6 +54,7 @@ from evogrid.sim.metrics import (
     utilization_until,
 )
 from evogrid.sim.scenario import Scenario, SiteConfig, load_scenario_file
+from evogrid.sim.schedule import simulate_local
 from evogrid.workload import load_window
 from evogrid.workload.reservations import REQUEST_AT, roblitz
 
@@ -576,6 +577,19 @@ def cost_load_study() -> None:
     print("\nhis parts started 800,000-975,000 s, all sites: 16 with cost minimisation, 7 with backfill")
 
 
+def _their_jobs():
+    """Their 4's jobs: "the first 2000 sound batch-jobs of the SDSC Blue Horizon workload trace"
+    (ours: the first 2,000 of evogrid's SDSC03 window)."""
+    window = load_window("SDSC03")
+    return window.select(np.arange(window.n_jobs) < 2000)
+
+
+def _without_requests(jobs, offset: int, lrms: str):
+    """The schedule of the batch jobs that offset ``offset``'s requests leave (they do not depend on
+    the book-ahead or the range), run without the requests."""
+    return simulate_local([roblitz(jobs, 0, 0, offset=offset, request_at=TIMING)[0]], lrms)
+
+
 #: Röblitz et al.'s experiment grid (their 4): book-ahead b (h) and time range k (h: the latest end is
 #: est + run time + k hours).
 BOOK_AHEAD_H = (0, 2, 4, 6, 12, 24)
@@ -588,10 +602,7 @@ def roblitz_grid_study() -> None:
     """Röblitz et al.'s experiments on the first 2,000 SDSC-BLUE jobs (their 4): successes over
     book-ahead x time range (Fig. 6), the three-step funnel's setting (Fig. 7: 2 h, 10 h, static,
     history and load, plain and elastic), and the batch wait by book-ahead at a 30 h range (4.3)."""
-    from evogrid.sim.schedule import simulate_local
-
-    window = load_window("SDSC03")
-    first = window.select(np.arange(window.n_jobs) < 2000)
+    first = _their_jobs()
     rows = []
     settings = [(b, k, "load", None, slots) for b in BOOK_AHEAD_H for k in TIME_RANGE_H
                 for slots in PROBE_SLOTS]
@@ -599,9 +610,7 @@ def roblitz_grid_study() -> None:
                  for elastic in (None, (0.5, 2.0)) for slots in PROBE_SLOTS]
     settings = list(dict.fromkeys(settings))  # the grid already has (2 h, 10 h, load, plain)
     # The batch jobs left by each offset's requests do not depend on b or k: their wait alone once.
-    alone = [simulate_local([roblitz(first, 0, 0, offset=o, request_at=TIMING)[0]], "easy")
-             .metrics()[0]["mean_wait"]
-             for o in range(5)]
+    alone = [_without_requests(first, o, "easy").metrics()[0]["mean_wait"] for o in range(5)]
     for b, k, estimate, elastic, slots in settings:
         rules = ReservationRules("probe", estimate=estimate, probe_slots=slots)
         for offset in range(5):
@@ -671,14 +680,11 @@ def roblitz_delay_study() -> None:
     under EASY the sorted additional waits of the jobs waiting longer at offset 0 (their requests
     were drawn once) drawn as their figure."""
     from evogrid.plots import sorted_curves_plot
-    from evogrid.sim.schedule import simulate_local
-
-    window = load_window("SDSC03")
-    first = window.select(np.arange(window.n_jobs) < 2000)
+    first = _their_jobs()
     rows, curves = [], {}
     for lrms in DELAY_LRMS:
         for offset in range(5):
-            alone = simulate_local([roblitz(first, 0, 0, offset=offset, request_at=TIMING)[0]], lrms)
+            alone = _without_requests(first, offset, lrms)
             alone_wait = alone.start - alone.jobs.submit
             for b in BOOK_AHEAD_H:
                 batch, requests = roblitz(first, b, 30, offset=offset, request_at=TIMING)
@@ -718,14 +724,11 @@ def roblitz_lrms_study() -> None:
     <1, 1>, cover slots), mean and median over 5 offsets; and their Fig. 7 setting's successes
     (b = 2 h, range 10 h) per estimate under each."""
     from evogrid.sim.lrms import REGISTRY
-    from evogrid.sim.schedule import simulate_local
-
-    window = load_window("SDSC03")
-    first = window.select(np.arange(window.n_jobs) < 2000)
+    first = _their_jobs()
     rows = []
     for lrms in REGISTRY:
         for offset in range(5):
-            alone = simulate_local([roblitz(first, 0, 0, offset=offset, request_at=TIMING)[0]], lrms)
+            alone = _without_requests(first, offset, lrms)
             for b in BOOK_AHEAD_H:
                 batch, requests = roblitz(first, b, 30, offset=offset, request_at=TIMING)
                 schedule, bookings = simulate_reservations([batch], lrms, requests, ReservationRules("probe"))
@@ -781,8 +784,7 @@ def roblitz_funnel_study() -> None:
     and the history estimate records those idle days); each estimate also with the timing that
     ``--request-at`` does not choose (theirs, the request made at the job's submission and starting b
     hours later, is the default)."""
-    window = load_window("SDSC03")
-    first = window.select(np.arange(window.n_jobs) < 2000)
+    first = _their_jobs()
     moved = replace(first, submit=first.submit - first.submit.min())
     print("\n## Their Fig. 7: the funnel per request (b = 2 h, range 10 h, cover slots; mean over the "
           "requests of 5 offsets)\n")
@@ -822,8 +824,7 @@ def roblitz_slots_study() -> None:
     count (``tsn_max``, ``tss_gap``; their values are not given): requests accepted of 200 by
     estimate, plain and elastic, and the share of a successful plain request's candidates over the
     threshold that the site refuses (their "approx. 15%" under history)."""
-    window = load_window("SDSC03")
-    first = window.select(np.arange(window.n_jobs) < 2000)
+    first = _their_jobs()
     rows = []
     for estimate in ("static", "history", "load"):
         for tsn_max, tss_gap in SLOT_SETTINGS:
@@ -856,8 +857,7 @@ def roblitz_elastic_study() -> None:
     """Their Fig. 7 setting (b = 2 h, range 10 h, load, cover slots, 5 offsets), plain against elastic
     <0.5, 2> requests made from the same jobs: the requests only one of the two accepts, the elastic
     request's count over the job's, and the processor-seconds an accepted request holds."""
-    window = load_window("SDSC03")
-    first = window.select(np.arange(window.n_jobs) < 2000)
+    first = _their_jobs()
     rows = []
     for offset in range(5):
         booked = []
