@@ -216,10 +216,10 @@ def test_optimizations_count_the_t_pair_minimisations_tried():
     assert wide.optimizations > narrow.optimizations
 
 
-def test_a_pair_that_failed_is_not_minimised_again(monkeypatch):
-    """Step 3 meets step 2's failed pairs again; each pair is minimised at most once (his bound of
-    2 |O|^2 / 4 minimisations has each pair at most once per step), and the count is the minimisations
-    made."""
+def test_step_three_retries_step_twos_failed_pairs_unless_told_not_to(monkeypatch):
+    """Step 3 meets step 2's failed pairs again. By default (his bound counts every pair in both
+    steps) it minimises them again; with ``retry_failed=False`` each pair is minimised at most
+    once. The count is the minimisations made, and the groups are the same either way."""
     from evogrid.nodes import colocation
 
     calls = []
@@ -227,9 +227,14 @@ def test_a_pair_that_failed_is_not_minimised_again(monkeypatch):
     monkeypatch.setattr(colocation, "pair_scales",
                         lambda jobs, a, b: calls.append((min(a, b), max(a, b))) or real(jobs, a, b))
     jobs = scalable_batch(30, 0.0, False, seed=1)
-    out = preprocess(jobs)
-    assert out.optimizations == len(calls) > 0
-    assert len(set(calls)) == len(calls)
+    his = preprocess(jobs)
+    assert his.optimizations == len(calls) > len(set(calls))  # some pairs tried in both steps
+    calls.clear()
+    once = preprocess(jobs, retry_failed=False)
+    assert once.optimizations == len(calls) == len(set(calls)) > 0
+    assert once.optimizations < his.optimizations
+    assert [[(m.job, m.scale) for m in g] for g in once.groups] == [[(m.job, m.scale) for m in g]
+                                                                   for g in his.groups]
 
 
 @pytest.mark.parametrize("position", SHARE_POSITIONS)

@@ -161,25 +161,26 @@ def _similar(jobs: ScalableJobs, a: int, b: int, w: float) -> bool:
 
 
 def _merge_pair(jobs: ScalableJobs, a: int, b: int, w: float, out: Preprocessed,
-                failed: set[tuple[int, int]]):
+                failed: set[tuple[int, int]] | None):
     """(s_a, s_b, t_pair) of a pair that merges, else None: similar sizes, shared node, and no
     longer than the two one after the other (at their own shares). A pair that failed once fails
-    again (the test depends on the two jobs only, and symmetrically), so ``failed`` keeps it from
-    being minimised twice: step 3 meets step 2's failures again, and a retry cannot change the
-    groups, only the count his 4.5.5 reports."""
+    again (the test depends on the two jobs only, and symmetrically): with a ``failed`` set (not
+    his: :func:`preprocess`'s ``retry_failed=False``) it is not minimised twice; a retry cannot
+    change the groups, only the count his 4.5.5 reports."""
     key = (min(a, b), max(a, b))
-    if key in failed or not _similar(jobs, a, b, w):
+    if (failed is not None and key in failed) or not _similar(jobs, a, b, w):
         return None
     out.optimizations += 1
     scaled = pair_scales(jobs, a, b)
     if scaled is None or scaled[2] > jobs.hours[a] + jobs.hours[b]:
-        failed.add(key)
+        if failed is not None:
+            failed.add(key)
         return None
     return scaled
 
 
 def _merge_group(jobs: ScalableJobs, a: int, group: list[int], w: float, out: Preprocessed,
-                 failed: set[tuple[int, int]]):
+                 failed: set[tuple[int, int]] | None):
     """A parallel job a with jobs whose tasks sum to a's: the first (most tasks) pairs with a as
     two jobs do, the others fill the room a leaves on its other nodes, ending by t_pair. Returns
     the members (a first) and t_pair, or None."""
@@ -205,10 +206,10 @@ def _sorted(jobs: ScalableJobs, members: list[int], r_max: int, descending: bool
 
 def _merge_classes(jobs: ScalableJobs, class_a: list[int], class_b: list[int], r_max: int,
                    merged: set[int], out: Preprocessed, w: float,
-                   failed: set[tuple[int, int]]) -> None:
+                   failed: set[tuple[int, int]] | None) -> None:
     """Step 2 (and 3) for one pair of classes: each job of A with the jobs of B of its tasks, in
     order, until one merges (else, if parallel, with a group of B), then each parallel job of B
-    left with a group of A; ``failed``: the pairs that did not merge (:func:`_merge_pair`)."""
+    left with a group of A; ``failed``: the pairs that did not merge, or None (:func:`_merge_pair`)."""
     for side_a, side_b, a_first in ((class_a, class_b, True), (class_b, class_a, False)):
         sorted_b = _sorted(jobs, side_b, r_max, not a_first)  # the keys do not change: sort once
         for a in _sorted(jobs, side_a, r_max, a_first):
@@ -265,8 +266,12 @@ def _record(jobs: ScalableJobs, out: Preprocessed, members: list[Member], t_pair
     out.add(members, t_pair, need, int(jobs.tasks[first.job]))
 
 
-def preprocess(jobs: ScalableJobs, alpha: float = ALPHA, w: float = W) -> Preprocessed:
-    """His four steps (module docstring); every job ends in exactly one group."""
+def preprocess(jobs: ScalableJobs, alpha: float = ALPHA, w: float = W,
+               retry_failed: bool = True) -> Preprocessed:
+    """His four steps (module docstring); every job ends in exactly one group. ``retry_failed``:
+    step 3 minimises again a pair that failed in step 2, as his bound counts (4.5.5: every job
+    with every job of its complement "v obeh korakih", in both steps); False skips it, which
+    changes the count of minimisations only, not the groups."""
     classes = classify(jobs, alpha)
     r_max = int(np.argmax((jobs.need * jobs.hours[:, None]).sum(axis=0)))  # the scarcest resource
     members: dict[tuple[str, str], list[int]] = {}
@@ -274,7 +279,7 @@ def preprocess(jobs: ScalableJobs, alpha: float = ALPHA, w: float = W) -> Prepro
         members.setdefault(c, []).append(j)
     out = Preprocessed()
     merged: set[int] = set()
-    failed: set[tuple[int, int]] = set()
+    failed: set[tuple[int, int]] | None = None if retry_failed else set()
     for a, b in FULL_PAIRS:
         _merge_classes(jobs, members.get(a, []), members.get(b, []), r_max, merged, out, w, failed)
     gathered = {c: [j for src in srcs for j in members.get(src, []) if j not in merged]
