@@ -32,9 +32,12 @@ docs/reservations.md (mean and sample sd over the seeds).
   b = 0, 6, 12, 24 h ahead with 2 h of slack; first fit, Algorithm 3 (backlog) and probe/reserve
   of plain and of elastic requests; on the first 2,000 jobs and on eight 2,000-job windows
   (``roblitz_windows.csv``); their Figs. 6-8 on the first 2,000 jobs (``roblitz_grid.csv``,
-  ``roblitz_delay.csv``, ``docs/img/roblitz_fig8.png``). Each request is made at its job's
-  submission and starts b hours later (their timing); ``--request-at before-start`` runs evogrid's
-  earlier reading (``*_before_start.csv``).
+  ``roblitz_delay.csv``, ``docs/img/roblitz_fig8.png``), why static accepts fewer
+  (``roblitz_twkl.csv``). The jobs are those of SDSC-BLUE's batch queues (their "sound
+  batch-jobs"; ``roblitz_jobs.csv`` compares the readings); ``--jobs all`` draws from every queue
+  (evogrid's earlier reading, ``*_all_queues.csv``). Each request is made at its job's submission
+  and starts b hours later (their timing); ``--request-at before-start`` runs evogrid's earlier
+  reading (``*_before_start.csv``).
 """
 
 from __future__ import annotations
@@ -57,6 +60,8 @@ from evogrid.sim.scenario import Scenario, SiteConfig, load_scenario_file
 from evogrid.sim.schedule import simulate_local
 from evogrid.workload import load_window
 from evogrid.workload.reservations import REQUEST_AT, roblitz
+from evogrid.workload.swf import parse_swf
+from evogrid.workload.traces import resolve_trace
 
 OUT = Path(__file__).parent / "results" / "reservations"
 IMAGES = Path(__file__).parent.parent / "docs" / "img"
@@ -65,6 +70,12 @@ IMAGES = Path(__file__).parent.parent / "docs" / "img"
 #: evogrid's earlier reading, requested b hours before the job's submission (CSV files
 #: *_before_start.csv). The funnel study runs both.
 TIMING = "submission"
+#: Which SDSC-BLUE jobs the Röblitz studies draw their "sound batch-jobs" from (``--jobs``): those of
+#: the log's batch queues (``batch-queues``, the default: its header names queue 0 "interactive", 1-5
+#: "express", "high", "normal", "low", "standby", the others diagnostic and service queues), or every
+#: job (``all``, evogrid's earlier reading; CSV files *_all_queues.csv).
+JOBS = "batch-queues"
+BATCH_QUEUES = (1, 2, 3, 4, 5)
 SEEDS = (1, 2, 3, 4, 5)
 ALGORITHMS = ("trivial", "cpu-count", "backlog", "backfill")
 #: The readings of Meltzer's listings (docs/reservations.md): his; his start-sorted variants of
@@ -162,8 +173,9 @@ def meltzer_scenario(sites: int, merged: bool | None = None) -> Scenario:
 
 def _suffix() -> str:
     """The results' file-name suffix for the options that change them (``--as-logged``,
-    ``--request-at before-start``)."""
-    return ("_as_logged" if AS_LOGGED else "") + ("_before_start" if TIMING == "before-start" else "")
+    ``--request-at before-start``, ``--jobs all``)."""
+    return ("_as_logged" if AS_LOGGED else "") + ("_before_start" if TIMING == "before-start" else "") + (
+        "_all_queues" if JOBS == "all" else "")
 
 
 def _write(name: str, rows: list[dict]) -> None:
@@ -404,7 +416,8 @@ def bound_study() -> None:
 #: Röblitz et al.'s admission rules here: first fit, Meltzer's Algorithm 3, and probe/reserve of plain
 #: and of elastic requests (0.5-2 times the job's processors, Amdahl f = 0.05).
 ROBLITZ_RULES = (("first-fit", None), ("backlog", None), ("probe", None), ("probe", (0.5, 2.0)))
-#: Where the 2,000-job windows of the second Röblitz study start (job index in SDSC-BLUE).
+#: Where the 2,000-job windows of the second Röblitz study start: an index among all of SDSC-BLUE's
+#: jobs; each window takes the 2,000 drawn jobs (``--jobs``) from there.
 JOB_WINDOWS = (0, 20_000, 50_000, 80_000, 110_000, 140_000, 170_000, 200_000)
 
 
@@ -422,7 +435,9 @@ def _roblitz_rows(window, label: str) -> list[dict]:
 
 
 def roblitz_study() -> None:
-    window = load_window("SDSC03")
+    log = load_window("SDSC03")
+    batch = _their_queues(log)
+    window = log.select(batch)
     index = np.arange(window.n_jobs)
     rows = _roblitz_rows(window.select(index < 2000), "0-2000")
     _write("roblitz", rows)
@@ -430,8 +445,10 @@ def roblitz_study() -> None:
     _summary(rows, ("book_ahead_h", "algorithm"), ("failure_rate", "unfairness", "mean_relative_start",
                                                    "batch_mean_wait", "batch_max_wait"))
     windows = []
-    for first in JOB_WINDOWS:
-        windows += _roblitz_rows(window.select((index >= first) & (index < first + 2000)),
+    # The same eight places in the log whichever jobs are drawn: each window opens at the first drawn
+    # job at or after its index among all of the log's jobs.
+    for first, at in zip(JOB_WINDOWS, np.searchsorted(np.flatnonzero(batch), JOB_WINDOWS), strict=True):
+        windows += _roblitz_rows(window.select((index >= at) & (index < at + 2000)),
                                  f"{first}-{first + 2000}")
     _write("roblitz_windows", windows)
     print("\n## Batch mean wait (s) against book-ahead in 2,000-job windows (mean over 5 offsets)\n")
@@ -577,10 +594,17 @@ def cost_load_study() -> None:
     print("\nhis parts started 800,000-975,000 s, all sites: 16 with cost minimisation, 7 with backfill")
 
 
+def _their_queues(window) -> np.ndarray:
+    """Which of ``window``'s jobs Röblitz et al.'s "sound batch-jobs" are (``--jobs``): those of
+    SDSC-BLUE's batch queues (:data:`BATCH_QUEUES`), or every job (evogrid's earlier reading)."""
+    return np.isin(window.queue, BATCH_QUEUES) if JOBS == "batch-queues" else np.ones(window.n_jobs, bool)
+
+
 def _their_jobs():
     """Their 4's jobs: "the first 2000 sound batch-jobs of the SDSC Blue Horizon workload trace"
-    (ours: the first 2,000 of evogrid's SDSC03 window)."""
+    (ours: the first 2,000 of evogrid's SDSC03 window that :func:`_their_queues` keeps)."""
     window = load_window("SDSC03")
+    window = window.select(_their_queues(window))
     return window.select(np.arange(window.n_jobs) < 2000)
 
 
@@ -885,6 +909,123 @@ def roblitz_elastic_study() -> None:
           f"{m['elastic_area']:,.0f} |")
 
 
+#: Readings of their "sound batch-jobs" measured side by side (``roblitz_jobs``): which queues, and
+#: whether only jobs the log marks completed (SWF status 1) count as sound.
+JOB_READINGS = {"every queue": (lambda q: np.ones_like(q, dtype=bool), False),
+                "every queue but 0 (interactive)": (lambda q: q != 0, False),
+                "batch queues 1-5": (lambda q: np.isin(q, BATCH_QUEUES), False),
+                "every queue, completed": (lambda q: np.ones_like(q, dtype=bool), True),
+                "batch queues 1-5, completed": (lambda q: np.isin(q, BATCH_QUEUES), True)}
+
+
+def roblitz_jobs_study() -> None:
+    """Which of SDSC-BLUE's jobs their 4's "first 2000 sound batch-jobs" are: for each reading of
+    :data:`JOB_READINGS`, the first 2,000 jobs' span, the batch wait without requests (theirs "approx.
+    700 seconds") and their Fig. 7 setting's successes (b = 2 h, range 10 h, cover slots, 5 offsets;
+    theirs 181 / 184 / 185 elastic requests)."""
+    window = load_window("SDSC03")
+    raw = parse_swf(resolve_trace("SDSC03"))
+    completed = dict(zip(raw.column("job_id").tolist(), (raw.column("status") == 1).tolist(), strict=True))
+    done = np.array([completed[j] for j in window.job_id.tolist()])
+    rows = []
+    for label, (queues, only_completed) in JOB_READINGS.items():
+        keep = queues(window.queue)
+        kept = window.select(keep & done if only_completed else keep)
+        first = kept.select(np.arange(kept.n_jobs) < 2000)
+        row = {"jobs": label, "span_days": float(np.ptp(first.submit)) / 86_400,
+               "alone_mean_wait": np.mean([_without_requests(first, o, "easy").metrics()[0]["mean_wait"]
+                                           for o in range(5)])}
+        for estimate in ("static", "history", "load"):
+            for kind, elastic in (("plain", None), ("elastic", (0.5, 2.0))):
+                accepted = []
+                for offset in range(5):
+                    batch, requests = roblitz(first, 2, 10, offset=offset, elastic=elastic, request_at=TIMING)
+                    _, bookings = simulate_reservations([batch], "easy", requests,
+                                                        ReservationRules("probe", estimate=estimate))
+                    accepted.append(int(bookings.accepted.sum()))
+                row[f"{estimate}_{kind}"] = float(np.mean(accepted))
+        rows.append(row)
+    _write("roblitz_jobs", rows)
+    print("\n## Which jobs are their 'sound batch-jobs': the first 2,000 of each reading (Fig. 7 setting: "
+          "accepted of 200, plain / elastic, mean over 5 offsets)\n")
+    print("| jobs | span (days) | batch wait without requests (s) | static | history | load |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['jobs']} | {r['span_days']:.1f} | {r['alone_mean_wait']:,.0f} | "
+              + " | ".join(f"{r[e + '_plain']:.1f} / {r[e + '_elastic']:.1f}"
+                           for e in ("static", "history", "load")) + " |")
+    print("| theirs | about 14 ('ca. 2 weeks') | about 700 | - / 181 | - / 184 | - / 185 |")
+
+
+def _workload_end_terms(schedule, requests, bookings, acc=(0.5, 0.5)) -> np.ndarray:
+    """Röblitz et al.'s T_wkl at each request's time, rebuilt from a finished one-site run (the jobs
+    running and waiting then, the reservations accepted before it), in its three terms: shape (R, 3),
+    T_Jr, T_Jw and the reservations' increment (s after the request). A check on the rebuilding:
+    a plain request fails exactly where T_wkl lies after its latest start, which the study prints
+    beside the run's own count."""
+    jobs, start = schedule.jobs, schedule.start
+    accepted = bookings.accepted
+    end_held = bookings.start + bookings.length
+    terms = np.zeros((requests.n_requests, 3))
+    for r in range(requests.n_requests):
+        t = requests.submit[r]
+        # A job submitted at t and started at t was waiting when the request came (jobs arrive first).
+        fresh = (start == t) & (jobs.submit == t)
+        running = (start <= t) & (start + jobs.run_time > t) & ~fresh
+        waiting = (jobs.submit <= t) & ((start > t) | fresh)
+        procs = jobs.procs[running].sum()
+        left = start[running] + jobs.run_time[running] - t
+        t_jr = acc[0] * np.sum(jobs.procs[running] * left) / max(procs, 1)
+        area = acc[1] * np.sum(jobs.procs[waiting] * jobs.estimate[waiting])
+        m = jobs.machine_procs[0]
+        held = accepted & (np.arange(requests.n_requests) < r) & (end_held > t)
+        counted, reserved = np.zeros_like(held), 0.0
+        while True:
+            new = held & ~counted & (bookings.start < t + t_jr + (area + reserved) / m)
+            if not new.any():
+                break
+            counted |= new
+            reserved += np.sum((end_held[new] - np.maximum(bookings.start[new], t)) * bookings.procs[new, 0])
+        terms[r] = (t_jr, area / m, reserved / m)
+    return terms
+
+
+def roblitz_twkl_study() -> None:
+    """Why the static estimate accepts fewer plain requests than load in their Fig. 7 setting (b = 2 h,
+    range 10 h, cover slots, 5 offsets): T_wkl's terms at each request, rebuilt from each run, and how
+    often T_wkl lies after the request's latest start (12 h after the request; the site then refuses
+    every candidate) in each run."""
+    first = _their_jobs()
+    rows = []
+    for estimate in ("static", "history", "load"):
+        for offset in range(5):
+            batch, requests = roblitz(first, 2, 10, offset=offset, request_at=TIMING)
+            schedule, bookings = simulate_reservations([batch], "easy", requests,
+                                                       ReservationRules("probe", estimate=estimate))
+            terms = _workload_end_terms(schedule, requests, bookings)
+            latest = requests.deadline - requests.duration - requests.submit
+            ahead = [int(((bookings.accepted & (np.arange(requests.n_requests) < r))
+                          & (bookings.start > requests.submit[r])).sum()) for r in range(requests.n_requests)]
+            rows.append({"estimate": estimate, "offset": offset, "accepted": int(bookings.accepted.sum()),
+                         "beyond_latest_start": int((terms.sum(axis=1) > latest).sum()),
+                         "t_jr_h": terms[:, 0].mean() / 3600, "t_jw_h": terms[:, 1].mean() / 3600,
+                         "t_jw_median_h": float(np.median(terms[:, 1])) / 3600,
+                         "reserved_h": terms[:, 2].mean() / 3600, "booked_ahead": float(np.mean(ahead)),
+                         "batch_mean_wait": schedule.metrics()[0]["mean_wait"]})
+    _write("roblitz_twkl", rows)
+    print("\n## Their Fig. 7 setting, plain requests: T_wkl's terms at each request (mean over the requests "
+          "of 5 offsets)\n")
+    print("| estimate | accepted of 200 | T_wkl after the latest start | T_Jr (h) | T_Jw (h), mean / "
+          "median | reservations' increment (h) | reservations booked ahead | batch mean wait (s) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for estimate in ("static", "history", "load"):
+        mine = [r for r in rows if r["estimate"] == estimate]
+        m = {k: np.mean([r[k] for r in mine]) for k in rows[0] if k != "estimate"}
+        print(f"| {estimate} | {m['accepted']:.1f} | {m['beyond_latest_start']:.1f} | {m['t_jr_h']:.2f} | "
+              f"{m['t_jw_h']:.2f} / {m['t_jw_median_h']:.2f} | {m['reserved_h']:.2f} | "
+              f"{m['booked_ahead']:.1f} | {m['batch_mean_wait']:,.0f} |")
+
+
 #: His failure rates on four clusters (Table 11: Algorithms 2 and 3; backfill: Algorithm 3 less
 #: Table 14's drop, read as points) and his Table 11 infeasibility ranges over BM 0-3.
 HIS_FAILURE = {("rw1", "cpu-count"): 0.07, ("rw2", "cpu-count"): 0.07, ("rw3", "cpu-count"): 0.11,
@@ -958,7 +1099,7 @@ STUDIES = {f.__name__.removesuffix("_study"): f for f in (
     window_study, job_only_study, cost_load_study, meltzer_study, start_study, backfill_study, draw_study,
     bound_study, setting_study, roblitz_study, roblitz_grid_study, roblitz_delay_study, roblitz_lrms_study,
     roblitz_funnel_study, roblitz_slots_study,
-    roblitz_elastic_study, matched_study)}
+    roblitz_elastic_study, roblitz_twkl_study, roblitz_jobs_study, matched_study)}
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -975,9 +1116,14 @@ if __name__ == "__main__":
                              "submission, starting b hours later) or before-start (evogrid's earlier "
                              "reading: requested b hours before the submission; CSV files "
                              "*_before_start.csv)")
+    parser.add_argument("--jobs", choices=("batch-queues", "all"), default="batch-queues",
+                        help="the Röblitz studies' jobs: those of SDSC-BLUE's batch queues 1-5 (their "
+                             "'sound batch-jobs', read as not interactive) or every job (evogrid's "
+                             "earlier reading; CSV files *_all_queues.csv)")
     args = parser.parse_args()
     AS_LOGGED = args.as_logged
     STEP = args.step
     TIMING = args.request_at
+    JOBS = args.jobs
     for name in args.only:
         STUDIES[name]()
