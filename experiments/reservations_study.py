@@ -72,7 +72,7 @@ IMAGES = Path(__file__).parent.parent / "docs" / "img"
 TIMING = "submission"
 #: Which SDSC-BLUE jobs the Röblitz studies draw their "sound batch-jobs" from (``--jobs``): those of
 #: the log's batch queues (``batch-queues``, the default: its header names queue 0 "interactive", 1-5
-#: "express", "high", "normal", "low", "standby", the others diagnostic and service queues), or every
+#: "express", "high", "normal", "low", "standby", the others diagnostic and other queues), or every
 #: job (``all``, evogrid's earlier reading; CSV files *_all_queues.csv).
 JOBS = "batch-queues"
 BATCH_QUEUES = (1, 2, 3, 4, 5)
