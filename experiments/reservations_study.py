@@ -1,13 +1,13 @@
-"""The reservation studies of docs/reservations.md: Meltzer's co-reservation algorithms on seven
-two-week SDSC-BLUE sites, and Röblitz et al.'s book-ahead setting on the first 2,000 SDSC-BLUE jobs.
+"""The Meltzer studies of docs/reservations.md: his co-reservation algorithms on four and seven
+two-week SDSC-BLUE sites (Röblitz et al.'s experiments are experiments/roblitz_study.py).
 
 Run: ``.venv/bin/python experiments/reservations_study.py`` (a few minutes once compiled);
 ``--only meltzer backfill`` runs some studies; Meltzer's run on his merged jobs as the configs say (his
 6.2, evogrid.workload.merge), ``--as-logged`` runs them on the jobs as logged (the CSV files then end in
 ``_as_logged``).
 Writes ``experiments/results/reservations/{meltzer_windows,cost_load,meltzer,weighted,meltzer_starts,
-roblitz,roblitz_windows,roblitz_elastic,...}.csv`` (a row per run) and prints the tables of
-docs/reservations.md (mean and sample sd over the seeds).
+...}.csv`` (a row per run) and prints the tables of docs/reservations.md (mean and sample sd over
+the seeds).
 
 - Meltzer's 6.4 (Figs. 19-20): Algorithm 1 with four (minsize, windows) pairs, RW1 and RW3, four and
   seven sites, seeds 1-5. His Table 6: the seven sites without requests, up to his submit stop.
@@ -28,28 +28,17 @@ docs/reservations.md (mean and sample sd over the seeds).
   requests' jobs kept as batch jobs (his, the default) or taken out (``meltzer_settings.csv``).
 - ``--only matched``: the four-cluster failure rates on the two-week windows whose utilisations are
   nearest his BM 0-3's (Table 6), against the first four (``matched.csv``).
-- Röblitz: every 10th job (offsets 0-4 as the five repetitions) a one-site request booked
-  b = 0, 6, 12, 24 h ahead with 2 h of slack; first fit, Algorithm 3 (backlog) and probe/reserve
-  of plain and of elastic requests; on the first 2,000 jobs and on eight 2,000-job windows
-  (``roblitz_windows.csv``); their Figs. 6-8 on the first 2,000 jobs (``roblitz_grid.csv``,
-  ``roblitz_delay.csv``, ``docs/img/roblitz_fig8.png``), why static accepts fewer
-  (``roblitz_twkl.csv``). The jobs are those of SDSC-BLUE's batch queues (their "sound
-  batch-jobs"; ``roblitz_jobs.csv`` compares the readings); ``--jobs all`` draws from every queue
-  (evogrid's earlier reading, ``*_all_queues.csv``). Each request is made at its job's submission
-  and starts b hours later (their timing); ``--request-at before-start`` runs evogrid's earlier
-  reading (``*_before_start.csv``).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from evogrid.sim.booking import PROBE_SLOTS, STEPS, ReservationRules, reservation_setup, simulate_reservations
+from evogrid.sim.booking import STEPS, reservation_setup, simulate_reservations
 from evogrid.sim.metrics import (
     backlog_until,
     reservation_metrics,
@@ -57,25 +46,10 @@ from evogrid.sim.metrics import (
     utilization_until,
 )
 from evogrid.sim.scenario import Scenario, SiteConfig, load_scenario_file
-from evogrid.sim.schedule import simulate_local
 from evogrid.workload import load_window
-from evogrid.workload.reservations import REQUEST_AT, roblitz
-from evogrid.workload.swf import parse_swf
-from evogrid.workload.traces import resolve_trace
 
 OUT = Path(__file__).parent / "results" / "reservations"
 IMAGES = Path(__file__).parent.parent / "docs" / "img"
-#: The timing of Röblitz et al.'s requests (``--request-at``): theirs by default, the request made at
-#: the job's submission and starting b hours later (``roblitz``'s default); ``before-start`` is
-#: evogrid's earlier reading, requested b hours before the job's submission (CSV files
-#: *_before_start.csv). The funnel study runs both.
-TIMING = "submission"
-#: Which SDSC-BLUE jobs the Röblitz studies draw their "sound batch-jobs" from (``--jobs``): those of
-#: the log's batch queues (``batch-queues``, the default: its header names queue 0 "interactive", 1-5
-#: "express", "high", "normal", "low", "standby", the others diagnostic and other queues), or every
-#: job (``all``, evogrid's earlier reading; CSV files *_all_queues.csv).
-JOBS = "batch-queues"
-BATCH_QUEUES = (1, 2, 3, 4, 5)
 SEEDS = (1, 2, 3, 4, 5)
 ALGORITHMS = ("trivial", "cpu-count", "backlog", "backfill")
 #: The readings of Meltzer's listings (docs/reservations.md): his; his start-sorted variants of
@@ -172,10 +146,8 @@ def meltzer_scenario(sites: int, merged: bool | None = None) -> Scenario:
 
 
 def _suffix() -> str:
-    """The results' file-name suffix for the options that change them (``--as-logged``,
-    ``--request-at before-start``, ``--jobs all``)."""
-    return ("_as_logged" if AS_LOGGED else "") + ("_before_start" if TIMING == "before-start" else "") + (
-        "_all_queues" if JOBS == "all" else "")
+    """The results' file-name suffix for the option that changes them (``--as-logged``)."""
+    return "_as_logged" if AS_LOGGED else ""
 
 
 def _write(name: str, rows: list[dict]) -> None:
@@ -413,63 +385,6 @@ def bound_study() -> None:
              ("failure_rate", "filter_degree", "mean_relative_start", "booked_by_one_only"))
 
 
-#: Röblitz et al.'s admission rules here: first fit, Meltzer's Algorithm 3, and probe/reserve of plain
-#: and of elastic requests (0.5-2 times the job's processors, Amdahl f = 0.05).
-ROBLITZ_RULES = (("first-fit", None), ("backlog", None), ("probe", None), ("probe", (0.5, 2.0)))
-#: Where the 2,000-job windows of the second Röblitz study start: an index among all of SDSC-BLUE's
-#: jobs; each window takes the 2,000 drawn jobs (``--jobs``) from there.
-JOB_WINDOWS = (0, 20_000, 50_000, 80_000, 110_000, 140_000, 170_000, 200_000)
-
-
-def _roblitz_rows(window, label: str) -> list[dict]:
-    rows = []
-    for hours in (0, 6, 12, 24):
-        for offset in range(5):
-            for algorithm, elastic in ROBLITZ_RULES:
-                batch, requests = roblitz(window, hours, 2, offset=offset, elastic=elastic,
-                                          request_at=TIMING)
-                rows.append({"jobs": label, "book_ahead_h": hours,
-                             "algorithm": algorithm + (" elastic" if elastic else ""), "offset": offset,
-                             **_run([batch], "easy", requests, ReservationRules(algorithm))})
-    return rows
-
-
-def roblitz_study() -> None:
-    log = load_window("SDSC03")
-    batch = _their_queues(log)
-    window = log.select(batch)
-    index = np.arange(window.n_jobs)
-    rows = _roblitz_rows(window.select(index < 2000), "0-2000")
-    _write("roblitz", rows)
-    print("\n## Röblitz et al.'s setting, one site (mean ± sd over 5 request offsets)\n")
-    _summary(rows, ("book_ahead_h", "algorithm"), ("failure_rate", "unfairness", "mean_relative_start",
-                                                   "batch_mean_wait", "batch_max_wait"))
-    windows = []
-    # The same eight places in the log whichever jobs are drawn: each window opens at the first drawn
-    # job at or after its index among all of the log's jobs.
-    for first, at in zip(JOB_WINDOWS, np.searchsorted(np.flatnonzero(batch), JOB_WINDOWS), strict=True):
-        windows += _roblitz_rows(window.select((index >= at) & (index < at + 2000)),
-                                 f"{first}-{first + 2000}")
-    _write("roblitz_windows", windows)
-    print("\n## Batch mean wait (s) against book-ahead in 2,000-job windows (mean over 5 offsets)\n")
-    print("| jobs | algorithm | 0 h | 6 h | 12 h | 24 h | failure rate, 0 / 24 h |")
-    print("|---|---|---|---|---|---|---|")
-    mean = {}
-    for row in windows:
-        mean.setdefault((row["jobs"], row["algorithm"], row["book_ahead_h"]), []).append(row)
-    rises: dict[str, int] = {}
-    for jobs in dict.fromkeys(r["jobs"] for r in windows):
-        for algorithm in dict.fromkeys(r["algorithm"] for r in windows):
-            waits = [np.mean([r["batch_mean_wait"] for r in mean[jobs, algorithm, h]])
-                     for h in (0, 6, 12, 24)]
-            fails = [np.mean([r["failure_rate"] for r in mean[jobs, algorithm, h]]) for h in (0, 24)]
-            rises[algorithm] = rises.get(algorithm, 0) + int(waits[3] > waits[0])
-            print(f"| {jobs} | {algorithm} | " + " | ".join(f"{w:,.0f}" for w in waits)
-                  + f" | {fails[0]:.2f} / {fails[1]:.2f} |")
-    print("\nwindows where the wait at 24 h exceeds the wait at 0 h: "
-          + ", ".join(f"{a} {n} of {len(JOB_WINDOWS)}" for a, n in rises.items()))
-
-
 #: His 6.4 (Table 7, Figs. 19-20): Algorithm 1 with (minsize s, max_zeitfenster) pairs; Table 7 prints
 #: the last as "(200,1)", his figures label it "m1 w200" and his text says "200 Startzeiten".
 WINDOW_SETTINGS = ((1, 1), (1, 3), (300, 20), (1, 200))
@@ -594,458 +509,6 @@ def cost_load_study() -> None:
     print("\nhis parts started 800,000-975,000 s, all sites: 16 with cost minimisation, 7 with backfill")
 
 
-def _their_queues(window) -> np.ndarray:
-    """Which of ``window``'s jobs Röblitz et al.'s "sound batch-jobs" are (``--jobs``): those of
-    SDSC-BLUE's batch queues (:data:`BATCH_QUEUES`), or every job (evogrid's earlier reading)."""
-    return np.isin(window.queue, BATCH_QUEUES) if JOBS == "batch-queues" else np.ones(window.n_jobs, bool)
-
-
-def _their_jobs():
-    """Their 4's jobs: "the first 2000 sound batch-jobs of the SDSC Blue Horizon workload trace"
-    (ours: the first 2,000 of evogrid's SDSC03 window that :func:`_their_queues` keeps)."""
-    window = load_window("SDSC03")
-    window = window.select(_their_queues(window))
-    return window.select(np.arange(window.n_jobs) < 2000)
-
-
-def _without_requests(jobs, offset: int, lrms: str):
-    """The schedule of the batch jobs that offset ``offset``'s requests leave (they do not depend on
-    the book-ahead or the range), run without the requests."""
-    return simulate_local([roblitz(jobs, 0, 0, offset=offset, request_at=TIMING)[0]], lrms)
-
-
-#: Röblitz et al.'s experiment grid (their 4): book-ahead b (h) and time range k (h: the latest end is
-#: est + run time + k hours).
-BOOK_AHEAD_H = (0, 2, 4, 6, 12, 24)
-TIME_RANGE_H = (0, 1, 2, 5, 10, 30)
-#: Their 4.3 table: the batch jobs' mean wait (s) by book-ahead, time range 30 h, load, <1, 1>.
-THEIR_WAITS = {0: 1200, 2: 1183, 4: 1906, 6: 1871, 12: 2042, 24: 4130}
-
-
-def roblitz_grid_study() -> None:
-    """Röblitz et al.'s experiments on the first 2,000 SDSC-BLUE jobs (their 4): successes over
-    book-ahead x time range (Fig. 6), the three-step funnel's setting (Fig. 7: 2 h, 10 h, static,
-    history and load, plain and elastic), and the batch wait by book-ahead at a 30 h range (4.3)."""
-    first = _their_jobs()
-    rows = []
-    settings = [(b, k, "load", None, slots) for b in BOOK_AHEAD_H for k in TIME_RANGE_H
-                for slots in PROBE_SLOTS]
-    settings += [(2, 10, estimate, elastic, slots) for estimate in ("static", "history", "load")
-                 for elastic in (None, (0.5, 2.0)) for slots in PROBE_SLOTS]
-    settings = list(dict.fromkeys(settings))  # the grid already has (2 h, 10 h, load, plain)
-    # The batch jobs left by each offset's requests do not depend on b or k: their wait alone once.
-    alone = [_without_requests(first, o, "easy").metrics()[0]["mean_wait"] for o in range(5)]
-    for b, k, estimate, elastic, slots in settings:
-        rules = ReservationRules("probe", estimate=estimate, probe_slots=slots)
-        for offset in range(5):
-            batch, requests = roblitz(first, b, k, offset=offset, elastic=elastic, request_at=TIMING)
-            schedule, bookings = simulate_reservations([batch], "easy", requests, rules)
-            # A plain request sends one probe (none if it cannot fit its window), then reservation tries.
-            tries = np.maximum(bookings.messages - 1, 0)
-            rows.append({"book_ahead_h": b, "range_h": k, "estimate": estimate, "slots": slots,
-                         "requests": "elastic" if elastic else "plain", "offset": offset,
-                         "refused_by_site": float(np.mean(tries - bookings.accepted))
-                         if not elastic else float("nan"),
-                         "accepted": int(bookings.accepted.sum()), "n_requests": requests.n_requests,
-                         "messages_per_request": float(bookings.messages.mean()),
-                         "batch_mean_wait": schedule.metrics()[0]["mean_wait"],
-                         "alone_mean_wait": alone[offset]})
-    _write("roblitz_grid", rows)
-
-    def mean(key, measure):
-        fields = ("book_ahead_h", "range_h", "estimate", "requests", "slots")
-        return np.mean([r[measure] for r in rows if tuple(r[f] for f in fields) == key])
-
-    for slots in PROBE_SLOTS:
-        print(f"\n## Röblitz et al.'s Fig. 6: requests accepted of 200 (load, <1, 1>, {slots} slots; "
-              "mean over 5 offsets)\n")
-        print("| book-ahead \\ range | " + " | ".join(f"{k} h" for k in TIME_RANGE_H) + " |")
-        print("|---|" + "---|" * len(TIME_RANGE_H))
-        for b in BOOK_AHEAD_H:
-            print(f"| {b} h | " + " | ".join(f"{mean((b, k, 'load', 'plain', slots), 'accepted'):.1f}"
-                                            for k in TIME_RANGE_H) + " |")
-    print("\n## Their Fig. 7 setting (b = 2 h, range 10 h): accepted of 200, messages per request\n")
-    print("| slots | estimate | requests | accepted | theirs (elastic) | messages / request | "
-          "refused by the site per request |")
-    print("|---|---|---|---|---|---|---|")
-    for slots in PROBE_SLOTS:
-        for estimate, theirs in (("static", 181), ("history", 184), ("load", 185)):
-            for kind in ("plain", "elastic"):
-                key = (2, 10, estimate, kind, slots)
-                print(f"| {slots} | {estimate} | {kind} | {mean(key, 'accepted'):.1f} | {theirs} | "
-                      f"{mean(key, 'messages_per_request'):.2f} | {mean(key, 'refused_by_site'):.2f} |")
-    print("\n## Their 4.3: batch mean wait (s) by book-ahead, range 30 h (load, <1, 1>)\n")
-    print("| book-ahead | slots | accepted of 200 | wait (ours \\| theirs) | "
-          "without requests (ours \\| theirs) |")
-    print("|---|---|---|---|---|")
-    for b in BOOK_AHEAD_H:
-        for slots in PROBE_SLOTS:
-            key = (b, 30, "load", "plain", slots)
-            print(f"| {b} h | {slots} | {mean(key, 'accepted'):.1f} | "
-                  f"{mean(key, 'batch_mean_wait'):,.0f} \\| {THEIR_WAITS[b]:,} | "
-                  f"{mean(key, 'alone_mean_wait'):,.0f} \\| about 700 |")
-
-
-
-#: Their Fig. 8 (4.3): "most jobs experience no additional delay ... Fig. 8 shows the jobs waiting
-#: longer (approx. 200 to 400 jobs)".
-THEIR_LONGER = (200, 400)
-
-
-#: The local schedulers of the Fig. 8 study: EASY, this page's, and shortest job first without
-#: backfilling, whose wait rises with the book-ahead as theirs does (roblitz_lrms_study).
-DELAY_LRMS = ("easy", "sjf")
-
-
-def roblitz_delay_study() -> None:
-    """Röblitz et al.'s Fig. 8: each batch job's additional wait (its wait with the 200 requests less
-    its wait without them, s) at a 30 h range (load, <1, 1>, cover slots), per book-ahead and local
-    scheduler (DELAY_LRMS): how many jobs wait longer, less and the same, mean over 5 offsets, and
-    under EASY the sorted additional waits of the jobs waiting longer at offset 0 (their requests
-    were drawn once) drawn as their figure."""
-    from evogrid.plots import sorted_curves_plot
-    first = _their_jobs()
-    rows, curves = [], {}
-    for lrms in DELAY_LRMS:
-        for offset in range(5):
-            alone = _without_requests(first, offset, lrms)
-            alone_wait = alone.start - alone.jobs.submit
-            for b in BOOK_AHEAD_H:
-                batch, requests = roblitz(first, b, 30, offset=offset, request_at=TIMING)
-                schedule, bookings = simulate_reservations([batch], lrms, requests, ReservationRules("probe"))
-                extra = (schedule.start - schedule.jobs.submit) - alone_wait
-                longer = extra[extra > 0]
-                rows.append({"lrms": lrms, "book_ahead_h": b, "offset": offset,
-                             "accepted": int(bookings.accepted.sum()), "longer": len(longer),
-                             "shorter": int((extra < 0).sum()), "same": int((extra == 0).sum()),
-                             "mean_extra_s": float(extra.mean()),
-                             "longer_mean_extra_s": float(longer.mean()) if len(longer) else 0.0,
-                             "longer_over_1h": int((extra > 3600).sum())})
-                if lrms == "easy" and offset == 0:
-                    curves[f"{b} h"] = longer
-    _write("roblitz_delay", rows)
-    print("\n## Their Fig. 8: batch jobs waiting longer, less or the same as without requests (range 30 h, "
-          f"load; mean over 5 offsets; theirs: {THEIR_LONGER[0]}-{THEIR_LONGER[1]} wait longer)\n")
-    print("| LRMS | book-ahead | jobs waiting longer | less | the same | longer by over 1 h | "
-          "mean additional wait of those waiting longer (s) |")
-    print("|---|---|---|---|---|---|---|")
-    for lrms in DELAY_LRMS:
-        for b in BOOK_AHEAD_H:
-            mine = [r for r in rows if (r["lrms"], r["book_ahead_h"]) == (lrms, b)]
-            m = {k: np.mean([r[k] for r in mine]) for k in ("longer", "shorter", "same", "longer_over_1h",
-                                                           "longer_mean_extra_s")}
-            print(f"| {lrms} | {b} h | {m['longer']:.1f} | {m['shorter']:.1f} | {m['same']:.1f} | "
-                  f"{m['longer_over_1h']:.1f} | {m['longer_mean_extra_s']:,.0f} |")
-    plot = sorted_curves_plot(IMAGES / f"roblitz_fig8{_suffix()}.png", curves, "jobs waiting longer, sorted",
-                              "additional wait (s)", "Röblitz et al.'s Fig. 8 setting under EASY: additional "
-                              "wait per book-ahead (offset 0)")
-    print(f"\nwrote {plot}")
-
-
-def roblitz_lrms_study() -> None:
-    """Their 4.3 under each local scheduler (theirs is not named): the batch jobs' mean wait without
-    requests (theirs about 700 s) and with the 200 requests at a 30 h range per book-ahead (load,
-    <1, 1>, cover slots), mean and median over 5 offsets; and their Fig. 7 setting's successes
-    (b = 2 h, range 10 h) per estimate under each."""
-    from evogrid.sim.lrms import REGISTRY
-    first = _their_jobs()
-    rows = []
-    for lrms in REGISTRY:
-        for offset in range(5):
-            alone = _without_requests(first, offset, lrms)
-            for b in BOOK_AHEAD_H:
-                batch, requests = roblitz(first, b, 30, offset=offset, request_at=TIMING)
-                schedule, bookings = simulate_reservations([batch], lrms, requests, ReservationRules("probe"))
-                rows.append({"lrms": lrms, "book_ahead_h": b, "offset": offset,
-                             "accepted": int(bookings.accepted.sum()),
-                             "batch_mean_wait": schedule.metrics()[0]["mean_wait"],
-                             "alone_mean_wait": alone.metrics()[0]["mean_wait"]})
-    _write("roblitz_lrms", rows)
-    print("\n## Their 4.3 per local scheduler: batch mean wait (s), mean / median over 5 offsets\n")
-    print("| LRMS | without requests (theirs about 700) | "
-          + " | ".join(f"{b} h" for b in BOOK_AHEAD_H) + " |")
-    print("|---|---|" + "---|" * len(BOOK_AHEAD_H))
-    for lrms in REGISTRY:
-        mine = [r for r in rows if r["lrms"] == lrms]
-        cells = []
-        for b in BOOK_AHEAD_H:
-            waits = [r["batch_mean_wait"] for r in mine if r["book_ahead_h"] == b]
-            cells.append(f"{np.mean(waits):,.0f} / {np.median(waits):,.0f}")
-        alone = np.mean([r["alone_mean_wait"] for r in mine if r["book_ahead_h"] == 0])
-        print(f"| {lrms} | {alone:,.0f} | " + " | ".join(cells) + " |")
-    accepted = []
-    for lrms in REGISTRY:
-        for estimate in ("static", "history", "load"):
-            for kind, elastic in (("plain", None), ("elastic", (0.5, 2.0))):
-                for offset in range(5):
-                    batch, requests = roblitz(first, 2, 10, offset=offset, elastic=elastic, request_at=TIMING)
-                    _, bookings = simulate_reservations([batch], lrms, requests,
-                                                        ReservationRules("probe", estimate=estimate))
-                    accepted.append({"lrms": lrms, "estimate": estimate, "requests": kind, "offset": offset,
-                                     "accepted": int(bookings.accepted.sum())})
-    _write("roblitz_lrms_fig7", accepted)
-    print("\n## Their Fig. 7 setting per local scheduler: accepted of 200, plain / elastic (mean over 5 "
-          "offsets; theirs, elastic: static 181, history 184, load 185)\n")
-    print("| LRMS | static | history | load |")
-    print("|---|---|---|---|")
-    def mean_accepted(*key) -> float:
-        return float(np.mean([r["accepted"] for r in accepted
-                              if (r["lrms"], r["estimate"], r["requests"]) == key]))
-
-    for lrms in REGISTRY:
-        cells = [" / ".join(f"{mean_accepted(lrms, estimate, kind):.1f}" for kind in ("plain", "elastic"))
-                 for estimate in ("static", "history", "load")]
-        print(f"| {lrms} | " + " | ".join(cells) + " |")
-
-
-def roblitz_funnel_study() -> None:
-    """Röblitz et al.'s Fig. 7 (their 4.2): per request, the candidates the probe returns, those over
-    the threshold (0.85) and the tries the site refuses (their CRS; no try reaches a refusing local
-    scheduler here: the profiles are exact), for successful and failed requests apart; book-ahead
-    2 h, range 10 h, elastic <0.5, 2> and plain requests, their slot rule, 5 offsets; static also
-    with thresholds just over its estimate at the fourth slot, 9 h 30 after now (0.8504); history
-    also on the jobs moved to submit from 0 on (the log's window opens 5 days before its first job,
-    and the history estimate records those idle days); each estimate also with the timing that
-    ``--request-at`` does not choose (theirs, the request made at the job's submission and starting b
-    hours later, is the default)."""
-    first = _their_jobs()
-    moved = replace(first, submit=first.submit - first.submit.min())
-    print("\n## Their Fig. 7: the funnel per request (b = 2 h, range 10 h, cover slots; mean over the "
-          "requests of 5 offsets)\n")
-    print("| estimate | threshold | requests | accepted of 200 | successful: probed / over threshold / "
-          "refused by the site | failed: probed / over threshold / refused by the site |")
-    print("|---|---|---|---|---|---|")
-    other = next(t for t in REQUEST_AT if t != TIMING)
-    runs = (("static", 0.85, first, TIMING), ("static", 0.8505, first, TIMING),
-            ("static", 0.86, first, TIMING), ("history", 0.85, first, TIMING),
-            ("history", 0.85, moved, TIMING), ("load", 0.85, first, TIMING),
-            ("static", 0.85, first, other), ("history", 0.85, first, other), ("load", 0.85, first, other))
-    for estimate, threshold, jobs, timing in runs:
-        label = f"{estimate}, first job at 0" if jobs is moved else estimate
-        label += f", requested {timing}" if timing != TIMING else ""
-        for kind, elastic in (("elastic", (0.5, 2.0)), ("plain", None)):
-            funnels, accepted = [], []
-            for offset in range(5):
-                batch, requests = roblitz(jobs, 2, 10, offset=offset, elastic=elastic, request_at=timing)
-                rules = ReservationRules("probe", estimate=estimate, threshold=threshold)
-                _, bookings = simulate_reservations([batch], "easy", requests, rules)
-                funnels.append((bookings.funnel, bookings.accepted))
-                accepted.append(bookings.accepted.sum())
-            cells = []
-            for ok in (True, False):
-                rows = np.concatenate([f[a == ok] for f, a in funnels])
-                cells.append(" / ".join(f"{v:.2f}" for v in rows.mean(axis=0)) if len(rows) else "-")
-            print(f"| {label} | {threshold} | {kind} | {np.mean(accepted):.1f} | {cells[0]} "
-                  f"| {cells[1]} |")
-
-
-#: Probe slots per processor count and their least gap (s): ours (5, 1,800) and finer cuts.
-SLOT_SETTINGS = ((5, 1800), (10, 1800), (20, 900), (40, 600))
-
-
-def roblitz_slots_study() -> None:
-    """Their Fig. 7 setting (b = 2 h, range 10 h, cover slots, 5 offsets) with more probe slots per
-    count (``tsn_max``, ``tss_gap``; their values are not given): requests accepted of 200 by
-    estimate, plain and elastic, and the share of a successful plain request's candidates over the
-    threshold that the site refuses (their "approx. 15%" under history)."""
-    first = _their_jobs()
-    rows = []
-    for estimate in ("static", "history", "load"):
-        for tsn_max, tss_gap in SLOT_SETTINGS:
-            rules = ReservationRules("probe", estimate=estimate, tsn_max=tsn_max, tss_gap=tss_gap)
-            for kind, elastic in (("plain", None), ("elastic", (0.5, 2.0))):
-                for offset in range(5):
-                    batch, requests = roblitz(first, 2, 10, offset=offset, elastic=elastic, request_at=TIMING)
-                    _, bookings = simulate_reservations([batch], "easy", requests, rules)
-                    ok = bookings.funnel[bookings.accepted]
-                    rows.append({"estimate": estimate, "tsn_max": tsn_max, "tss_gap": tss_gap,
-                                 "requests": kind, "offset": offset, "accepted": int(bookings.accepted.sum()),
-                                 "over_threshold": float(ok[:, 1].sum()), "refused": float(ok[:, 2].sum())})
-    _write("roblitz_slots", rows)
-    print("\n## Their Fig. 7 setting with more probe slots: accepted of 200 (mean over 5 offsets) and the "
-          "site's refusals among a successful plain request's candidates over the threshold\n")
-    print("| estimate | slots / gap (s) | plain | elastic | refused, plain |")
-    print("|---|---|---|---|---|")
-    for estimate in ("static", "history", "load"):
-        for tsn_max, tss_gap in SLOT_SETTINGS:
-            mine = [r for r in rows if (r["estimate"], r["tsn_max"]) == (estimate, tsn_max)]
-            plain = [r for r in mine if r["requests"] == "plain"]
-            accepted = [np.mean([r["accepted"] for r in mine if r["requests"] == kind])
-                        for kind in ("plain", "elastic")]
-            share = sum(r["refused"] for r in plain) / max(1.0, sum(r["over_threshold"] for r in plain))
-            print(f"| {estimate} | {tsn_max} / {tss_gap:,} | {accepted[0]:.1f} | {accepted[1]:.1f} | "
-                  f"{share:.3f} |")
-
-
-def roblitz_elastic_study() -> None:
-    """Their Fig. 7 setting (b = 2 h, range 10 h, load, cover slots, 5 offsets), plain against elastic
-    <0.5, 2> requests made from the same jobs: the requests only one of the two accepts, the elastic
-    request's count over the job's, and the processor-seconds an accepted request holds."""
-    first = _their_jobs()
-    rows = []
-    for offset in range(5):
-        booked = []
-        for elastic in (None, (0.5, 2.0)):
-            batch, requests = roblitz(first, 2, 10, offset=offset, elastic=elastic, request_at=TIMING)
-            _, bookings = simulate_reservations([batch], "easy", requests, ReservationRules("probe"))
-            ok = bookings.accepted
-            booked.append((requests, bookings, (bookings.procs[ok, 0] * bookings.length[ok]).mean()))
-        (plain, p, p_area), (elastic, e, e_area) = booked
-        ok = e.accepted
-        rows.append({"offset": offset, "plain": int(p.accepted.sum()), "elastic": int(ok.sum()),
-                     "only_plain": int((p.accepted & ~ok).sum()),
-                     "only_elastic": int((ok & ~p.accepted).sum()),
-                     "count_over_job": float(np.mean(e.procs[ok, 0] / plain.parts[ok, 0])),
-                     "at_top": float(np.mean(e.procs[ok, 0] == elastic.elastic.procs_max[ok])),
-                     "plain_area": float(p_area), "elastic_area": float(e_area)})
-    _write("roblitz_elastic", rows)
-    print("\n## Their Fig. 7 setting: plain against elastic requests (load; mean over 5 offsets)\n")
-    print("| accepted plain | accepted elastic | only plain | only elastic | elastic count / job's | "
-          "at the range's top | processor-seconds per accepted request, plain / elastic |")
-    print("|---|---|---|---|---|---|---|")
-    m = {k: np.mean([r[k] for r in rows]) for k in rows[0]}
-    print(f"| {m['plain']:.1f} | {m['elastic']:.1f} | {m['only_plain']:.1f} | {m['only_elastic']:.1f} | "
-          f"{m['count_over_job']:.2f} | {m['at_top']:.3f} | {m['plain_area']:,.0f} / "
-          f"{m['elastic_area']:,.0f} |")
-
-
-#: Readings of their "sound batch-jobs" measured side by side (``roblitz_jobs``): which queues, whether
-#: only jobs the log marks completed (SWF status 1) count as sound, and whether their "wall time
-#: accuracy 0.5" (their 4.3's parameters) made the wall times (twice the run time) rather than being
-#: T_wkl's acc_w alone. Each maps the window and its completed-jobs mask to the jobs drawn from.
-JOB_READINGS = {
-    "every queue": lambda w, done: w,
-    "every queue but 0 (interactive)": lambda w, done: w.select(w.queue != 0),
-    "batch queues 1-5": lambda w, done: w.select(np.isin(w.queue, BATCH_QUEUES)),
-    "every queue, completed": lambda w, done: w.select(done),
-    "batch queues 1-5, completed": lambda w, done: w.select(np.isin(w.queue, BATCH_QUEUES) & done),
-    "batch queues 1-5, wall times twice the run times": lambda w, done: _twice_the_run_time(
-        w.select(np.isin(w.queue, BATCH_QUEUES))),
-}
-
-
-def _twice_the_run_time(jobs):
-    """``jobs`` with wall times (estimates) of twice their run times (at least 1 s)."""
-    return replace(jobs, estimate=np.maximum(1, 2 * jobs.run_time))
-
-
-def roblitz_jobs_study() -> None:
-    """Which of SDSC-BLUE's jobs their 4's "first 2000 sound batch-jobs" are: for each reading of
-    :data:`JOB_READINGS`, the first 2,000 jobs' span, the batch wait without requests (theirs "approx.
-    700 seconds"), their Fig. 7 setting's successes (b = 2 h, range 10 h, cover slots, 5 offsets;
-    theirs 181 / 184 / 185 elastic requests) and their 4.3's batch wait at 0 and 24 h of book-ahead
-    (theirs 1,200 and 4,130 s)."""
-    window = load_window("SDSC03")
-    raw = parse_swf(resolve_trace("SDSC03"))
-    completed = dict(zip(raw.column("job_id").tolist(), (raw.column("status") == 1).tolist(), strict=True))
-    done = np.array([completed[j] for j in window.job_id.tolist()])
-    rows = []
-    for label, reading in JOB_READINGS.items():
-        kept = reading(window, done)
-        first = kept.select(np.arange(kept.n_jobs) < 2000)
-        row = {"jobs": label, "span_days": float(np.ptp(first.submit)) / 86_400,
-               "alone_mean_wait": np.mean([_without_requests(first, o, "easy").metrics()[0]["mean_wait"]
-                                           for o in range(5)])}
-        for estimate in ("static", "history", "load"):
-            for kind, elastic in (("plain", None), ("elastic", (0.5, 2.0))):
-                accepted = []
-                for offset in range(5):
-                    batch, requests = roblitz(first, 2, 10, offset=offset, elastic=elastic, request_at=TIMING)
-                    _, bookings = simulate_reservations([batch], "easy", requests,
-                                                        ReservationRules("probe", estimate=estimate))
-                    accepted.append(int(bookings.accepted.sum()))
-                row[f"{estimate}_{kind}"] = float(np.mean(accepted))
-        for b in (0, 24):
-            waits = []
-            for offset in range(5):
-                batch, requests = roblitz(first, b, 30, offset=offset, request_at=TIMING)
-                schedule, _ = simulate_reservations([batch], "easy", requests, ReservationRules("probe"))
-                waits.append(schedule.metrics()[0]["mean_wait"])
-            row[f"wait_{b}h"] = float(np.mean(waits))
-        rows.append(row)
-    _write("roblitz_jobs", rows)
-    print("\n## Which jobs are their 'sound batch-jobs': the first 2,000 of each reading (Fig. 7 setting: "
-          "accepted of 200, plain / elastic; 4.3's batch wait; mean over 5 offsets)\n")
-    print("| jobs | span (days) | batch wait without requests (s) | static | history | load | "
-          "4.3's wait at 0 / 24 h (s) |")
-    print("|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(f"| {r['jobs']} | {r['span_days']:.1f} | {r['alone_mean_wait']:,.0f} | "
-              + " | ".join(f"{r[e + '_plain']:.1f} / {r[e + '_elastic']:.1f}"
-                           for e in ("static", "history", "load"))
-              + f" | {r['wait_0h']:,.0f} / {r['wait_24h']:,.0f} |")
-    print("| theirs | about 14 ('ca. 2 weeks') | about 700 | - / 181 | - / 184 | - / 185 | 1,200 / 4,130 |")
-
-
-def _workload_end_terms(schedule, requests, bookings, acc=(0.5, 0.5)) -> np.ndarray:
-    """Röblitz et al.'s T_wkl at each request's time, rebuilt from a finished one-site run (the jobs
-    running and waiting then, the reservations accepted before it), in its three terms: shape (R, 3),
-    T_Jr, T_Jw and the reservations' increment (s after the request). A check on the rebuilding:
-    a plain request fails exactly where T_wkl lies after its latest start, which the study prints
-    beside the run's own count."""
-    jobs, start = schedule.jobs, schedule.start
-    accepted = bookings.accepted
-    end_held = bookings.start + bookings.length
-    terms = np.zeros((requests.n_requests, 3))
-    for r in range(requests.n_requests):
-        t = requests.submit[r]
-        # A job submitted at t and started at t was waiting when the request came (jobs arrive first).
-        fresh = (start == t) & (jobs.submit == t)
-        running = (start <= t) & (start + jobs.run_time > t) & ~fresh
-        waiting = (jobs.submit <= t) & ((start > t) | fresh)
-        procs = jobs.procs[running].sum()
-        left = start[running] + jobs.run_time[running] - t
-        t_jr = acc[0] * np.sum(jobs.procs[running] * left) / max(procs, 1)
-        area = acc[1] * np.sum(jobs.procs[waiting] * jobs.estimate[waiting])
-        m = jobs.machine_procs[0]
-        held = accepted & (np.arange(requests.n_requests) < r) & (end_held > t)
-        counted, reserved = np.zeros_like(held), 0.0
-        while True:
-            new = held & ~counted & (bookings.start < t + t_jr + (area + reserved) / m)
-            if not new.any():
-                break
-            counted |= new
-            reserved += np.sum((end_held[new] - np.maximum(bookings.start[new], t)) * bookings.procs[new, 0])
-        terms[r] = (t_jr, area / m, reserved / m)
-    return terms
-
-
-def roblitz_twkl_study() -> None:
-    """Why the static estimate accepts fewer plain requests than load in their Fig. 7 setting (b = 2 h,
-    range 10 h, cover slots, 5 offsets): T_wkl's terms at each request, rebuilt from each run, and how
-    often T_wkl lies after the request's latest start (12 h after the request; the site then refuses
-    every candidate) in each run."""
-    first = _their_jobs()
-    rows = []
-    for estimate in ("static", "history", "load"):
-        for offset in range(5):
-            batch, requests = roblitz(first, 2, 10, offset=offset, request_at=TIMING)
-            schedule, bookings = simulate_reservations([batch], "easy", requests,
-                                                       ReservationRules("probe", estimate=estimate))
-            terms = _workload_end_terms(schedule, requests, bookings)
-            latest = requests.deadline - requests.duration - requests.submit
-            ahead = [int(((bookings.accepted & (np.arange(requests.n_requests) < r))
-                          & (bookings.start > requests.submit[r])).sum()) for r in range(requests.n_requests)]
-            rows.append({"estimate": estimate, "offset": offset, "accepted": int(bookings.accepted.sum()),
-                         "beyond_latest_start": int((terms.sum(axis=1) > latest).sum()),
-                         "t_jr_h": terms[:, 0].mean() / 3600, "t_jw_h": terms[:, 1].mean() / 3600,
-                         "t_jw_median_h": float(np.median(terms[:, 1])) / 3600,
-                         "reserved_h": terms[:, 2].mean() / 3600, "booked_ahead": float(np.mean(ahead)),
-                         "batch_mean_wait": schedule.metrics()[0]["mean_wait"]})
-    _write("roblitz_twkl", rows)
-    print("\n## Their Fig. 7 setting, plain requests: T_wkl's terms at each request (mean over the requests "
-          "of 5 offsets)\n")
-    print("| estimate | accepted of 200 | T_wkl after the latest start | T_Jr (h) | T_Jw (h), mean / "
-          "median | reservations' increment (h) | reservations booked ahead | batch mean wait (s) |")
-    print("|---|---|---|---|---|---|---|---|")
-    for estimate in ("static", "history", "load"):
-        mine = [r for r in rows if r["estimate"] == estimate]
-        m = {k: np.mean([r[k] for r in mine]) for k in rows[0] if k != "estimate"}
-        print(f"| {estimate} | {m['accepted']:.1f} | {m['beyond_latest_start']:.1f} | {m['t_jr_h']:.2f} | "
-              f"{m['t_jw_h']:.2f} / {m['t_jw_median_h']:.2f} | {m['reserved_h']:.2f} | "
-              f"{m['booked_ahead']:.1f} | {m['batch_mean_wait']:,.0f} |")
-
-
 #: His failure rates on four clusters (Table 11: Algorithms 2 and 3; backfill: Algorithm 3 less
 #: Table 14's drop, read as points) and his Table 11 infeasibility ranges over BM 0-3.
 HIS_FAILURE = {("rw1", "cpu-count"): 0.07, ("rw2", "cpu-count"): 0.07, ("rw3", "cpu-count"): 0.11,
@@ -1117,9 +580,7 @@ def matched_study() -> None:
 
 STUDIES = {f.__name__.removesuffix("_study"): f for f in (
     window_study, job_only_study, cost_load_study, meltzer_study, start_study, backfill_study, draw_study,
-    bound_study, setting_study, roblitz_study, roblitz_grid_study, roblitz_delay_study, roblitz_lrms_study,
-    roblitz_funnel_study, roblitz_slots_study,
-    roblitz_elastic_study, roblitz_twkl_study, roblitz_jobs_study, matched_study)}
+    bound_study, setting_study, matched_study)}
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -1131,19 +592,8 @@ if __name__ == "__main__":
     parser.add_argument("--step", choices=list(STEPS), default="divided",
                         help="the window study's candidate starts' step: divided (Meltzer's listing 1) or "
                              "floor (our earlier reading; CSV file meltzer_windows_floor.csv)")
-    parser.add_argument("--request-at", choices=list(REQUEST_AT), default="submission",
-                        help="the Röblitz studies' timing: submission (theirs: requested at the job's "
-                             "submission, starting b hours later) or before-start (evogrid's earlier "
-                             "reading: requested b hours before the submission; CSV files "
-                             "*_before_start.csv)")
-    parser.add_argument("--jobs", choices=("batch-queues", "all"), default="batch-queues",
-                        help="the Röblitz studies' jobs: those of SDSC-BLUE's batch queues 1-5 (their "
-                             "'sound batch-jobs', read as not interactive) or every job (evogrid's "
-                             "earlier reading; CSV files *_all_queues.csv)")
     args = parser.parse_args()
     AS_LOGGED = args.as_logged
     STEP = args.step
-    TIMING = args.request_at
-    JOBS = args.jobs
     for name in args.only:
         STUDIES[name]()
