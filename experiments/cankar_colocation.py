@@ -141,6 +141,18 @@ def report(rows: list[dict]) -> str:
                          for a in ("set", "partition")]
                 cells.append(" / ".join(f"{g:.1f}" for g in gains))
             lines.append(f"| {n_nodes} | {'yes' if parallel else 'no'} | " + " | ".join(cells) + " |")
+    lines += ["", "By scheduler and parallel jobs (his 4.5.4 compares the partition approach with the set "
+              "approach so; mean over seeds, nodes and batches, %; the cases whose t_RUN both approaches "
+              "give alike):", "", "| scheduler | parallel | set | partition | alike |",
+              "|---|---|---|---|---|"]
+    for strategy in packing.STRATEGIES:
+        for parallel in (False, True):
+            part = [r for r in rows if r["strategy"] == strategy and r["parallel"] == parallel]
+            gains = [np.mean([1 - r[f"t_run_{a}"] / r["t_run_ref"] for r in part]) * 100
+                     for a in ("set", "partition")]
+            alike = sum(abs(r["t_run_set"] - r["t_run_partition"]) <= TIE * r["t_run_ref"] for r in part)
+            lines.append(f"| {strategy} | {'yes' if parallel else 'no'} | {gains[0]:.2f} | {gains[1]:.2f} | "
+                         f"{alike} of {len(part)} |")
     return "\n".join(lines) + "\n"
 
 
