@@ -49,7 +49,6 @@ from evogrid.sim.scenario import Scenario, SiteConfig, load_scenario_file
 from evogrid.workload import load_window
 
 OUT = Path(__file__).parent / "results" / "reservations"
-IMAGES = Path(__file__).parent.parent / "docs" / "img"
 SEEDS = (1, 2, 3, 4, 5)
 ALGORITHMS = ("trivial", "cpu-count", "backlog", "backfill")
 #: The readings of Meltzer's listings (docs/reservations.md): his; his start-sorted variants of
@@ -583,7 +582,7 @@ STUDIES = {f.__name__.removesuffix("_study"): f for f in (
     bound_study, setting_study, matched_study)}
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="+", choices=list(STUDIES), default=list(STUDIES),
                         help="the studies to run (default: all, in this order)")
     parser.add_argument("--as-logged", action="store_true",
