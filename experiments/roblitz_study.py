@@ -59,6 +59,8 @@ TIMING = "submission"
 JOBS = "batch-queues"
 JOB_SETS = ("batch-queues", "all")
 BATCH_QUEUES = (1, 2, 3, 4, 5)
+#: The processor range of their elastic requests (their 4: "the factor pairs <1, 1> and <0.5, 2>").
+ELASTIC = (0.5, 2.0)
 
 
 def _suffix() -> str:
@@ -95,7 +97,7 @@ def _their_jobs():
 
 #: Röblitz et al.'s admission rules here: first fit, Meltzer's Algorithm 3, and probe/reserve of plain
 #: and of elastic requests (0.5-2 times the job's processors, Amdahl f = 0.05).
-ROBLITZ_RULES = (("first-fit", None), ("backlog", None), ("probe", None), ("probe", (0.5, 2.0)))
+ROBLITZ_RULES = (("first-fit", None), ("backlog", None), ("probe", None), ("probe", ELASTIC))
 #: Where the 2,000-job windows of the second Röblitz study start: an index among the jobs of
 #: evogrid's SDSC03 window (every queue); each window takes the 2,000 drawn jobs (``--jobs``) from
 #: the first drawn one at or after it, and is labelled by the indices it spans.
@@ -168,6 +170,23 @@ BOOK_AHEAD_H = (0, 2, 4, 6, 12, 24)
 TIME_RANGE_H = (0, 1, 2, 5, 10, 30)
 #: Their 4.3 table: the batch jobs' mean wait (s) by book-ahead, time range 30 h, load, <1, 1>.
 THEIR_WAITS = {0: 1200, 2: 1183, 4: 1906, 6: 1871, 12: 2042, 24: 4130}
+#: Their 4.3's batch wait without reservations ("approx. 700 seconds").
+THEIR_ALONE_WAIT = "about 700"
+#: Their Fig. 7 setting: book-ahead and time range (h); the estimates and their successes (elastic
+#: requests, of 200); the processor range of elastic requests, and the two kinds of request.
+FIG_7 = (2, 10)
+ESTIMATES = ("static", "history", "load")
+THEIR_FIG_7 = {"static": 181, "history": 184, "load": 185}
+KINDS = (("plain", None), ("elastic", ELASTIC))
+
+
+def _fig7_runs(jobs, rules: ReservationRules, elastic=None, lrms: str = "easy", timing: str | None = None):
+    """Their Fig. 7 setting on ``jobs`` under ``rules``: ``(offset, requests, schedule, bookings)``
+    for each of the 5 request offsets (``timing``: ``--request-at``'s unless given)."""
+    for offset in range(5):
+        batch, requests = roblitz(jobs, *FIG_7, offset=offset, elastic=elastic, request_at=timing or TIMING)
+        schedule, bookings = simulate_reservations([batch], lrms, requests, rules)
+        yield offset, requests, schedule, bookings
 
 
 def roblitz_grid_study() -> None:
@@ -178,8 +197,8 @@ def roblitz_grid_study() -> None:
     rows = []
     settings = [(b, k, "load", None, slots) for b in BOOK_AHEAD_H for k in TIME_RANGE_H
                 for slots in PROBE_SLOTS]
-    settings += [(2, 10, estimate, elastic, slots) for estimate in ("static", "history", "load")
-                 for elastic in (None, (0.5, 2.0)) for slots in PROBE_SLOTS]
+    settings += [(*FIG_7, estimate, elastic, slots) for estimate in ESTIMATES
+                 for _, elastic in KINDS for slots in PROBE_SLOTS]
     settings = list(dict.fromkeys(settings))  # the grid already has (2 h, 10 h, load, plain)
     # The batch jobs left by each offset's requests do not depend on b or k: their wait alone once.
     alone = [_without_requests(first, o, "easy").metrics()[0]["mean_wait"] for o in range(5)]
@@ -217,11 +236,12 @@ def roblitz_grid_study() -> None:
           "refused by the site per request |")
     print("|---|---|---|---|---|---|---|")
     for slots in PROBE_SLOTS:
-        for estimate, theirs in (("static", 181), ("history", 184), ("load", 185)):
-            for kind in ("plain", "elastic"):
-                key = (2, 10, estimate, kind, slots)
-                print(f"| {slots} | {estimate} | {kind} | {mean(key, 'accepted'):.1f} | {theirs} | "
-                      f"{mean(key, 'messages_per_request'):.2f} | {mean(key, 'refused_by_site'):.2f} |")
+        for estimate in ESTIMATES:
+            for kind, _ in KINDS:
+                key = (*FIG_7, estimate, kind, slots)
+                print(f"| {slots} | {estimate} | {kind} | {mean(key, 'accepted'):.1f} | "
+                      f"{THEIR_FIG_7[estimate]} | {mean(key, 'messages_per_request'):.2f} | "
+                      f"{mean(key, 'refused_by_site'):.2f} |")
     print("\n## Their 4.3: batch mean wait (s) by book-ahead, range 30 h (load, <1, 1>)\n")
     print("| book-ahead | slots | accepted of 200 | wait (ours \\| theirs) | "
           "without requests (ours \\| theirs) |")
@@ -231,7 +251,7 @@ def roblitz_grid_study() -> None:
             key = (b, 30, "load", "plain", slots)
             print(f"| {b} h | {slots} | {mean(key, 'accepted'):.1f} | "
                   f"{mean(key, 'batch_mean_wait'):,.0f} \\| {THEIR_WAITS[b]:,} | "
-                  f"{mean(key, 'alone_mean_wait'):,.0f} \\| about 700 |")
+                  f"{mean(key, 'alone_mean_wait'):,.0f} \\| {THEIR_ALONE_WAIT} |")
 
 
 
@@ -323,17 +343,15 @@ def roblitz_lrms_study() -> None:
         print(f"| {lrms} | {alone:,.0f} | " + " | ".join(cells) + " |")
     accepted = []
     for lrms in REGISTRY:
-        for estimate in ("static", "history", "load"):
-            for kind, elastic in (("plain", None), ("elastic", (0.5, 2.0))):
-                for offset in range(5):
-                    batch, requests = roblitz(first, 2, 10, offset=offset, elastic=elastic, request_at=TIMING)
-                    _, bookings = simulate_reservations([batch], lrms, requests,
-                                                        ReservationRules("probe", estimate=estimate))
+        for estimate in ESTIMATES:
+            for kind, elastic in KINDS:
+                for offset, _, _, bookings in _fig7_runs(first, ReservationRules("probe", estimate=estimate),
+                                                         elastic, lrms):
                     accepted.append({"lrms": lrms, "estimate": estimate, "requests": kind, "offset": offset,
                                      "accepted": int(bookings.accepted.sum())})
     _write("roblitz_lrms_fig7", accepted)
     print("\n## Their Fig. 7 setting per local scheduler: accepted of 200, plain / elastic (mean over 5 "
-          "offsets; theirs, elastic: static 181, history 184, load 185)\n")
+          "offsets; theirs, elastic: " + ", ".join(f"{e} {n}" for e, n in THEIR_FIG_7.items()) + ")\n")
     print("| LRMS | static | history | load |")
     print("|---|---|---|---|")
     def mean_accepted(*key) -> float:
@@ -341,8 +359,8 @@ def roblitz_lrms_study() -> None:
                               if (r["lrms"], r["estimate"], r["requests"]) == key]))
 
     for lrms in REGISTRY:
-        cells = [" / ".join(f"{mean_accepted(lrms, estimate, kind):.1f}" for kind in ("plain", "elastic"))
-                 for estimate in ("static", "history", "load")]
+        cells = [" / ".join(f"{mean_accepted(lrms, estimate, kind):.1f}" for kind, _ in KINDS)
+                 for estimate in ESTIMATES]
         print(f"| {lrms} | " + " | ".join(cells) + " |")
 
 
@@ -371,12 +389,10 @@ def roblitz_funnel_study() -> None:
     for estimate, threshold, jobs, timing in runs:
         label = f"{estimate}, first job at 0" if jobs is moved else estimate
         label += f", requested {timing}" if timing != TIMING else ""
-        for kind, elastic in (("elastic", (0.5, 2.0)), ("plain", None)):
+        rules = ReservationRules("probe", estimate=estimate, threshold=threshold)
+        for kind, elastic in KINDS[::-1]:
             funnels, accepted = [], []
-            for offset in range(5):
-                batch, requests = roblitz(jobs, 2, 10, offset=offset, elastic=elastic, request_at=timing)
-                rules = ReservationRules("probe", estimate=estimate, threshold=threshold)
-                _, bookings = simulate_reservations([batch], "easy", requests, rules)
+            for _, _, _, bookings in _fig7_runs(jobs, rules, elastic, timing=timing):
                 funnels.append((bookings.funnel, bookings.accepted))
                 accepted.append(bookings.accepted.sum())
             cells = []
@@ -398,13 +414,11 @@ def roblitz_slots_study() -> None:
     threshold that the site refuses (their "approx. 15%" under history)."""
     first = _their_jobs()
     rows = []
-    for estimate in ("static", "history", "load"):
+    for estimate in ESTIMATES:
         for tsn_max, tss_gap in SLOT_SETTINGS:
             rules = ReservationRules("probe", estimate=estimate, tsn_max=tsn_max, tss_gap=tss_gap)
-            for kind, elastic in (("plain", None), ("elastic", (0.5, 2.0))):
-                for offset in range(5):
-                    batch, requests = roblitz(first, 2, 10, offset=offset, elastic=elastic, request_at=TIMING)
-                    _, bookings = simulate_reservations([batch], "easy", requests, rules)
+            for kind, elastic in KINDS:
+                for offset, _, _, bookings in _fig7_runs(first, rules, elastic):
                     ok = bookings.funnel[bookings.accepted]
                     rows.append({"estimate": estimate, "tsn_max": tsn_max, "tss_gap": tss_gap,
                                  "requests": kind, "offset": offset, "accepted": int(bookings.accepted.sum()),
@@ -414,12 +428,11 @@ def roblitz_slots_study() -> None:
           "site's refusals among a successful plain request's candidates over the threshold\n")
     print("| estimate | slots / gap (s) | plain | elastic | refused, plain |")
     print("|---|---|---|---|---|")
-    for estimate in ("static", "history", "load"):
+    for estimate in ESTIMATES:
         for tsn_max, tss_gap in SLOT_SETTINGS:
             mine = [r for r in rows if (r["estimate"], r["tsn_max"]) == (estimate, tsn_max)]
             plain = [r for r in mine if r["requests"] == "plain"]
-            accepted = [np.mean([r["accepted"] for r in mine if r["requests"] == kind])
-                        for kind in ("plain", "elastic")]
+            accepted = [np.mean([r["accepted"] for r in mine if r["requests"] == kind]) for kind, _ in KINDS]
             share = sum(r["refused"] for r in plain) / max(1.0, sum(r["over_threshold"] for r in plain))
             print(f"| {estimate} | {tsn_max} / {tss_gap:,} | {accepted[0]:.1f} | {accepted[1]:.1f} | "
                   f"{share:.3f} |")
@@ -431,14 +444,10 @@ def roblitz_elastic_study() -> None:
     request's count over the job's, and the processor-seconds an accepted request holds."""
     first = _their_jobs()
     rows = []
-    for offset in range(5):
-        booked = []
-        for elastic in (None, (0.5, 2.0)):
-            batch, requests = roblitz(first, 2, 10, offset=offset, elastic=elastic, request_at=TIMING)
-            _, bookings = simulate_reservations([batch], "easy", requests, ReservationRules("probe"))
-            ok = bookings.accepted
-            booked.append((requests, bookings, (bookings.procs[ok, 0] * bookings.length[ok]).mean()))
-        (plain, p, p_area), (elastic, e, e_area) = booked
+    rules = ReservationRules("probe")
+    for (offset, plain, _, p), (_, elastic, _, e) in zip(_fig7_runs(first, rules),
+                                                        _fig7_runs(first, rules, ELASTIC), strict=True):
+        p_area, e_area = ((b.procs[b.accepted, 0] * b.length[b.accepted]).mean() for b in (p, e))
         ok = e.accepted
         rows.append({"offset": offset, "plain": int(p.accepted.sum()), "elastic": int(ok.sum()),
                      "only_plain": int((p.accepted & ~ok).sum()),
@@ -500,14 +509,10 @@ def roblitz_jobs_study() -> None:
         row = {"jobs": label, "span_days": float(np.ptp(first.submit)) / 86_400,
                "alone_mean_wait": np.mean([_without_requests(first, o, "easy").metrics()[0]["mean_wait"]
                                            for o in range(5)])}
-        for estimate in ("static", "history", "load"):
-            for kind, elastic in (("plain", None), ("elastic", (0.5, 2.0))):
-                accepted = []
-                for offset in range(5):
-                    batch, requests = roblitz(first, 2, 10, offset=offset, elastic=elastic, request_at=TIMING)
-                    _, bookings = simulate_reservations([batch], "easy", requests,
-                                                        ReservationRules("probe", estimate=estimate))
-                    accepted.append(int(bookings.accepted.sum()))
+        for estimate in ESTIMATES:
+            for kind, elastic in KINDS:
+                accepted = [int(bookings.accepted.sum()) for _, _, _, bookings
+                            in _fig7_runs(first, ReservationRules("probe", estimate=estimate), elastic)]
                 row[f"{estimate}_{kind}"] = float(np.mean(accepted))
         for b in (0, 24):
             waits = []
@@ -526,9 +531,11 @@ def roblitz_jobs_study() -> None:
     for r in rows:
         print(f"| {r['jobs']} | {r['span_days']:.1f} | {r['alone_mean_wait']:,.0f} | "
               + " | ".join(f"{r[e + '_plain']:.1f} / {r[e + '_elastic']:.1f}"
-                           for e in ("static", "history", "load"))
+                           for e in ESTIMATES)
               + f" | {r['wait_0h']:,.0f} / {r['wait_24h']:,.0f} |")
-    print("| theirs | about 14 ('ca. 2 weeks') | about 700 | - / 181 | - / 184 | - / 185 | 1,200 / 4,130 |")
+    print(f"| theirs | about 14 ('ca. 2 weeks') | {THEIR_ALONE_WAIT} | "
+          + " | ".join(f"- / {THEIR_FIG_7[e]}" for e in ESTIMATES)
+          + f" | {THEIR_WAITS[0]:,} / {THEIR_WAITS[24]:,} |")
 
 
 def _workload_end_terms(schedule, requests, bookings, rules: ReservationRules) -> np.ndarray:
@@ -574,11 +581,9 @@ def roblitz_twkl_study() -> None:
     every candidate) and how many requests fail otherwise."""
     first = _their_jobs()
     rows = []
-    for estimate in ("static", "history", "load"):
+    for estimate in ESTIMATES:
         rules = ReservationRules("probe", estimate=estimate)
-        for offset in range(5):
-            batch, requests = roblitz(first, 2, 10, offset=offset, request_at=TIMING)
-            schedule, bookings = simulate_reservations([batch], "easy", requests, rules)
+        for offset, requests, schedule, bookings in _fig7_runs(first, rules):
             terms = _workload_end_terms(schedule, requests, bookings, rules)
             latest = requests.deadline - requests.duration - requests.submit
             beyond = terms.sum(axis=1) > latest
@@ -600,7 +605,7 @@ def roblitz_twkl_study() -> None:
           "T_Jw (h), mean / median | reservations' increment (h) | reservations booked ahead | "
           "batch mean wait (s) |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for estimate in ("static", "history", "load"):
+    for estimate in ESTIMATES:
         mine = [r for r in rows if r["estimate"] == estimate]
         m = {k: np.mean([r[k] for r in mine]) for k in rows[0] if k != "estimate"}
         print(f"| {estimate} | {m['accepted']:.1f} | {m['beyond_latest_start']:.1f} | "
