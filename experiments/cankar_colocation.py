@@ -93,6 +93,12 @@ def summary(rows: list[dict], approach: str) -> dict[str, float]:
             "end not earlier": int(np.sum(earlier <= TIE))}
 
 
+def _gains(rows: list[dict]) -> list[float]:
+    """The mean t_RUN gain (%) of the set and of the partition approach over ``rows``."""
+    return [float(np.mean([1 - r[f"t_run_{a}"] / r["t_run_ref"] for r in rows])) * 100
+            for a in ("set", "partition")]
+
+
 def _hm(hours: float) -> str:
     sign = "-" if hours < 0 else ""
     minutes = round(abs(hours) * 60)
@@ -137,9 +143,7 @@ def report(rows: list[dict]) -> str:
             for strategy in packing.STRATEGIES:
                 part = [r for r in rows if r["nodes"] == n_nodes and r["parallel"] == parallel
                         and r["strategy"] == strategy]
-                gains = [np.mean([1 - r[f"t_run_{a}"] / r["t_run_ref"] for r in part]) * 100
-                         for a in ("set", "partition")]
-                cells.append(" / ".join(f"{g:.1f}" for g in gains))
+                cells.append(" / ".join(f"{g:.1f}" for g in _gains(part)))
             lines.append(f"| {n_nodes} | {'yes' if parallel else 'no'} | " + " | ".join(cells) + " |")
     lines += ["", "By scheduler and parallel jobs (his 4.5.4 compares the partition approach with the set "
               "approach so; mean over seeds, nodes and batches, %; the cases whose t_RUN both approaches "
@@ -148,8 +152,7 @@ def report(rows: list[dict]) -> str:
     for strategy in packing.STRATEGIES:
         for parallel in (False, True):
             part = [r for r in rows if r["strategy"] == strategy and r["parallel"] == parallel]
-            gains = [np.mean([1 - r[f"t_run_{a}"] / r["t_run_ref"] for r in part]) * 100
-                     for a in ("set", "partition")]
+            gains = _gains(part)
             alike = sum(abs(r["t_run_set"] - r["t_run_partition"]) <= TIE * r["t_run_ref"] for r in part)
             lines.append(f"| {strategy} | {'yes' if parallel else 'no'} | {gains[0]:.2f} | {gains[1]:.2f} | "
                          f"{alike} of {len(part)} |")

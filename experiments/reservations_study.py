@@ -33,11 +33,11 @@ the seeds).
 from __future__ import annotations
 
 import argparse
-import csv
 from pathlib import Path
 
 import numpy as np
 
+from evogrid.optimize.rundir import write_csv
 from evogrid.sim.booking import STEPS, reservation_setup, simulate_reservations
 from evogrid.sim.metrics import (
     backlog_until,
@@ -150,11 +150,9 @@ def _suffix() -> str:
 
 
 def _write(name: str, rows: list[dict]) -> None:
+    """``rows`` (dicts with the same keys) as ``OUT/name<suffix>.csv``, written atomically."""
     OUT.mkdir(parents=True, exist_ok=True)
-    with (OUT / f"{name}{_suffix()}.csv").open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(OUT / f"{name}{_suffix()}.csv", list(rows[0]), [list(row.values()) for row in rows])
 
 
 def _summary(rows: list[dict], keys: tuple[str, ...], measures: tuple[str, ...]) -> None:

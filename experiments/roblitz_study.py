@@ -124,8 +124,8 @@ def roblitz_study() -> None:
     Algorithm 3 and probe/reserve (plain and elastic): on the first 2,000 drawn jobs
     (``roblitz.csv``) and on eight 2,000-job windows across the log (``roblitz_windows.csv``)."""
     log = load_window("SDSC03")
-    drawn_index = np.flatnonzero(_drawn(log))
-    drawn = log.select(_drawn(log))
+    mask = _drawn(log)
+    drawn_index, drawn = np.flatnonzero(mask), log.select(mask)
     rows = _roblitz_rows(_first(drawn), "0-2000")
     _write("roblitz", rows)
     print("\n## Röblitz et al.'s setting, one site (mean ± sd over 5 request offsets)\n")
